@@ -1,0 +1,598 @@
+//! Command-line arguments (clap derive) and their validation into a [`Config`].
+//!
+//! Nothing outside this module sees clap types: [`Args`] mirrors the flags, `Config::try_from`
+//! checks them and resolves defaults.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::cosmos::limits::{parse_size, Limits};
+use crate::cosmos::{PkVersion, Provisioning};
+use crate::ingest::InputFormat;
+use crate::keys::spec::{parse_candidates, Candidate, SpecError};
+use crate::report::OutputFormat;
+
+const CANDIDATE_HELP: &str = "\
+Candidate partition keys, comma-separated (repeatable):
+  /tenantId                 a property path (nested: /a/b, quoted: /\"my prop\")
+  /tenantId+/region         synthetic: values joined with --separator
+  /tenantId+hash(/id)%16    hashed suffix: value + (murmur3 of /id) mod 16
+  day(/ts), /d+month(/ts)   time bucket: hour, day, month or year
+  /tenantId>/userId>/id     hierarchical (MultiHash), up to 3 levels
+See docs/candidates.md for the full grammar.";
+
+/// Choose an Azure Cosmos DB partition key from sample documents.
+#[derive(Debug, Parser)]
+#[command(name = "pkadvisor", version, about, long_about = None, max_term_width = 100)]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Analyze sample documents and rank candidate partition keys.
+    Analyze(AnalyzeArgs),
+    /// Print effective partition keys (EPKs) and initial range boundaries.
+    Epk(EpkArgs),
+}
+
+/// Input formats on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum InputFormatArg {
+    /// JSON Lines / NDJSON.
+    Jsonl,
+    /// A top-level JSON array.
+    Json,
+    /// CSV with a header row.
+    Csv,
+}
+
+/// Output formats on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// A terminal table.
+    Table,
+    /// Markdown for pull requests.
+    Markdown,
+    /// The versioned JSON document (docs/json-schema.md).
+    Json,
+}
+
+/// Hash versions for single-path keys.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum HashVersionArg {
+    /// Legacy containers created before May 2019.
+    #[value(name = "1")]
+    V1,
+    /// Large partition keys (every container created since 2019).
+    #[value(name = "2")]
+    V2,
+}
+
+/// `pkadvisor analyze` flags.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// Input files or directories (recursive); `-` reads stdin. .gz and .zst are decompressed.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Candidate keys, comma-separated.
+    #[arg(long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
+    pub candidates: Vec<String>,
+
+    /// One candidate key (repeatable).
+    #[arg(short = 'c', long = "candidate", value_name = "SPEC", long_help = CANDIDATE_HELP)]
+    pub candidate: Vec<String>,
+
+    /// Separator joining the parts of synthetic, hashed and time keys.
+    #[arg(long, default_value = "-", value_name = "TEXT")]
+    pub separator: String,
+
+    /// Input format (default: from the extension; `.json` and stdin are sniffed).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormatArg>,
+
+    /// Keep every CSV field a string (default: fields that are JSON numbers become numbers).
+    #[arg(long)]
+    pub csv_strings: bool,
+
+    /// Count and skip malformed records instead of stopping at the first one.
+    #[arg(long)]
+    pub skip_invalid: bool,
+
+    /// Worker threads (default: all cores). The report is identical for any value.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Output format (default: table; or from --output's extension, .json / .md).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<FormatArg>,
+
+    /// Write the report to a file instead of stdout (`-` = stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// How many largest logical partitions to list per candidate.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+
+    /// Project the sample to a production container of N documents.
+    #[arg(long, value_name = "N", conflicts_with = "total_size")]
+    pub total_docs: Option<f64>,
+
+    /// Project the sample to a production container of this size (e.g. 2TB, 500GB; decimal units).
+    #[arg(long, value_name = "SIZE")]
+    pub total_size: Option<String>,
+
+    /// Writes per second, spread over logical partitions in proportion to their documents.
+    #[arg(long, value_name = "N")]
+    pub writes_per_sec: Option<f64>,
+
+    /// Point reads per second, spread like writes.
+    #[arg(long, value_name = "N")]
+    pub reads_per_sec: Option<f64>,
+
+    /// Manual provisioned throughput (RU/s): adds the physical layout.
+    #[arg(long, value_name = "RU", conflicts_with = "autoscale_max_ru")]
+    pub ru: Option<f64>,
+
+    /// Autoscale maximum throughput (RU/s): adds the physical layout.
+    #[arg(long, value_name = "RU")]
+    pub autoscale_max_ru: Option<f64>,
+
+    /// Force the number of physical partitions at creation: adds the physical layout.
+    #[arg(long, value_name = "N")]
+    pub physical_partitions: Option<u32>,
+
+    /// Hash version of single-path keys (hierarchical keys always use MultiHash).
+    #[arg(long, value_enum, default_value = "2", value_name = "VERSION")]
+    pub hash_version: HashVersionArg,
+
+    /// Override a limit or cost constant, e.g. logical_partition_bytes=10GB (repeatable; see
+    /// docs/model.md for names).
+    #[arg(long = "limit", value_name = "NAME=VALUE")]
+    pub limits: Vec<String>,
+}
+
+/// `pkadvisor epk` flags.
+#[derive(Debug, clap::Args)]
+pub struct EpkArgs {
+    /// Partition key values as JSON (`"redmond"`, `5`, `true`, `null`, `{}` for Undefined).
+    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    pub values: Vec<String>,
+
+    /// Hash version for `--kind hash` (1 or 2).
+    #[arg(
+        long = "version",
+        value_enum,
+        default_value = "2",
+        value_name = "VERSION"
+    )]
+    pub hash_version: HashVersionArg,
+
+    /// `hash`: several values form one multi-component key; `multihash`: values are the levels of
+    /// a hierarchical key.
+    #[arg(long, value_enum, default_value = "hash")]
+    pub kind: EpkKind,
+
+    /// Read JSON Lines objects `{"version": "V1"|"V2"|"MultiHash", "values": [...]}` from FILE
+    /// (`-` = stdin) and print one EPK per line.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["values", "ranges"])]
+    pub batch: Option<PathBuf>,
+
+    /// Print the N+1 boundaries of a new container evenly split into N physical partitions.
+    #[arg(long, value_name = "N", conflicts_with = "values")]
+    pub ranges: Option<u32>,
+}
+
+/// Key kinds for `pkadvisor epk`.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum EpkKind {
+    /// Hash (V1 or V2).
+    Hash,
+    /// Hierarchical (MultiHash).
+    Multihash,
+}
+
+/// A usage error found while validating arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A candidate does not parse.
+    #[error("{0}")]
+    Spec(#[from] SpecError),
+    /// Anything else, phrased for the user.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// How the sample is projected to production.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Projection {
+    /// The production container holds this many documents.
+    TotalDocs(f64),
+    /// The production container holds this many (stored) bytes.
+    TotalSize(f64),
+}
+
+/// Validated `analyze` settings.
+#[derive(Debug, Clone)]
+pub struct AnalyzeConfig {
+    /// Inputs as given.
+    pub inputs: Vec<PathBuf>,
+    /// Parsed candidates.
+    pub candidates: Vec<Candidate>,
+    /// Separator for composed keys.
+    pub separator: String,
+    /// Forced input format.
+    pub input_format: Option<InputFormat>,
+    /// `--csv-strings`.
+    pub csv_strings: bool,
+    /// `--skip-invalid`.
+    pub skip_invalid: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Show progress.
+    pub progress: bool,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Output file (None = stdout).
+    pub output: Option<PathBuf>,
+    /// Top-N partitions.
+    pub top: usize,
+    /// Projection.
+    pub projection: Option<Projection>,
+    /// Limits after overrides.
+    pub limits: Limits,
+    /// Writes per second.
+    pub writes_per_sec: Option<f64>,
+    /// Reads per second.
+    pub reads_per_sec: Option<f64>,
+    /// Provisioned throughput.
+    pub provisioning: Option<Provisioning>,
+    /// Forced partition count.
+    pub physical_partitions: Option<u32>,
+    /// Hash version for single-path keys.
+    pub hash_version: PkVersion,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub enum Config {
+    /// `pkadvisor analyze`.
+    Analyze(Box<AnalyzeConfig>),
+    /// `pkadvisor epk`.
+    Epk(EpkConfig),
+}
+
+/// Validated `epk` settings.
+#[derive(Debug, Clone)]
+pub struct EpkConfig {
+    /// Values as JSON text.
+    pub values: Vec<String>,
+    /// V1 or V2 for `--kind hash`.
+    pub version: PkVersion,
+    /// Hierarchical (MultiHash) instead of hash.
+    pub multihash: bool,
+    /// Batch file.
+    pub batch: Option<PathBuf>,
+    /// Boundaries for N partitions.
+    pub ranges: Option<u32>,
+}
+
+fn positive(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0) => Err(ConfigError::Invalid(format!(
+            "--{name} needs a positive number, got {x}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+impl TryFrom<Args> for Config {
+    type Error = ConfigError;
+
+    fn try_from(args: Args) -> Result<Config, ConfigError> {
+        match args.command {
+            Command::Analyze(a) => Ok(Config::Analyze(Box::new(analyze_config(a)?))),
+            Command::Epk(e) => {
+                let version = match (e.kind, e.hash_version) {
+                    (EpkKind::Multihash, _) => PkVersion::MultiHash,
+                    (EpkKind::Hash, HashVersionArg::V1) => PkVersion::V1,
+                    (EpkKind::Hash, HashVersionArg::V2) => PkVersion::V2,
+                };
+                if e.values.is_empty() && e.batch.is_none() && e.ranges.is_none() {
+                    return Err(ConfigError::Invalid(
+                        "give partition key values (e.g. pkadvisor epk '\"redmond\"'), --batch FILE or --ranges N".into(),
+                    ));
+                }
+                if e.ranges == Some(0) {
+                    return Err(ConfigError::Invalid(
+                        "--ranges needs at least 1 partition".into(),
+                    ));
+                }
+                Ok(Config::Epk(EpkConfig {
+                    values: e.values,
+                    version,
+                    multihash: e.kind == EpkKind::Multihash,
+                    batch: e.batch,
+                    ranges: e.ranges,
+                }))
+            }
+        }
+    }
+}
+
+fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut all: Vec<String> = a.candidates.clone();
+    all.extend(a.candidate.iter().cloned());
+    if all.is_empty() {
+        return Err(ConfigError::Invalid(
+            "no candidate keys: pass --candidates /tenantId,/userId or -c /tenantId (see --help)"
+                .into(),
+        ));
+    }
+    // Parse as one list so duplicates across flags are caught with a position.
+    let joined = all.join(",");
+    for c in parse_candidates(&joined)? {
+        candidates.push(c);
+    }
+    let mut limits = Limits::default();
+    for l in &a.limits {
+        limits
+            .set(l)
+            .map_err(|e| ConfigError::Invalid(format!("--limit {l}: {e}")))?;
+    }
+    for c in &candidates {
+        if c.levels.len() as f64 > limits.hierarchical_levels {
+            return Err(ConfigError::Invalid(format!(
+                "candidate `{}` has {} levels; the limit is {}",
+                c.spec,
+                c.levels.len(),
+                limits.hierarchical_levels
+            )));
+        }
+    }
+    let projection = match (a.total_docs, &a.total_size) {
+        (Some(n), _) => Some(Projection::TotalDocs(
+            positive("total-docs", Some(n))?.unwrap_or(n),
+        )),
+        (None, Some(s)) => Some(Projection::TotalSize(
+            parse_size(s).filter(|x| *x > 0.0).ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--total-size: cannot read `{s}`; use a size like 2TB, 500GB or 750000000000"
+                ))
+            })?,
+        )),
+        (None, None) => None,
+    };
+    let provisioning = match (
+        positive("ru", a.ru)?,
+        positive("autoscale-max-ru", a.autoscale_max_ru)?,
+    ) {
+        (Some(ru), _) => Some(Provisioning::Manual { ru_per_sec: ru }),
+        (None, Some(max)) => Some(Provisioning::Autoscale {
+            max_ru_per_sec: max,
+        }),
+        (None, None) => None,
+    };
+    if a.physical_partitions == Some(0) {
+        return Err(ConfigError::Invalid(
+            "--physical-partitions needs at least 1".into(),
+        ));
+    }
+    let format = match (a.format, &a.output) {
+        (Some(FormatArg::Table), _) => OutputFormat::Table,
+        (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
+        (Some(FormatArg::Json), _) => OutputFormat::Json,
+        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
+            Some("json") => OutputFormat::Json,
+            Some("md" | "markdown") => OutputFormat::Markdown,
+            _ => OutputFormat::Table,
+        },
+        (None, None) => OutputFormat::Table,
+    };
+    if a.threads == Some(0) {
+        return Err(ConfigError::Invalid("--threads needs at least 1".into()));
+    }
+    let threads = a.threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    Ok(AnalyzeConfig {
+        inputs: a.inputs,
+        candidates,
+        separator: a.separator,
+        input_format: a.input_format.map(|f| match f {
+            InputFormatArg::Jsonl => InputFormat::Jsonl,
+            InputFormatArg::Json => InputFormat::Json,
+            InputFormatArg::Csv => InputFormat::Csv,
+        }),
+        csv_strings: a.csv_strings,
+        skip_invalid: a.skip_invalid,
+        threads,
+        progress: !a.quiet && std::io::stderr().is_terminal(),
+        format,
+        output: a.output.filter(|p| p.as_os_str() != "-"),
+        top: a.top,
+        projection,
+        limits,
+        writes_per_sec: positive("writes-per-sec", a.writes_per_sec)?,
+        reads_per_sec: positive("reads-per-sec", a.reads_per_sec)?,
+        provisioning,
+        physical_partitions: a.physical_partitions,
+        hash_version: match a.hash_version {
+            HashVersionArg::V1 => PkVersion::V1,
+            HashVersionArg::V2 => PkVersion::V2,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, String> {
+        let a = Args::try_parse_from(args).map_err(|e| e.to_string())?;
+        Config::try_from(a).map_err(|e| e.to_string())
+    }
+
+    fn analyze(args: &[&str]) -> AnalyzeConfig {
+        match parse(args).unwrap() {
+            Config::Analyze(a) => *a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn candidates_from_both_flags() {
+        let a = analyze(&[
+            "pkadvisor",
+            "analyze",
+            "x.jsonl",
+            "--candidates",
+            "/a,/b",
+            "-c",
+            "/c>/d",
+        ]);
+        let specs: Vec<&str> = a.candidates.iter().map(|c| c.spec.as_str()).collect();
+        assert_eq!(specs, vec!["/a", "/b", "/c>/d"]);
+    }
+
+    #[test]
+    fn duplicate_across_flags_is_an_error() {
+        let e = parse(&[
+            "pkadvisor",
+            "analyze",
+            "x.jsonl",
+            "--candidates",
+            "/a",
+            "-c",
+            "/a",
+        ])
+        .unwrap_err();
+        assert!(e.contains("duplicate candidate"), "{e}");
+    }
+
+    #[test]
+    fn missing_candidates_is_an_error() {
+        let e = parse(&["pkadvisor", "analyze", "x.jsonl"]).unwrap_err();
+        assert!(e.contains("no candidate keys"), "{e}");
+    }
+
+    #[test]
+    fn projection_and_provisioning() {
+        let a = analyze(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--total-size",
+            "2TB",
+            "--autoscale-max-ru",
+            "40000",
+        ]);
+        assert_eq!(a.projection, Some(Projection::TotalSize(2e12)));
+        assert_eq!(
+            a.provisioning,
+            Some(Provisioning::Autoscale {
+                max_ru_per_sec: 40000.0
+            })
+        );
+        let e = parse(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--total-size",
+            "lots",
+        ])
+        .unwrap_err();
+        assert!(e.contains("--total-size: cannot read `lots`"), "{e}");
+        let e = parse(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--ru",
+            "1",
+            "--autoscale-max-ru",
+            "2",
+        ])
+        .unwrap_err();
+        assert!(e.contains("cannot be used with"), "{e}");
+    }
+
+    #[test]
+    fn output_format_from_flag_or_extension() {
+        let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.json"]);
+        assert_eq!(a.format, OutputFormat::Json);
+        let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.md"]);
+        assert_eq!(a.format, OutputFormat::Markdown);
+        let a = analyze(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--format",
+            "markdown",
+            "-o",
+            "r.json",
+        ]);
+        assert_eq!(a.format, OutputFormat::Markdown);
+        let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a"]);
+        assert_eq!(a.format, OutputFormat::Table);
+    }
+
+    #[test]
+    fn limits_override_and_reject_unknown() {
+        let a = analyze(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--limit",
+            "logical_partition_bytes=1GB",
+        ]);
+        assert_eq!(a.limits.logical_partition_bytes, 1e9);
+        let e = parse(&[
+            "pkadvisor",
+            "analyze",
+            "x",
+            "-c",
+            "/a",
+            "--limit",
+            "bogus=1",
+        ])
+        .unwrap_err();
+        assert!(e.contains("unknown limit `bogus`"), "{e}");
+    }
+
+    #[test]
+    fn epk_needs_something_to_do() {
+        let e = parse(&["pkadvisor", "epk"]).unwrap_err();
+        assert!(e.contains("give partition key values"), "{e}");
+        match parse(&["pkadvisor", "epk", "--kind", "multihash", "\"a\"", "5"]).unwrap() {
+            Config::Epk(c) => {
+                assert_eq!(c.version, PkVersion::MultiHash);
+                assert_eq!(c.values, vec!["\"a\"", "5"]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

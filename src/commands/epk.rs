@@ -1,0 +1,104 @@
+//! `pkadvisor epk`: effective partition keys for values, a batch file, or initial range boundaries.
+
+use std::io::{BufRead, BufReader, Write};
+
+use crate::cli::EpkConfig;
+use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, PkVersion};
+
+/// Errors of the epk command.
+#[derive(Debug, thiserror::Error)]
+pub enum EpkCommandError {
+    /// A value is not valid JSON or not a valid key value.
+    #[error("{0}")]
+    Value(String),
+    /// Reading the batch file failed.
+    #[error("{file}: {source}")]
+    Io {
+        /// File name.
+        file: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        EpkCommandError::Value(format!(
+            "{what}: `{text}` is not JSON ({e}); quote strings, e.g. '\"redmond\"'"
+        ))
+    })?;
+    component_from_json(&v).map_err(|e| EpkCommandError::Value(format!("{what}: {e}")))
+}
+
+/// Runs the command, writing to `out`.
+pub fn run(cfg: &EpkConfig, out: &mut dyn Write) -> Result<(), EpkCommandError> {
+    let io = |e: std::io::Error| EpkCommandError::Io {
+        file: "<stdout>".into(),
+        source: e,
+    };
+    if let Some(n) = cfg.ranges {
+        let version = if cfg.version == PkVersion::V1 {
+            PkVersion::V1
+        } else {
+            PkVersion::V2
+        };
+        for b in initial_boundaries(n, version) {
+            writeln!(out, "{}", b.to_hex()).map_err(io)?;
+        }
+        return Ok(());
+    }
+    if let Some(path) = &cfg.batch {
+        let name = path.display().to_string();
+        let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+            Box::new(BufReader::new(std::io::stdin()))
+        } else {
+            Box::new(BufReader::new(std::fs::File::open(path).map_err(|e| {
+                EpkCommandError::Io {
+                    file: name.clone(),
+                    source: e,
+                }
+            })?))
+        };
+        for (i, line) in reader.lines().enumerate() {
+            let line = line.map_err(|e| EpkCommandError::Io {
+                file: name.clone(),
+                source: e,
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let at = format!("{name}:{}", i + 1);
+            let v: serde_json::Value = serde_json::from_str(&line)
+                .map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
+            let version = match v.get("version").and_then(|x| x.as_str()) {
+                Some("V1") => PkVersion::V1,
+                Some("V2") => PkVersion::V2,
+                Some("MultiHash") => PkVersion::MultiHash,
+                other => {
+                    return Err(EpkCommandError::Value(format!(
+                        "{at}: `version` must be \"V1\", \"V2\" or \"MultiHash\", got {other:?}"
+                    )))
+                }
+            };
+            let values = v.get("values").and_then(|x| x.as_array()).ok_or_else(|| {
+                EpkCommandError::Value(format!("{at}: expected `values`: an array of key values"))
+            })?;
+            let comps = values
+                .iter()
+                .map(|x| {
+                    component_from_json(x).map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            writeln!(out, "{}", epk(version, &comps).to_hex()).map_err(io)?;
+        }
+        return Ok(());
+    }
+    let comps = cfg
+        .values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_value(v, &format!("value {}", i + 1)))
+        .collect::<Result<Vec<_>, _>>()?;
+    writeln!(out, "{}", epk(cfg.version, &comps).to_hex()).map_err(io)?;
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! One module per subcommand: each takes its validated config and writes to the given output.
+
+pub mod analyze;
+pub mod epk;

@@ -1,0 +1,222 @@
+//! The service limits and cost constants pkadvisor judges against, in one overridable table.
+//!
+//! Every number comes from `docs/model.md` (which cites the Azure Cosmos DB documentation page for
+//! each). Logic elsewhere reads them from [`Limits`], never from literals, and the command line can
+//! override any of them with `--limit name=value`.
+
+use serde::Serialize;
+
+/// Decimal gigabyte: the Cosmos DB documentation's GB.
+pub const GB: f64 = 1e9;
+
+/// Service limits and cost-model constants.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Limits {
+    /// Storage of one logical partition (data + index), bytes. 20 GB.
+    pub logical_partition_bytes: f64,
+    /// Throughput one logical partition can serve, RU/s. 10,000.
+    pub logical_partition_ru_per_sec: f64,
+    /// Storage of one physical partition before it splits, bytes. 50 GB.
+    pub physical_partition_bytes: f64,
+    /// Throughput of one physical partition, RU/s. 10,000.
+    pub physical_partition_ru_per_sec: f64,
+    /// Manual throughput a new container allocates per physical partition, RU/s. 6,000.
+    pub manual_ru_per_partition: f64,
+    /// Autoscale max throughput per physical partition, RU/s. 10,000.
+    pub autoscale_ru_per_partition: f64,
+    /// Largest partition key value, bytes (V2 large partition keys). 2,048.
+    pub key_value_bytes: f64,
+    /// Largest item (UTF-8 JSON), bytes. 2 MB = 2,097,152.
+    pub item_bytes: f64,
+    /// Deepest hierarchical key. 3.
+    pub hierarchical_levels: f64,
+    /// Fraction of a limit at which a warning is raised. 0.7 (the docs' alerting threshold).
+    pub warn_fraction: f64,
+    /// Estimated bytes of system properties (`_rid`, `_self`, `_etag`, `_attachments`, `_ts`)
+    /// the service adds to every item. An estimate; index storage is not modelled.
+    pub item_overhead_bytes: f64,
+    /// Point read RU per KB (session/eventual consistency). 1.
+    pub read_ru_per_kb: f64,
+    /// Insert RU per KB with default indexing. 5.5.
+    pub write_ru_per_kb: f64,
+    /// Insert RU per KB with indexing off. 5.
+    pub write_ru_per_kb_no_index: f64,
+    /// Extra write RU per KB for each indexed property beyond the default. 0.
+    pub write_ru_per_indexed_path: f64,
+    /// Replace/upsert cost relative to insert. 2.
+    pub replace_factor: f64,
+    /// Read cost multiplier for strong or bounded-staleness consistency. 2.
+    pub strong_read_factor: f64,
+    /// Minimum RU a query spends in each physical partition it visits. 2.5.
+    pub query_ru_per_partition: f64,
+    /// Default RU of a query's own work when nothing else is known (capacity planner). 10.
+    pub query_base_ru: f64,
+    /// Minimum distinct values for a key to count as high-cardinality. 100.
+    pub min_cardinality: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            logical_partition_bytes: 20.0 * GB,
+            logical_partition_ru_per_sec: 10_000.0,
+            physical_partition_bytes: 50.0 * GB,
+            physical_partition_ru_per_sec: 10_000.0,
+            manual_ru_per_partition: 6_000.0,
+            autoscale_ru_per_partition: 10_000.0,
+            key_value_bytes: 2_048.0,
+            item_bytes: 2_097_152.0,
+            hierarchical_levels: 3.0,
+            warn_fraction: 0.7,
+            item_overhead_bytes: 200.0,
+            read_ru_per_kb: 1.0,
+            write_ru_per_kb: 5.5,
+            write_ru_per_kb_no_index: 5.0,
+            write_ru_per_indexed_path: 0.0,
+            replace_factor: 2.0,
+            strong_read_factor: 2.0,
+            query_ru_per_partition: 2.5,
+            query_base_ru: 10.0,
+            min_cardinality: 100.0,
+        }
+    }
+}
+
+/// An unknown name or a bad value in `--limit name=value`.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum LimitError {
+    /// The name is not a limit.
+    #[error("unknown limit `{0}`; known limits: {known}", known = Limits::names().join(", "))]
+    Unknown(String),
+    /// The value is not a positive number.
+    #[error("limit `{0}` needs a positive number, got `{1}`")]
+    BadValue(String, String),
+    /// Not of the form name=value.
+    #[error("expected name=value, got `{0}`")]
+    Syntax(String),
+}
+
+macro_rules! limit_fields {
+    ($($name:ident),* $(,)?) => {
+        impl Limits {
+            /// Every overridable limit's name.
+            pub fn names() -> Vec<&'static str> {
+                vec![$(stringify!($name)),*]
+            }
+
+            fn field_mut(&mut self, name: &str) -> Option<&mut f64> {
+                match name {
+                    $(stringify!($name) => Some(&mut self.$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+limit_fields!(
+    logical_partition_bytes,
+    logical_partition_ru_per_sec,
+    physical_partition_bytes,
+    physical_partition_ru_per_sec,
+    manual_ru_per_partition,
+    autoscale_ru_per_partition,
+    key_value_bytes,
+    item_bytes,
+    hierarchical_levels,
+    warn_fraction,
+    item_overhead_bytes,
+    read_ru_per_kb,
+    write_ru_per_kb,
+    write_ru_per_kb_no_index,
+    write_ru_per_indexed_path,
+    replace_factor,
+    strong_read_factor,
+    query_ru_per_partition,
+    query_base_ru,
+    min_cardinality,
+);
+
+impl Limits {
+    /// Applies one `name=value` override. Sizes accept units (`20GB`, `2MB`, `2KB`).
+    pub fn set(&mut self, assignment: &str) -> Result<(), LimitError> {
+        let (name, value) = assignment
+            .split_once('=')
+            .ok_or_else(|| LimitError::Syntax(assignment.to_string()))?;
+        let name = name.trim();
+        let parsed = parse_size(value.trim())
+            .filter(|v| *v >= 0.0 && v.is_finite())
+            .ok_or_else(|| LimitError::BadValue(name.to_string(), value.to_string()))?;
+        let slot = self
+            .field_mut(name)
+            .ok_or_else(|| LimitError::Unknown(name.to_string()))?;
+        *slot = parsed;
+        Ok(())
+    }
+}
+
+/// Parses a number with an optional decimal size unit: `2TB`, `20 GB`, `512MB`, `2KB`, `100`.
+/// Units are decimal (1 GB = 10^9 bytes) as in the Cosmos DB documentation; `GiB` etc. are binary.
+pub fn parse_size(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let num: f64 = num.replace('_', "").parse().ok()?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" | "k" => 1e3,
+        "mb" | "m" => 1e6,
+        "gb" | "g" => 1e9,
+        "tb" | "t" => 1e12,
+        "pb" | "p" => 1e15,
+        "kib" => 1024.0,
+        "mib" => 1024.0 * 1024.0,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        "tib" => 1024f64.powi(4),
+        _ => return None,
+    };
+    Some(num * mult)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_decimal_units() {
+        assert_eq!(parse_size("2TB"), Some(2e12));
+        assert_eq!(parse_size("20 GB"), Some(20e9));
+        assert_eq!(parse_size("1.5gb"), Some(1.5e9));
+        assert_eq!(parse_size("2048"), Some(2048.0));
+        assert_eq!(parse_size("1GiB"), Some(1073741824.0));
+        assert_eq!(parse_size("2XB"), None);
+        assert_eq!(parse_size("GB"), None);
+    }
+
+    #[test]
+    fn overrides_apply_by_name() {
+        let mut l = Limits::default();
+        l.set("logical_partition_bytes=10GB").unwrap();
+        assert_eq!(l.logical_partition_bytes, 10e9);
+        l.set("warn_fraction=0.8").unwrap();
+        assert_eq!(l.warn_fraction, 0.8);
+        assert_eq!(l.set("nope=1"), Err(LimitError::Unknown("nope".into())));
+        assert_eq!(
+            l.set("warn_fraction=abc"),
+            Err(LimitError::BadValue("warn_fraction".into(), "abc".into()))
+        );
+        assert_eq!(l.set("x"), Err(LimitError::Syntax("x".into())));
+    }
+
+    #[test]
+    fn defaults_match_the_documented_limits() {
+        let l = Limits::default();
+        assert_eq!(l.logical_partition_bytes, 20e9);
+        assert_eq!(l.physical_partition_bytes, 50e9);
+        assert_eq!(l.logical_partition_ru_per_sec, 10_000.0);
+        assert_eq!(l.key_value_bytes, 2048.0);
+        assert_eq!(l.item_bytes, 2.0 * 1024.0 * 1024.0);
+    }
+}

@@ -1,0 +1,114 @@
+//! JSON Lines framing: blocks cut on line boundaries, line numbers counted with `memchr`.
+
+use std::io::{BufRead, Read};
+
+use super::{Block, Framing, IngestError, RecordReader, BLOCK_BYTES};
+
+/// Reads JSON Lines (NDJSON) into blocks of whole lines.
+pub struct JsonLinesReader<R> {
+    inner: R,
+    file: u32,
+    name: String,
+    next_line: u64,
+    carry: Vec<u8>,
+    eof: bool,
+}
+
+impl<R: BufRead + Send> JsonLinesReader<R> {
+    /// Wraps a buffered reader; `file` is the input's index, `name` its display name.
+    pub fn new(inner: R, file: u32, name: String) -> Self {
+        JsonLinesReader {
+            inner,
+            file,
+            name,
+            next_line: 1,
+            carry: Vec::new(),
+            eof: false,
+        }
+    }
+}
+
+impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
+    fn next_block(&mut self) -> Result<Option<Block>, IngestError> {
+        if self.eof && self.carry.is_empty() {
+            return Ok(None);
+        }
+        let mut data = std::mem::take(&mut self.carry);
+        data.reserve(BLOCK_BYTES + (1 << 16));
+        // Fill to the target size, then keep reading until the block ends on a newline.
+        while !self.eof {
+            let want = if data.len() < BLOCK_BYTES {
+                BLOCK_BYTES - data.len()
+            } else if memchr::memrchr(b'\n', &data).is_none() {
+                // One line longer than a block: keep growing until it ends.
+                BLOCK_BYTES
+            } else {
+                break;
+            };
+            let before = data.len();
+            let n = (&mut self.inner)
+                .take(want as u64)
+                .read_to_end(&mut data)
+                .map_err(|e| IngestError::Io {
+                    file: self.name.clone(),
+                    source: e,
+                })?;
+            if n == 0 {
+                self.eof = true;
+            }
+            debug_assert_eq!(data.len(), before + n);
+        }
+        if !self.eof {
+            // Cut after the last newline; the rest starts the next block.
+            let cut = memchr::memrchr(b'\n', &data)
+                .map(|i| i + 1)
+                .unwrap_or(data.len());
+            self.carry = data[cut..].to_vec();
+            data.truncate(cut);
+        }
+        if data.is_empty() {
+            return Ok(None);
+        }
+        let first_line = self.next_line;
+        self.next_line += memchr::memchr_iter(b'\n', &data).count() as u64;
+        Ok(Some(Block {
+            file: self.file,
+            data,
+            framing: Framing::Lines { first_line },
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_end_on_newlines_and_count_lines() {
+        let mut text = String::new();
+        for i in 0..200_000 {
+            text.push_str(&format!("{{\"i\":{i}}}\n"));
+        }
+        text.push_str("{\"last\":true}"); // no trailing newline
+        let mut r = JsonLinesReader::new(
+            std::io::Cursor::new(text.clone().into_bytes()),
+            0,
+            "t".into(),
+        );
+        let mut total = Vec::new();
+        let mut expected_line = 1;
+        let mut blocks = 0;
+        while let Some(b) = r.next_block().unwrap() {
+            let Framing::Lines { first_line } = b.framing else {
+                panic!("lines")
+            };
+            assert_eq!(first_line, expected_line);
+            expected_line += memchr::memchr_iter(b'\n', &b.data).count() as u64;
+            total.extend_from_slice(&b.data);
+            blocks += 1;
+        }
+        assert!(blocks >= 2, "input larger than a block is split");
+        assert_eq!(total, text.into_bytes());
+        assert_eq!(expected_line, 200_001);
+    }
+}

@@ -1,0 +1,378 @@
+//! Input discovery, decompression and record framing.
+//!
+//! Every format is turned into [`Block`]s: a buffer of complete records plus where each record
+//! starts in its file, so the parallel stage can parse records independently and still report
+//! `file:line:column` for a bad one. One reader per format implements [`RecordReader`]; they run on
+//! a single thread while the workers parse, so framing must stay cheap (JSON Lines framing is a
+//! `memchr` over the buffer).
+
+mod csv;
+mod json_array;
+mod jsonl;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub use self::csv::CsvReader;
+pub use self::json_array::JsonArrayReader;
+pub use self::jsonl::JsonLinesReader;
+
+/// Target size of one block handed to a worker.
+pub const BLOCK_BYTES: usize = 2 << 20;
+
+/// The record formats pkadvisor reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputFormat {
+    /// One JSON document per line (`.jsonl`, `.ndjson`).
+    Jsonl,
+    /// A top-level JSON array of documents (`.json` starting with `[`).
+    Json,
+    /// Comma-separated values with a header row (`.csv`).
+    Csv,
+}
+
+/// Transparent decompression, chosen by extension (`.gz`, `.zst`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (`.gz`).
+    Gzip,
+    /// Zstandard (`.zst`).
+    Zstd,
+}
+
+/// One input to read: a file or standard input.
+#[derive(Debug, Clone)]
+pub struct InputSource {
+    /// The file, or `None` for standard input (`-`).
+    pub path: Option<PathBuf>,
+    /// The name shown in messages (`<stdin>` for standard input).
+    pub display: String,
+    /// The record format; `None` means sniff it from the first byte (`[` = array, else lines).
+    pub format: Option<InputFormat>,
+    /// Decompression to apply.
+    pub compression: Compression,
+    /// Size on disk (compressed), for progress; unknown for stdin.
+    pub size_bytes: Option<u64>,
+}
+
+/// Where a record starts: file index, 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Position {
+    /// Index into the run's list of inputs.
+    pub file: u32,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based column (in characters).
+    pub column: u64,
+}
+
+/// Records framed inside a block.
+#[derive(Debug, Clone)]
+pub enum Framing {
+    /// Newline-separated records; the first line of the block is `first_line`.
+    Lines {
+        /// 1-based line number of the block's first byte.
+        first_line: u64,
+    },
+    /// Explicit spans (JSON array elements, CSV rows converted to JSON).
+    Spans(Vec<Span>),
+}
+
+/// One record inside a block that is not simply a line.
+#[derive(Debug, Clone)]
+pub struct Span {
+    /// Start offset in the block's data.
+    pub start: usize,
+    /// End offset (exclusive).
+    pub end: usize,
+    /// Where the record starts in its file.
+    pub line: u64,
+    /// Column of the record's first byte (1-based).
+    pub column: u64,
+    /// The record's size in the input, when it differs from `end - start` (CSV rows).
+    pub raw_bytes: Option<u64>,
+    /// Set when framing already found the record bad (e.g. a CSV row with too many fields).
+    pub error: Option<String>,
+}
+
+/// A batch of complete records from one input.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// Index of the input in the run.
+    pub file: u32,
+    /// The bytes of the records.
+    pub data: Vec<u8>,
+    /// How records are laid out in `data`.
+    pub framing: Framing,
+}
+
+/// Errors reading inputs. These stop the run whatever `--skip-invalid` says: they concern the file,
+/// not one record.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The file could not be opened or read.
+    #[error("{file}: {source}")]
+    Io {
+        /// File name as shown to the user.
+        file: String,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The file's structure is broken beyond one record (e.g. an unterminated JSON array).
+    #[error("{file}:{line}:{column}: {message}")]
+    Structure {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// A path given on the command line does not exist or holds no readable input.
+    #[error("{0}")]
+    Input(String),
+}
+
+/// A source of record blocks; one implementation per input format.
+pub trait RecordReader: Send {
+    /// The next block of records, or `None` at the end of the input.
+    fn next_block(&mut self) -> Result<Option<Block>, IngestError>;
+}
+
+/// Counts bytes read from the underlying (possibly compressed) file, for the progress bar.
+pub struct CountingReader<R> {
+    inner: R,
+    counter: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counter.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn ext_of(name: &str) -> (Compression, String) {
+    let lower = name.to_ascii_lowercase();
+    let (compression, rest) = if let Some(r) = lower.strip_suffix(".gz") {
+        (Compression::Gzip, r.to_string())
+    } else if let Some(r) = lower.strip_suffix(".zst") {
+        (Compression::Zstd, r.to_string())
+    } else {
+        (Compression::None, lower)
+    };
+    let ext = Path::new(&rest)
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (compression, ext)
+}
+
+fn format_for_ext(ext: &str) -> Option<Option<InputFormat>> {
+    match ext {
+        "jsonl" | "ndjson" | "ldjson" => Some(Some(InputFormat::Jsonl)),
+        "json" => Some(None),
+        "csv" => Some(Some(InputFormat::Csv)),
+        _ => None,
+    }
+}
+
+/// Expands the command line's inputs: `-` is stdin, files are taken as given, directories are
+/// walked recursively for files with a known extension (sorted, so runs are reproducible).
+pub fn discover(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+) -> Result<Vec<InputSource>, IngestError> {
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.as_os_str() == "-" {
+            out.push(InputSource {
+                path: None,
+                display: "<stdin>".into(),
+                format: forced,
+                compression: Compression::None,
+                size_bytes: None,
+            });
+            continue;
+        }
+        let meta = std::fs::metadata(p).map_err(|e| IngestError::Io {
+            file: p.display().to_string(),
+            source: e,
+        })?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(p, &mut files)?;
+            files.sort();
+            let before = out.len();
+            for f in files {
+                let name = f.to_string_lossy().into_owned();
+                let (compression, ext) = ext_of(&name);
+                if let Some(fmt) = format_for_ext(&ext) {
+                    let size = std::fs::metadata(&f).ok().map(|m| m.len());
+                    out.push(InputSource {
+                        path: Some(f),
+                        display: name,
+                        format: forced.or(fmt),
+                        compression,
+                        size_bytes: size,
+                    });
+                }
+            }
+            if out.len() == before {
+                return Err(IngestError::Input(format!(
+                    "{}: directory holds no .jsonl, .ndjson, .json or .csv files (optionally .gz or .zst)",
+                    p.display()
+                )));
+            }
+        } else {
+            let name = p.to_string_lossy().into_owned();
+            let (compression, ext) = ext_of(&name);
+            let format = match (forced, format_for_ext(&ext)) {
+                (Some(f), _) => Some(f),
+                (None, Some(f)) => f,
+                (None, None) => {
+                    return Err(IngestError::Input(format!(
+                        "{name}: cannot tell the format from the extension `.{ext}`; \
+                         pass --input-format jsonl|json|csv"
+                    )))
+                }
+            };
+            out.push(InputSource {
+                path: Some(p.clone()),
+                display: name,
+                format,
+                compression,
+                size_bytes: Some(meta.len()),
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
+    let rd = std::fs::read_dir(dir).map_err(|e| IngestError::Io {
+        file: dir.display().to_string(),
+        source: e,
+    })?;
+    for entry in rd {
+        let entry = entry.map_err(|e| IngestError::Io {
+            file: dir.display().to_string(),
+            source: e,
+        })?;
+        let path = entry.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Opens an input for reading: decompression applied, bytes counted into `counter`.
+pub fn open(
+    src: &InputSource,
+    file_index: u32,
+    counter: Arc<AtomicU64>,
+    csv_strings: bool,
+) -> Result<Box<dyn RecordReader>, IngestError> {
+    let io_err = |e: io::Error| IngestError::Io {
+        file: src.display.clone(),
+        source: e,
+    };
+    let raw: Box<dyn Read + Send> = match &src.path {
+        Some(p) => Box::new(File::open(p).map_err(io_err)?),
+        None => Box::new(io::stdin()),
+    };
+    let counted = CountingReader {
+        inner: raw,
+        counter,
+    };
+    let decoded: Box<dyn Read + Send> = match src.compression {
+        Compression::None => Box::new(counted),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(counted))),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, decoded);
+    let format = match src.format {
+        Some(f) => f,
+        None => sniff(&mut reader).map_err(io_err)?,
+    };
+    let name = src.display.clone();
+    Ok(match format {
+        InputFormat::Jsonl => Box::new(JsonLinesReader::new(reader, file_index, name)),
+        InputFormat::Json => Box::new(JsonArrayReader::new(reader, file_index, name)),
+        InputFormat::Csv => Box::new(CsvReader::new(reader, file_index, name, csv_strings)),
+    })
+}
+
+/// `[` first means a JSON array; anything else is read as JSON Lines.
+fn sniff<R: BufRead>(r: &mut R) -> io::Result<InputFormat> {
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(InputFormat::Jsonl);
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                return Ok(if buf[i] == b'[' {
+                    InputFormat::Json
+                } else {
+                    InputFormat::Jsonl
+                })
+            }
+            None => {
+                // All whitespace: cannot consume without losing line counts; treat as lines.
+                return Ok(InputFormat::Jsonl);
+            }
+        }
+    }
+}
+
+/// Converts a byte offset inside a record that starts at (`line`, `column`) to a line and a
+/// character column, for error messages.
+pub fn locate(record: &[u8], offset: usize, line: u64, column: u64) -> (u64, u64) {
+    let offset = offset.min(record.len());
+    let before = &record[..offset];
+    let newlines = memchr::memchr_iter(b'\n', before).count() as u64;
+    let line_start = memchr::memrchr(b'\n', before).map(|i| i + 1);
+    let tail = &before[line_start.unwrap_or(0)..];
+    let chars = String::from_utf8_lossy(tail).chars().count() as u64;
+    match line_start {
+        Some(_) => (line + newlines, chars + 1),
+        None => (line, column + chars),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_pick_format_and_compression() {
+        assert_eq!(ext_of("a/b.JSONL.gz"), (Compression::Gzip, "jsonl".into()));
+        assert_eq!(ext_of("x.csv.zst"), (Compression::Zstd, "csv".into()));
+        assert_eq!(ext_of("x.json"), (Compression::None, "json".into()));
+        assert_eq!(format_for_ext("ndjson"), Some(Some(InputFormat::Jsonl)));
+        assert_eq!(format_for_ext("json"), Some(None));
+        assert_eq!(format_for_ext("txt"), None);
+    }
+
+    #[test]
+    fn locate_counts_lines_and_chars() {
+        let rec = "{\n  \"a\": é x".as_bytes();
+        // offset of 'x' (after the 2-byte é and a space)
+        let off = rec.len() - 1;
+        assert_eq!(locate(rec, off, 10, 3), (11, 10));
+        assert_eq!(locate(b"{\"a\":1}", 5, 4, 1), (4, 6));
+    }
+}

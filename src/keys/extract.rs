@@ -1,0 +1,672 @@
+//! One-pass extraction of the partition-key paths from a raw JSON document.
+//!
+//! Documents are never parsed into a DOM. A validating scanner walks the bytes once, descends only
+//! into the properties some candidate reads ([`PathTrie`]), skips everything else with `memchr`,
+//! and captures the leaf values it meets as borrowed slices ([`Extracted`]). The same pass counts
+//! the insignificant whitespace, so the minified size of the document comes for free.
+
+use std::borrow::Cow;
+
+/// The most nested arrays/objects a document may have before it is rejected.
+const MAX_DEPTH: usize = 128;
+
+/// The property paths every candidate reads, merged into one tree.
+#[derive(Debug, Clone, Default)]
+pub struct PathTrie {
+    nodes: Vec<TrieNode>,
+    slots: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+struct TrieNode {
+    children: Vec<(Box<[u8]>, u32)>,
+    slot: Option<u32>,
+}
+
+impl PathTrie {
+    /// An empty trie (the root node only).
+    pub fn new() -> PathTrie {
+        PathTrie {
+            nodes: vec![TrieNode::default()],
+            slots: 0,
+        }
+    }
+
+    /// Adds a path (its unescaped segments) and returns its value slot. Adding the same path twice
+    /// returns the same slot, so candidates sharing a property extract it once.
+    pub fn insert<S: AsRef<str>>(&mut self, segments: &[S]) -> usize {
+        let mut node = 0usize;
+        for seg in segments {
+            let seg = seg.as_ref().as_bytes();
+            let found = self.nodes[node]
+                .children
+                .iter()
+                .find(|(name, _)| &name[..] == seg)
+                .map(|&(_, idx)| idx as usize);
+            node = match found {
+                Some(idx) => idx,
+                None => {
+                    let idx = self.nodes.len();
+                    self.nodes.push(TrieNode::default());
+                    self.nodes[node].children.push((seg.into(), idx as u32));
+                    idx
+                }
+            };
+        }
+        match self.nodes[node].slot {
+            Some(slot) => slot as usize,
+            None => {
+                let slot = self.slots;
+                self.nodes[node].slot = Some(slot as u32);
+                self.slots += 1;
+                slot
+            }
+        }
+    }
+
+    /// How many distinct paths (value slots) the trie holds.
+    pub fn slot_count(&self) -> usize {
+        self.slots
+    }
+
+    fn child(&self, node: usize, key: &[u8]) -> Option<usize> {
+        self.nodes[node]
+            .children
+            .iter()
+            .find(|(name, _)| &name[..] == key)
+            .map(|&(_, idx)| idx as usize)
+    }
+}
+
+/// A value found at a path, borrowed from the document where possible.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Extracted<'a> {
+    /// The path is absent: Cosmos DB's *Undefined* partition.
+    Missing,
+    /// JSON `null`: Cosmos DB's *Null* partition.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as its JSON text (valid per the JSON grammar).
+    Number(&'a [u8]),
+    /// A string, unescaped.
+    Str(Cow<'a, str>),
+    /// An object or array: not a valid partition key value.
+    Composite,
+}
+
+/// What is wrong with a record, and where (a byte offset into the record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScanError {
+    /// Byte offset of the problem inside the record.
+    pub offset: usize,
+    /// What is wrong, phrased for the user.
+    pub message: &'static str,
+}
+
+/// The outcome of scanning one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanSummary {
+    /// Bytes of JSON whitespace outside strings (raw size minus this is the minified size).
+    pub whitespace_bytes: usize,
+}
+
+/// Scans one JSON document that must be an object, filling `values` (one entry per trie slot).
+///
+/// `values` is cleared and refilled with [`Extracted::Missing`] first, so the caller can reuse it.
+pub fn scan_document<'a>(
+    doc: &'a [u8],
+    trie: &PathTrie,
+    values: &mut Vec<Extracted<'a>>,
+) -> Result<ScanSummary, ScanError> {
+    values.clear();
+    values.resize(trie.slot_count(), Extracted::Missing);
+    let mut s = Scanner {
+        buf: doc,
+        pos: 0,
+        ws: 0,
+        trie,
+    };
+    s.skip_ws();
+    if s.peek() != Some(b'{') {
+        return Err(s.error(if s.pos >= doc.len() {
+            "empty record"
+        } else {
+            "expected a JSON object `{...}` as the document"
+        }));
+    }
+    s.value(Some(0), values, 0)?;
+    s.skip_ws();
+    if s.pos != doc.len() {
+        return Err(s.error("unexpected data after the end of the document"));
+    }
+    Ok(ScanSummary {
+        whitespace_bytes: s.ws,
+    })
+}
+
+struct Scanner<'a, 't> {
+    buf: &'a [u8],
+    pos: usize,
+    ws: usize,
+    trie: &'t PathTrie,
+}
+
+impl<'a> Scanner<'a, '_> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.buf.get(self.pos).copied()
+    }
+
+    fn error(&self, message: &'static str) -> ScanError {
+        ScanError {
+            offset: self.pos.min(self.buf.len()),
+            message,
+        }
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        let start = self.pos;
+        while let Some(&b) = self.buf.get(self.pos) {
+            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        self.ws += self.pos - start;
+    }
+
+    /// Parses any value. `node` is the trie node this value sits at (None: nobody reads inside).
+    fn value(
+        &mut self,
+        node: Option<usize>,
+        values: &mut [Extracted<'a>],
+        depth: usize,
+    ) -> Result<(), ScanError> {
+        let slot = node.and_then(|n| self.trie.nodes[n].slot);
+        match self.peek() {
+            Some(b'{') => {
+                if depth >= MAX_DEPTH {
+                    return Err(self.error("nesting deeper than 128 levels"));
+                }
+                if let Some(slot) = slot {
+                    values[slot as usize] = Extracted::Composite;
+                }
+                let descend = node.filter(|&n| !self.trie.nodes[n].children.is_empty());
+                self.object(descend, values, depth + 1)
+            }
+            Some(b'[') => {
+                if depth >= MAX_DEPTH {
+                    return Err(self.error("nesting deeper than 128 levels"));
+                }
+                if let Some(slot) = slot {
+                    values[slot as usize] = Extracted::Composite;
+                }
+                self.array(values, depth + 1)
+            }
+            Some(b'"') => {
+                let s = self.string()?;
+                if let Some(slot) = slot {
+                    values[slot as usize] = Extracted::Str(s);
+                }
+                Ok(())
+            }
+            Some(b't') => self.literal(b"true", slot, Extracted::Bool(true), values),
+            Some(b'f') => self.literal(b"false", slot, Extracted::Bool(false), values),
+            Some(b'n') => self.literal(b"null", slot, Extracted::Null, values),
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.pos;
+                self.number()?;
+                if let Some(slot) = slot {
+                    values[slot as usize] = Extracted::Number(&self.buf[start..self.pos]);
+                }
+                Ok(())
+            }
+            None => Err(self.error("unexpected end of record: expected a value")),
+            Some(_) => Err(self.error("expected a JSON value")),
+        }
+    }
+
+    fn literal(
+        &mut self,
+        word: &'static [u8],
+        slot: Option<u32>,
+        v: Extracted<'a>,
+        values: &mut [Extracted<'a>],
+    ) -> Result<(), ScanError> {
+        if self.buf[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            if let Some(slot) = slot {
+                values[slot as usize] = v;
+            }
+            Ok(())
+        } else {
+            Err(self.error("invalid literal: expected true, false or null"))
+        }
+    }
+
+    fn object(
+        &mut self,
+        node: Option<usize>,
+        values: &mut [Extracted<'a>],
+        depth: usize,
+    ) -> Result<(), ScanError> {
+        self.pos += 1; // '{'
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Err(self.error(if self.pos >= self.buf.len() {
+                    "unexpected end of record inside an object"
+                } else {
+                    "expected a property name in double quotes"
+                }));
+            }
+            let child = match node {
+                Some(n) => {
+                    let key = self.string()?;
+                    self.trie.child(n, key.as_bytes())
+                }
+                None => {
+                    self.skip_string()?;
+                    None
+                }
+            };
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected `:` after the property name"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            self.value(child, values, depth)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of record inside an object")),
+                Some(_) => return Err(self.error("expected `,` or `}` after a property value")),
+            }
+        }
+    }
+
+    fn array(&mut self, values: &mut [Extracted<'a>], depth: usize) -> Result<(), ScanError> {
+        self.pos += 1; // '['
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.value(None, values, depth)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of record inside an array")),
+                Some(_) => return Err(self.error("expected `,` or `]` after an array element")),
+            }
+        }
+    }
+
+    /// Skips a string, validating it; returns whether it contained escapes.
+    #[inline]
+    fn skip_string(&mut self) -> Result<bool, ScanError> {
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &self.buf[i..]) {
+                None => {
+                    self.pos = self.buf.len();
+                    return Err(self.error("unterminated string"));
+                }
+                Some(off) => {
+                    let at = i + off;
+                    if let Some(bad) = self.buf[i..at].iter().position(|&b| b < 0x20) {
+                        self.pos = i + bad;
+                        return Err(
+                            self.error("control character inside a string (must be escaped)")
+                        );
+                    }
+                    if self.buf[at] == b'"' {
+                        self.pos = at + 1;
+                        return Ok(escaped);
+                    }
+                    escaped = true;
+                    // Validate the escape.
+                    match self.buf.get(at + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = at + 2,
+                        Some(b'u') => {
+                            let hex = self.buf.get(at + 2..at + 6);
+                            match hex {
+                                Some(h) if h.iter().all(u8::is_ascii_hexdigit) => i = at + 6,
+                                _ => {
+                                    self.pos = at;
+                                    return Err(
+                                        self.error("invalid \\u escape: expected 4 hex digits")
+                                    );
+                                }
+                            }
+                        }
+                        _ => {
+                            self.pos = at;
+                            return Err(self.error("invalid escape sequence in a string"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a string and returns it unescaped (borrowed when it has no escapes).
+    fn string(&mut self) -> Result<Cow<'a, str>, ScanError> {
+        let start = self.pos + 1;
+        let escaped = self.skip_string()?;
+        let raw = &self.buf[start..self.pos - 1];
+        if !escaped {
+            // The block was validated as UTF-8 before scanning.
+            return match std::str::from_utf8(raw) {
+                Ok(s) => Ok(Cow::Borrowed(s)),
+                Err(_) => Err(ScanError {
+                    offset: start,
+                    message: "string is not valid UTF-8",
+                }),
+            };
+        }
+        unescape(raw).map(Cow::Owned).ok_or(ScanError {
+            offset: start,
+            message: "invalid escape sequence or unpaired surrogate in a string",
+        })
+    }
+
+    fn number(&mut self) -> Result<(), ScanError> {
+        let b = self.buf;
+        let mut i = self.pos;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(b.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => {
+                self.pos = i;
+                return Err(self.error("invalid number: expected a digit"));
+            }
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.pos = i;
+                return Err(self.error("invalid number: expected a digit after `.`"));
+            }
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(b.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !matches!(b.get(i), Some(b'0'..=b'9')) {
+                self.pos = i;
+                return Err(self.error("invalid number: expected a digit in the exponent"));
+            }
+            while matches!(b.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        Ok(())
+    }
+}
+
+/// Whether `text` is exactly one JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+pub fn is_json_number(text: &[u8]) -> bool {
+    if text.is_empty() {
+        return false;
+    }
+    let trie = PathTrie::new();
+    let mut s = Scanner {
+        buf: text,
+        pos: 0,
+        ws: 0,
+        trie: &trie,
+    };
+    matches!(text[0], b'-' | b'0'..=b'9') && s.number().is_ok() && s.pos == text.len()
+}
+
+/// Decodes JSON string escapes; `None` on an invalid escape or unpaired surrogate.
+fn unescape(raw: &[u8]) -> Option<String> {
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let e = *raw.get(i + 1)?;
+        i += 2;
+        let c = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = hex4(raw.get(i..i + 4)?)?;
+                i += 4;
+                if (0xD800..0xDC00).contains(&hi) {
+                    if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
+                        return None;
+                    }
+                    let lo = hex4(raw.get(i + 2..i + 6)?)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    i += 6;
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                } else {
+                    char::from_u32(hi)?
+                }
+            }
+            _ => return None,
+        };
+        let mut tmp = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+    }
+    String::from_utf8(out).ok()
+}
+
+fn hex4(h: &[u8]) -> Option<u32> {
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trie(paths: &[&[&str]]) -> PathTrie {
+        let mut t = PathTrie::new();
+        for p in paths {
+            t.insert(p);
+        }
+        t
+    }
+
+    fn scan<'a>(doc: &'a str, t: &PathTrie) -> Result<(Vec<Extracted<'a>>, usize), ScanError> {
+        let mut v = Vec::new();
+        let s = scan_document(doc.as_bytes(), t, &mut v)?;
+        Ok((v, s.whitespace_bytes))
+    }
+
+    #[test]
+    fn extracts_nested_and_quoted_paths() {
+        let t = trie(&[
+            &["tenantId"],
+            &["customer", "address", "zip"],
+            &["department name"],
+        ]);
+        let doc = r#"{"x":[1,{"tenantId":"no"}],"tenantId":"acme","customer":{"address":{"zip":98052,"city":"R"}},"department name":"R&D"}"#;
+        let (v, ws) = scan(doc, &t).unwrap();
+        assert_eq!(v[0], Extracted::Str(Cow::Borrowed("acme")));
+        assert_eq!(v[1], Extracted::Number(b"98052"));
+        assert_eq!(v[2], Extracted::Str(Cow::Borrowed("R&D")));
+        assert_eq!(ws, 0);
+    }
+
+    #[test]
+    fn missing_null_bool_composite() {
+        let t = trie(&[&["a"], &["b"], &["c"], &["d"], &["e", "f"]]);
+        let (v, _) = scan(r#"{"b":null,"c":true,"d":{"k":[1,2]},"e":{"g":1}}"#, &t).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                Extracted::Missing,
+                Extracted::Null,
+                Extracted::Bool(true),
+                Extracted::Composite,
+                Extracted::Missing
+            ]
+        );
+    }
+
+    #[test]
+    fn path_that_is_also_a_prefix() {
+        let t = trie(&[&["device"], &["device", "region"]]);
+        let (v, _) = scan(r#"{"device":{"region":"eu"}}"#, &t).unwrap();
+        assert_eq!(v[0], Extracted::Composite);
+        assert_eq!(v[1], Extracted::Str(Cow::Borrowed("eu")));
+    }
+
+    #[test]
+    fn escapes_are_decoded_in_keys_and_values() {
+        let t = trie(&[&["a\"b"], &["c"]]);
+        let (v, _) = scan(r#"{"a\"b":"x\u00e9\n","c":"\ud83d\ude00"}"#, &t).unwrap();
+        assert_eq!(v[0], Extracted::Str(Cow::Owned("xé\n".into())));
+        assert_eq!(v[1], Extracted::Str(Cow::Owned("😀".into())));
+    }
+
+    #[test]
+    fn counts_whitespace_outside_strings_only() {
+        let t = trie(&[&["a"]]);
+        let doc = "{ \"a\" : \"x y\" ,\t\"b\": [1, 2] }";
+        let (_, ws) = scan(doc, &t).unwrap();
+        // spaces: after {, after "a", after :, after "x y", tab, after "b":, after 1,, before }
+        assert_eq!(ws, 8);
+    }
+
+    #[test]
+    fn last_duplicate_property_wins() {
+        let t = trie(&[&["a"]]);
+        let (v, _) = scan(r#"{"a":1,"a":2}"#, &t).unwrap();
+        assert_eq!(v[0], Extracted::Number(b"2"));
+    }
+
+    #[test]
+    fn errors_carry_offsets() {
+        let t = trie(&[&["a"]]);
+        let cases: &[(&str, usize, &str)] = &[
+            (r#"{"a": }"#, 6, "expected a JSON value"),
+            (r#"{"a":1"#, 6, "unexpected end of record inside an object"),
+            (
+                r#"{"a":1,}"#,
+                7,
+                "expected a property name in double quotes",
+            ),
+            (
+                r#"{"a":01}"#,
+                6,
+                "expected `,` or `}` after a property value",
+            ),
+            (
+                r#"{"a":1.}"#,
+                7,
+                "invalid number: expected a digit after `.`",
+            ),
+            (
+                r#"{"a":tru}"#,
+                5,
+                "invalid literal: expected true, false or null",
+            ),
+            (
+                r#"{"a":"x"} x"#,
+                10,
+                "unexpected data after the end of the document",
+            ),
+            (
+                r#"[1,2]"#,
+                0,
+                "expected a JSON object `{...}` as the document",
+            ),
+            (r#"{"a":"x\q"}"#, 7, "invalid escape sequence in a string"),
+            (
+                "{\"a\":\"x\ty\"}",
+                7,
+                "control character inside a string (must be escaped)",
+            ),
+            (r#"{"a":"abc"#, 9, "unterminated string"),
+            ("   ", 3, "empty record"),
+        ];
+        for (doc, offset, msg) in cases {
+            let err = scan(doc, &t).unwrap_err();
+            assert_eq!((err.offset, err.message), (*offset, *msg), "doc {doc}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_rejected_not_overflowed() {
+        let t = trie(&[&["a"]]);
+        let doc = format!("{{\"x\":{}{}}}", "[".repeat(200), "]".repeat(200));
+        let err = scan(&doc, &t).unwrap_err();
+        assert_eq!(err.message, "nesting deeper than 128 levels");
+    }
+
+    #[test]
+    fn json_number_grammar() {
+        for ok in ["0", "-0", "12.50", "1e5", "1E+5", "-3.25e-2", "1007"] {
+            assert!(is_json_number(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "", "007", "1.", ".5", "+1", "1e", "0x10", "1,5", "NaN", "12 ",
+        ] {
+            assert!(!is_json_number(bad.as_bytes()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn same_path_shares_a_slot() {
+        let mut t = PathTrie::new();
+        assert_eq!(t.insert(&["a", "b"]), 0);
+        assert_eq!(t.insert(&["c"]), 1);
+        assert_eq!(t.insert(&["a", "b"]), 0);
+        assert_eq!(t.slot_count(), 2);
+    }
+}

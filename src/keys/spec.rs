@@ -1,0 +1,1188 @@
+//! The candidate partition-key grammar.
+//!
+//! Users describe the keys they want evaluated as a comma-separated list
+//! (`--candidates`) or one at a time (`-c/--candidate`). Each candidate is
+//! one of:
+//!
+//! | kind         | example                        |
+//! |--------------|--------------------------------|
+//! | single       | `/tenantId`, `/"dept name"/id` |
+//! | synthetic    | `/tenantId+/region`            |
+//! | hashed       | `/tenantId+hash(/id)%16`       |
+//! | time         | `day(/ts)`, `/deviceId+month(/ts)` |
+//! | hierarchical | `/tenantId>/userId>/id`        |
+//!
+//! Grammar (whitespace is allowed around every token except inside a path):
+//!
+//! ```text
+//! candidate = level , { ">" , level } ;          (* at most 3 levels *)
+//! level     = part , { "+" , part } ;
+//! part      = path
+//!           | "hash" , "(" , path , ")" , "%" , digits   (* 2..=65536 *)
+//!           | ( "hour" | "day" | "month" | "year" ) , "(" , path , ")" ;
+//! path      = "/" , segment , { "/" , segment } ;
+//! segment   = unquoted | '"' , { char | '\"' | '\\' } , '"' ;
+//! ```
+//!
+//! Every parse error carries the byte offset of the offending character so
+//! the CLI can point at it (see [`SpecError`]'s `Display`).
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Maximum number of levels in a hierarchical key (Cosmos DB `MultiHash`).
+pub const MAX_LEVELS: usize = 3;
+/// Smallest accepted bucket count for `hash(...)%N`.
+pub const MIN_HASH_BUCKETS: u32 = 2;
+/// Largest accepted bucket count for `hash(...)%N`.
+pub const MAX_HASH_BUCKETS: u32 = 65536;
+
+/// One parsed candidate partition key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// The candidate text as the user wrote it, trimmed of surrounding whitespace.
+    pub spec: String,
+    /// The overall kind of key, derived from `levels`.
+    pub kind: KeyKind,
+    /// The hierarchy levels; a non-hierarchical key has exactly one.
+    pub levels: Vec<Level>,
+}
+
+impl Candidate {
+    /// Every path the candidate reads, in the order written (level by level,
+    /// part by part).
+    pub fn paths(&self) -> Vec<&KeyPath> {
+        self.levels
+            .iter()
+            .flat_map(|level| level.parts.iter().map(Part::path))
+            .collect()
+    }
+
+    /// Whether `other` describes the same key, ignoring how it was spelled
+    /// (whitespace, quoting of segments that need no quotes).
+    pub fn same_key(&self, other: &Candidate) -> bool {
+        self.levels.len() == other.levels.len()
+            && self
+                .levels
+                .iter()
+                .zip(&other.levels)
+                .all(|(a, b)| a.same_key(b))
+    }
+}
+
+impl fmt::Display for Candidate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.spec)
+    }
+}
+
+/// The overall shape of a candidate key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyKind {
+    /// One plain path, e.g. `/tenantId`.
+    Single,
+    /// Several plain paths concatenated, e.g. `/tenantId+/region`.
+    Synthetic,
+    /// A single-level key containing a `hash(...)%N` part.
+    Hashed,
+    /// A single-level key containing a time-bucket part (and no hash part).
+    Time,
+    /// More than one level, e.g. `/tenantId>/userId` (Cosmos `MultiHash`).
+    Hierarchical,
+}
+
+impl KeyKind {
+    /// The lowercase name, as serialized and displayed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyKind::Single => "single",
+            KeyKind::Synthetic => "synthetic",
+            KeyKind::Hashed => "hashed",
+            KeyKind::Time => "time",
+            KeyKind::Hierarchical => "hierarchical",
+        }
+    }
+}
+
+impl fmt::Display for KeyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One level of a key; several parts are concatenated with the separator.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Level {
+    /// The parts, in the order they are concatenated.
+    pub parts: Vec<Part>,
+}
+
+impl Level {
+    /// Whether `other` computes the same value (paths compared by segments).
+    pub fn same_key(&self, other: &Level) -> bool {
+        self.parts.len() == other.parts.len()
+            && self
+                .parts
+                .iter()
+                .zip(&other.parts)
+                .all(|(a, b)| a.same_key(b))
+    }
+}
+
+/// One component of a level.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Part {
+    /// The value at a path, e.g. `/tenantId`.
+    Path(KeyPath),
+    /// `hash(<path>)%<buckets>`: a stable hash of the value modulo `buckets`.
+    Hash {
+        /// The path whose value is hashed.
+        path: KeyPath,
+        /// The bucket count `N` (2..=65536).
+        buckets: u32,
+    },
+    /// `day(<path>)` etc.: the value bucketed to a UTC time unit.
+    Time {
+        /// The bucket size.
+        unit: TimeUnit,
+        /// The path holding the timestamp.
+        path: KeyPath,
+    },
+}
+
+impl Part {
+    /// The path this part reads.
+    pub fn path(&self) -> &KeyPath {
+        match self {
+            Part::Path(path) | Part::Hash { path, .. } | Part::Time { path, .. } => path,
+        }
+    }
+
+    /// Whether `other` computes the same value (paths compared by segments).
+    pub fn same_key(&self, other: &Part) -> bool {
+        match (self, other) {
+            (Part::Path(a), Part::Path(b)) => a.segments == b.segments,
+            (
+                Part::Hash {
+                    path: a,
+                    buckets: n,
+                },
+                Part::Hash {
+                    path: b,
+                    buckets: m,
+                },
+            ) => n == m && a.segments == b.segments,
+            (Part::Time { unit: u, path: a }, Part::Time { unit: v, path: b }) => {
+                u == v && a.segments == b.segments
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A document path such as `/customer/address/zip` or `/"dept name"`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct KeyPath {
+    /// The path as written, e.g. `/"a b"/c`.
+    pub text: String,
+    /// The unescaped property names, e.g. `["a b", "c"]`.
+    pub segments: Vec<String>,
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+/// The size of a time bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeUnit {
+    /// `hour(...)`, labels like `2024-05-01T13`.
+    Hour,
+    /// `day(...)`, labels like `2024-05-01`.
+    Day,
+    /// `month(...)`, labels like `2024-05`.
+    Month,
+    /// `year(...)`, labels like `2024`.
+    Year,
+}
+
+impl TimeUnit {
+    /// The function name used in the grammar (`hour`, `day`, `month`, `year`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeUnit::Hour => "hour",
+            TimeUnit::Day => "day",
+            TimeUnit::Month => "month",
+            TimeUnit::Year => "year",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<TimeUnit> {
+        match name {
+            "hour" => Some(TimeUnit::Hour),
+            "day" => Some(TimeUnit::Day),
+            "month" => Some(TimeUnit::Month),
+            "year" => Some(TimeUnit::Year),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for TimeUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A parse error with the position of the offending character.
+///
+/// `Display` renders the message, the input and a caret under the error:
+///
+/// ```text
+/// invalid candidate key: hierarchical keys allow at most 3 levels
+///   /a>/b>/c>/d
+///           ^
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError {
+    /// The full text that was being parsed (the whole list for
+    /// [`parse_candidates`]).
+    pub input: String,
+    /// Byte offset into `input` of the offending character (may equal
+    /// `input.len()` when something is missing at the end).
+    pub offset: usize,
+    /// What went wrong, without the position.
+    pub message: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let offset = floor_char_boundary(&self.input, self.offset);
+        let column = self.input[..offset].chars().count();
+        write!(
+            f,
+            "invalid candidate key: {}\n  {}\n  {:column$}^",
+            self.message, self.input, ""
+        )
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn floor_char_boundary(s: &str, offset: usize) -> usize {
+    let mut offset = offset.min(s.len());
+    while !s.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Parses a comma-separated list of candidates.
+///
+/// Commas inside quoted path segments do not split. Empty items and
+/// candidates describing the same key twice are errors. Error offsets are
+/// relative to the whole `input`.
+pub fn parse_candidates(input: &str) -> Result<Vec<Candidate>, SpecError> {
+    let items = split_top_level(input);
+    let mut out: Vec<Candidate> = Vec::with_capacity(items.len());
+    for (index, &(start, end)) in items.iter().enumerate() {
+        let (tstart, tend) = trim_range(input, start, end);
+        if tstart == tend {
+            let err = |offset: usize, message: &str| SpecError {
+                input: input.to_string(),
+                offset,
+                message: message.to_string(),
+            };
+            if items.len() == 1 {
+                return Err(err(tstart, EMPTY_CANDIDATE));
+            }
+            // Point at the comma after the empty item, or before it when it is last.
+            let offset = if index + 1 < items.len() {
+                end
+            } else {
+                start - 1
+            };
+            return Err(err(offset, "empty candidate: remove the extra comma"));
+        }
+        let candidate = parse_range(input, tstart, tend)?;
+        if let Some(pos) = out.iter().position(|c| c.same_key(&candidate)) {
+            return Err(SpecError {
+                input: input.to_string(),
+                offset: tstart,
+                message: format!(
+                    "duplicate candidate: same key as candidate {} (`{}`)",
+                    pos + 1,
+                    out[pos].spec
+                ),
+            });
+        }
+        out.push(candidate);
+    }
+    Ok(out)
+}
+
+/// Parses one candidate (a comma outside quotes is an error here).
+pub fn parse_candidate(input: &str) -> Result<Candidate, SpecError> {
+    let (start, end) = trim_range(input, 0, input.len());
+    if start == end {
+        return Err(SpecError {
+            input: input.to_string(),
+            offset: start,
+            message: EMPTY_CANDIDATE.to_string(),
+        });
+    }
+    parse_range(input, start, end)
+}
+
+const EMPTY_CANDIDATE: &str = "empty candidate: expected a key path such as `/tenantId`";
+
+/// Byte ranges of the comma-separated items, honouring quotes and escapes.
+fn split_top_level(input: &str) -> Vec<(usize, usize)> {
+    let mut items = Vec::new();
+    let mut start = 0;
+    let mut in_quote = false;
+    let mut escaped = false;
+    for (i, c) in input.char_indices() {
+        if in_quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_quote = false;
+            }
+        } else if c == '"' {
+            in_quote = true;
+        } else if c == ',' {
+            items.push((start, i));
+            start = i + 1;
+        }
+    }
+    items.push((start, input.len()));
+    items
+}
+
+fn trim_range(input: &str, start: usize, end: usize) -> (usize, usize) {
+    let slice = &input[start..end];
+    let lead = slice.len() - slice.trim_start().len();
+    let trail = slice.len() - slice.trim_end().len();
+    if lead == slice.len() {
+        (start, start)
+    } else {
+        (start + lead, end - trail)
+    }
+}
+
+fn parse_range(input: &str, start: usize, end: usize) -> Result<Candidate, SpecError> {
+    let mut parser = Parser {
+        src: input,
+        pos: start,
+        end,
+    };
+    let levels = parser.candidate()?;
+    Ok(Candidate {
+        spec: input[start..end].to_string(),
+        kind: kind_of(&levels),
+        levels,
+    })
+}
+
+fn kind_of(levels: &[Level]) -> KeyKind {
+    let parts = || levels.iter().flat_map(|l| l.parts.iter());
+    if levels.len() > 1 {
+        KeyKind::Hierarchical
+    } else if parts().any(|p| matches!(p, Part::Hash { .. })) {
+        KeyKind::Hashed
+    } else if parts().any(|p| matches!(p, Part::Time { .. })) {
+        KeyKind::Time
+    } else if parts().count() > 1 {
+        KeyKind::Synthetic
+    } else {
+        KeyKind::Single
+    }
+}
+
+/// Characters that end an unquoted segment (besides whitespace).
+fn is_special(c: char) -> bool {
+    matches!(c, '/' | '"' | '+' | '>' | ',' | '(' | ')' | '%')
+}
+
+/// Characters that may legitimately follow a complete path.
+fn ends_path(c: Option<char>) -> bool {
+    matches!(c, None | Some('+' | '>' | ',' | ')' | '%'))
+}
+
+const WHITESPACE_IN_PATH: &str =
+    "whitespace is not allowed in an unquoted path segment; quote it, e.g. /\"my prop\"";
+
+struct Parser<'a> {
+    src: &'a str,
+    pos: usize,
+    end: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..self.end].chars().next()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.peek() {
+            if !c.is_whitespace() {
+                break;
+            }
+            self.pos += c.len_utf8();
+        }
+    }
+
+    fn err(&self, offset: usize, message: impl Into<String>) -> SpecError {
+        SpecError {
+            input: self.src.to_string(),
+            offset,
+            message: message.into(),
+        }
+    }
+
+    fn unexpected(&self, c: char) -> SpecError {
+        self.err(
+            self.pos,
+            format!("unexpected `{c}`; expected `+`, `>` or the end of the candidate"),
+        )
+    }
+
+    fn candidate(&mut self) -> Result<Vec<Level>, SpecError> {
+        self.skip_ws();
+        let mut levels = vec![self.level(None)?];
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                None => return Ok(levels),
+                Some('>') => {
+                    if levels.len() == MAX_LEVELS {
+                        return Err(self.err(
+                            self.pos,
+                            format!("hierarchical keys allow at most {MAX_LEVELS} levels"),
+                        ));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    let level_start = self.pos;
+                    let level = self.level(Some('>'))?;
+                    if levels.iter().any(|l| l.same_key(&level)) {
+                        return Err(self.err(level_start, "level repeated in hierarchical key"));
+                    }
+                    levels.push(level);
+                }
+                Some(c) => return Err(self.unexpected(c)),
+            }
+        }
+    }
+
+    fn level(&mut self, after: Option<char>) -> Result<Level, SpecError> {
+        let mut parts: Vec<Part> = Vec::new();
+        let mut after = after;
+        loop {
+            self.skip_ws();
+            let (part, path_offset) = self.part(after)?;
+            if parts
+                .iter()
+                .any(|p| p.path().segments == part.path().segments)
+            {
+                return Err(self.err(path_offset, "path repeated in synthetic key"));
+            }
+            parts.push(part);
+            self.skip_ws();
+            if self.peek() == Some('+') {
+                self.pos += 1;
+                after = Some('+');
+            } else {
+                return Ok(Level { parts });
+            }
+        }
+    }
+
+    /// Parses one part; returns it with the byte offset of its path.
+    fn part(&mut self, after: Option<char>) -> Result<(Part, usize), SpecError> {
+        match self.peek() {
+            Some('/') => {
+                let offset = self.pos;
+                Ok((Part::Path(self.path()?), offset))
+            }
+            Some(c) if c.is_ascii_alphabetic() => self.function(),
+            None => {
+                let message = match after {
+                    Some(op) => format!("expected a path starting with `/` after `{op}`"),
+                    None => "expected a path starting with `/`".to_string(),
+                };
+                Err(self.err(self.pos, message))
+            }
+            Some(_) => Err(self.err(self.pos, "expected a path starting with `/`")),
+        }
+    }
+
+    fn function(&mut self) -> Result<(Part, usize), SpecError> {
+        let name_start = self.pos;
+        while let Some(c) = self.peek() {
+            if !(c.is_ascii_alphanumeric() || c == '_') {
+                break;
+            }
+            self.pos += 1;
+        }
+        let name = &self.src[name_start..self.pos];
+        let after_name = self.pos;
+        self.skip_ws();
+        if self.peek() != Some('(') {
+            let next = self.src[after_name..self.end].chars().next();
+            let message = if ends_path(next) || next.is_some_and(char::is_whitespace) {
+                format!("expected a path starting with `/` (did you mean `/{name}`?)")
+            } else {
+                "expected a path starting with `/`".to_string()
+            };
+            return Err(self.err(name_start, message));
+        }
+        let unit = TimeUnit::from_name(name);
+        if name != "hash" && unit.is_none() {
+            return Err(self.err(
+                name_start,
+                format!("unknown function `{name}`; expected hash, hour, day, month or year"),
+            ));
+        }
+        self.pos += 1; // '('
+        self.skip_ws();
+        let path_offset = self.pos;
+        if self.peek() != Some('/') {
+            return Err(self.err(self.pos, "expected a path starting with `/`"));
+        }
+        let path = self.path()?;
+        self.skip_ws();
+        if self.peek() != Some(')') {
+            return Err(self.err(self.pos, format!("expected `)` to close `{name}(`")));
+        }
+        self.pos += 1;
+        if let Some(unit) = unit {
+            return Ok((Part::Time { unit, path }, path_offset));
+        }
+        self.skip_ws();
+        if self.peek() != Some('%') {
+            return Err(self.err(
+                self.pos,
+                "expected `%` and a bucket count after `hash(...)`, e.g. `hash(/id)%16`",
+            ));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        let digits_start = self.pos;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.pos += 1;
+        }
+        let digits = &self.src[digits_start..self.pos];
+        if digits.is_empty() {
+            return Err(self.err(
+                digits_start,
+                "expected a bucket count (a number from 2 to 65536) after `%`",
+            ));
+        }
+        let buckets = digits
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (MIN_HASH_BUCKETS..=MAX_HASH_BUCKETS).contains(n))
+            .ok_or_else(|| {
+                self.err(
+                    digits_start,
+                    format!(
+                        "hash bucket count must be between {MIN_HASH_BUCKETS} and {MAX_HASH_BUCKETS}"
+                    ),
+                )
+            })?;
+        Ok((Part::Hash { path, buckets }, path_offset))
+    }
+
+    /// Parses a path; the current character is `/`.
+    fn path(&mut self) -> Result<KeyPath, SpecError> {
+        let start = self.pos;
+        let mut segments = Vec::new();
+        loop {
+            let slash = self.pos;
+            self.pos += 1; // '/'
+            match self.peek() {
+                Some('"') => segments.push(self.quoted()?),
+                Some('/') => return Err(self.err(self.pos, "empty path segment `//`")),
+                Some(c) if c.is_whitespace() => return Err(self.err(self.pos, WHITESPACE_IN_PATH)),
+                None | Some('+' | '>' | ',' | '(' | ')' | '%') => {
+                    return Err(if segments.is_empty() {
+                        self.err(self.pos, "expected a property name after `/`")
+                    } else {
+                        self.err(slash, "trailing `/`: a path cannot end with `/`")
+                    });
+                }
+                Some(_) => segments.push(self.unquoted()?),
+            }
+            match self.peek() {
+                Some('/') => continue,
+                Some(c) if c.is_whitespace() => {
+                    let ws = self.pos;
+                    let rest = self.src[ws..self.end].trim_start();
+                    if !ends_path(rest.chars().next()) {
+                        return Err(self.err(ws, WHITESPACE_IN_PATH));
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+        Ok(KeyPath {
+            text: self.src[start..self.pos].to_string(),
+            segments,
+        })
+    }
+
+    fn unquoted(&mut self) -> Result<String, SpecError> {
+        let start = self.pos;
+        while let Some(c) = self.peek() {
+            match c {
+                '*' => {
+                    return Err(self.err(
+                        self.pos,
+                        "wildcards (`*`) are not allowed in partition key paths",
+                    ))
+                }
+                '[' | ']' => {
+                    return Err(self.err(
+                        self.pos,
+                        "array paths (`[...]`) are not allowed in partition key paths",
+                    ))
+                }
+                '"' => {
+                    return Err(self.err(
+                        self.pos,
+                        "unexpected `\"` inside a segment; quote the whole segment, e.g. /\"a b\"",
+                    ))
+                }
+                c if is_special(c) || c.is_whitespace() => break,
+                c => self.pos += c.len_utf8(),
+            }
+        }
+        Ok(self.src[start..self.pos].to_string())
+    }
+
+    /// Parses a quoted segment; the current character is `"`.
+    fn quoted(&mut self) -> Result<String, SpecError> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut value = String::new();
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.err(open, "unterminated quote: missing closing `\"`"));
+            };
+            let at = self.pos;
+            self.pos += c.len_utf8();
+            match c {
+                '"' => break,
+                '\\' => match self.peek() {
+                    Some(e @ ('"' | '\\')) => {
+                        value.push(e);
+                        self.pos += 1;
+                    }
+                    None => {
+                        return Err(self.err(open, "unterminated quote: missing closing `\"`"))
+                    }
+                    Some(e) => {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "unsupported escape `\\{e}` in quoted segment; only `\\\"` and `\\\\` are allowed"
+                            ),
+                        ))
+                    }
+                },
+                c => value.push(c),
+            }
+        }
+        if value.is_empty() {
+            return Err(self.err(open, "empty quoted segment `\"\"`"));
+        }
+        match self.peek() {
+            Some(c) if !c.is_whitespace() && !is_special(c) => Err(self.err(
+                self.pos,
+                format!(
+                    "unexpected `{c}` after closing quote; expected `/` or the end of the path"
+                ),
+            )),
+            Some('"') => Err(self.err(
+                self.pos,
+                "unexpected `\"` after closing quote; escape quotes inside a segment as `\\\"`",
+            )),
+            _ => Ok(value),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kp(text: &str, segments: &[&str]) -> KeyPath {
+        KeyPath {
+            text: text.to_string(),
+            segments: segments.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn p(text: &str, segments: &[&str]) -> Part {
+        Part::Path(kp(text, segments))
+    }
+
+    fn lvl(parts: Vec<Part>) -> Level {
+        Level { parts }
+    }
+
+    fn cand(spec: &str, kind: KeyKind, levels: Vec<Level>) -> Candidate {
+        Candidate {
+            spec: spec.to_string(),
+            kind,
+            levels,
+        }
+    }
+
+    /// Asserts `input` fails with `message` at `offset`.
+    fn fails(input: &str, offset: usize, message: &str) {
+        let err = parse_candidates(input).expect_err(input);
+        assert_eq!(err.message, message, "message for {input:?}");
+        assert_eq!(err.offset, offset, "offset for {input:?}: {err}");
+        assert_eq!(err.input, input);
+    }
+
+    #[test]
+    fn single_paths() {
+        assert_eq!(
+            parse_candidate("/tenantId").unwrap(),
+            cand(
+                "/tenantId",
+                KeyKind::Single,
+                vec![lvl(vec![p("/tenantId", &["tenantId"])])]
+            )
+        );
+        assert_eq!(
+            parse_candidate("  /customer/address/zip ").unwrap(),
+            cand(
+                "/customer/address/zip",
+                KeyKind::Single,
+                vec![lvl(vec![p(
+                    "/customer/address/zip",
+                    &["customer", "address", "zip"]
+                )])]
+            )
+        );
+        let c = parse_candidate("/ünïcode_ĸey-1.x").unwrap();
+        assert_eq!(
+            c.levels[0].parts[0].path().segments,
+            vec!["ünïcode_ĸey-1.x"]
+        );
+    }
+
+    #[test]
+    fn quoted_segments() {
+        let c = parse_candidate(r#"/"department name""#).unwrap();
+        assert_eq!(
+            c.levels,
+            vec![lvl(vec![p(r#"/"department name""#, &["department name"])])]
+        );
+        let c = parse_candidate(r#"/"a \"b\" \\ c"/d"#).unwrap();
+        assert_eq!(
+            c.levels,
+            vec![lvl(vec![p(r#"/"a \"b\" \\ c"/d"#, &[r#"a "b" \ c"#, "d"])])]
+        );
+        // Quoting makes special characters legal.
+        let c = parse_candidate(r#"/"a+b>c(d)%*[0]/x""#).unwrap();
+        assert_eq!(c.paths()[0].segments, vec!["a+b>c(d)%*[0]/x"]);
+        assert_eq!(c.kind, KeyKind::Single);
+    }
+
+    #[test]
+    fn commas_inside_quotes_do_not_split() {
+        let cs = parse_candidates(r#"/"a,b", /"c \",d", /e"#).unwrap();
+        assert_eq!(cs.len(), 3);
+        assert_eq!(cs[0].spec, r#"/"a,b""#);
+        assert_eq!(cs[0].paths()[0].segments, vec!["a,b"]);
+        assert_eq!(cs[1].spec, r#"/"c \",d""#);
+        assert_eq!(cs[1].paths()[0].segments, vec![r#"c ",d"#]);
+        assert_eq!(cs[2].spec, "/e");
+    }
+
+    #[test]
+    fn synthetic() {
+        assert_eq!(
+            parse_candidate("/tenantId+/region").unwrap(),
+            cand(
+                "/tenantId+/region",
+                KeyKind::Synthetic,
+                vec![lvl(vec![
+                    p("/tenantId", &["tenantId"]),
+                    p("/region", &["region"])
+                ])]
+            )
+        );
+    }
+
+    #[test]
+    fn hashed() {
+        assert_eq!(
+            parse_candidate("/tenantId+hash(/id)%16").unwrap(),
+            cand(
+                "/tenantId+hash(/id)%16",
+                KeyKind::Hashed,
+                vec![lvl(vec![
+                    p("/tenantId", &["tenantId"]),
+                    Part::Hash {
+                        path: kp("/id", &["id"]),
+                        buckets: 16
+                    }
+                ])]
+            )
+        );
+        let c = parse_candidate("hash(/a/b)%65536").unwrap();
+        assert_eq!(c.kind, KeyKind::Hashed);
+        assert_eq!(
+            c.levels[0].parts[0],
+            Part::Hash {
+                path: kp("/a/b", &["a", "b"]),
+                buckets: 65536
+            }
+        );
+        assert_eq!(
+            parse_candidate("hash(/a)%2").unwrap().levels[0].parts[0],
+            Part::Hash {
+                path: kp("/a", &["a"]),
+                buckets: 2
+            }
+        );
+    }
+
+    #[test]
+    fn time_buckets() {
+        for (name, unit) in [
+            ("hour", TimeUnit::Hour),
+            ("day", TimeUnit::Day),
+            ("month", TimeUnit::Month),
+            ("year", TimeUnit::Year),
+        ] {
+            let spec = format!("{name}(/ts)");
+            assert_eq!(
+                parse_candidate(&spec).unwrap(),
+                cand(
+                    &spec,
+                    KeyKind::Time,
+                    vec![lvl(vec![Part::Time {
+                        unit,
+                        path: kp("/ts", &["ts"])
+                    }])]
+                )
+            );
+        }
+        assert_eq!(
+            parse_candidate("/deviceId+month(/ts)").unwrap(),
+            cand(
+                "/deviceId+month(/ts)",
+                KeyKind::Time,
+                vec![lvl(vec![
+                    p("/deviceId", &["deviceId"]),
+                    Part::Time {
+                        unit: TimeUnit::Month,
+                        path: kp("/ts", &["ts"])
+                    }
+                ])]
+            )
+        );
+        // Hash wins over time.
+        let c = parse_candidate("day(/ts)+hash(/id)%4").unwrap();
+        assert_eq!(c.kind, KeyKind::Hashed);
+    }
+
+    #[test]
+    fn hierarchical() {
+        assert_eq!(
+            parse_candidate("/tenantId>/userId>/id").unwrap(),
+            cand(
+                "/tenantId>/userId>/id",
+                KeyKind::Hierarchical,
+                vec![
+                    lvl(vec![p("/tenantId", &["tenantId"])]),
+                    lvl(vec![p("/userId", &["userId"])]),
+                    lvl(vec![p("/id", &["id"])]),
+                ]
+            )
+        );
+        let c = parse_candidate("/t+/r > day(/ts) > /u+hash(/id)%8").unwrap();
+        assert_eq!(c.kind, KeyKind::Hierarchical);
+        assert_eq!(
+            c.levels,
+            vec![
+                lvl(vec![p("/t", &["t"]), p("/r", &["r"])]),
+                lvl(vec![Part::Time {
+                    unit: TimeUnit::Day,
+                    path: kp("/ts", &["ts"])
+                }]),
+                lvl(vec![
+                    p("/u", &["u"]),
+                    Part::Hash {
+                        path: kp("/id", &["id"]),
+                        buckets: 8
+                    }
+                ]),
+            ]
+        );
+        let paths: Vec<&str> = c.paths().iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(paths, vec!["/t", "/r", "/ts", "/u", "/id"]);
+        // Same path in different levels is fine (different level values).
+        assert!(parse_candidate("/a>/a+/b").is_ok());
+    }
+
+    #[test]
+    fn whitespace_tolerance() {
+        let a = parse_candidate("/a+/b>/c").unwrap();
+        let b = parse_candidate(" \t/a  +  /b  >  /c ").unwrap();
+        assert_eq!(a.levels, b.levels);
+        assert_eq!(b.spec, "/a  +  /b  >  /c");
+        let c = parse_candidate("hash ( /id ) % 16 + day( /ts )").unwrap();
+        assert_eq!(
+            c.levels[0].parts,
+            vec![
+                Part::Hash {
+                    path: kp("/id", &["id"]),
+                    buckets: 16
+                },
+                Part::Time {
+                    unit: TimeUnit::Day,
+                    path: kp("/ts", &["ts"])
+                }
+            ]
+        );
+        let cs = parse_candidates(" /a , /b+/c ,day(/ts)").unwrap();
+        let specs: Vec<&str> = cs.iter().map(|c| c.spec.as_str()).collect();
+        assert_eq!(specs, vec!["/a", "/b+/c", "day(/ts)"]);
+    }
+
+    #[test]
+    fn kind_display_and_serde() {
+        assert_eq!(KeyKind::Hierarchical.to_string(), "hierarchical");
+        assert_eq!(KeyKind::Single.to_string(), "single");
+        assert_eq!(
+            serde_json::to_string(&KeyKind::Synthetic).unwrap(),
+            "\"synthetic\""
+        );
+        assert_eq!(serde_json::to_string(&KeyKind::Time).unwrap(), "\"time\"");
+        assert_eq!(
+            serde_json::to_string(&KeyKind::Hashed).unwrap(),
+            "\"hashed\""
+        );
+        assert_eq!(TimeUnit::Month.to_string(), "month");
+        let c = parse_candidate("/a+hash(/b)%4").unwrap();
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["kind"], "hashed");
+        assert_eq!(json["levels"][0]["parts"][1]["type"], "hash");
+        assert_eq!(json["levels"][0]["parts"][1]["buckets"], 4);
+    }
+
+    #[test]
+    fn empty_candidates() {
+        fails("", 0, EMPTY_CANDIDATE);
+        fails("   ", 0, EMPTY_CANDIDATE);
+        fails("/a,,/b", 3, "empty candidate: remove the extra comma");
+        fails(",/a", 0, "empty candidate: remove the extra comma");
+        fails("/a,", 2, "empty candidate: remove the extra comma");
+        fails("/a, ,/b", 4, "empty candidate: remove the extra comma");
+        assert_eq!(parse_candidate(" ").unwrap_err().message, EMPTY_CANDIDATE);
+    }
+
+    #[test]
+    fn path_errors() {
+        fails(
+            "tenantId",
+            0,
+            "expected a path starting with `/` (did you mean `/tenantId`?)",
+        );
+        fails("\"a\"", 0, "expected a path starting with `/`");
+        fails(
+            "/a+b",
+            3,
+            "expected a path starting with `/` (did you mean `/b`?)",
+        );
+        fails("/a+", 3, "expected a path starting with `/` after `+`");
+        fails("/a>", 3, "expected a path starting with `/` after `>`");
+        fails("/a+ ", 3, "expected a path starting with `/` after `+`");
+        fails("/a+ +/b", 4, "expected a path starting with `/`");
+        fails("/a//b", 3, "empty path segment `//`");
+        fails("/a/", 2, "trailing `/`: a path cannot end with `/`");
+        fails("/a/+/b", 2, "trailing `/`: a path cannot end with `/`");
+        fails("/", 1, "expected a property name after `/`");
+        fails("/+/a", 1, "expected a property name after `/`");
+        fails("/a b", 2, WHITESPACE_IN_PATH);
+        fails("/a /b", 2, WHITESPACE_IN_PATH);
+        fails("/ a", 1, WHITESPACE_IN_PATH);
+        fails(
+            "/items/*",
+            7,
+            "wildcards (`*`) are not allowed in partition key paths",
+        );
+        fails(
+            "/items[0]/id",
+            6,
+            "array paths (`[...]`) are not allowed in partition key paths",
+        );
+        fails(
+            "/ab\"c\"",
+            3,
+            "unexpected `\"` inside a segment; quote the whole segment, e.g. /\"a b\"",
+        );
+    }
+
+    #[test]
+    fn quote_errors() {
+        fails("/\"abc", 1, "unterminated quote: missing closing `\"`");
+        fails("/x>/\"ab\\", 4, "unterminated quote: missing closing `\"`");
+        fails("/\"a,b", 1, "unterminated quote: missing closing `\"`");
+        fails("/\"\"", 1, "empty quoted segment `\"\"`");
+        fails(
+            "/\"a\\nb\"",
+            3,
+            "unsupported escape `\\n` in quoted segment; only `\\\"` and `\\\\` are allowed",
+        );
+        fails(
+            "/\"a\"b",
+            4,
+            "unexpected `b` after closing quote; expected `/` or the end of the path",
+        );
+        fails(
+            "/\"a\"\"b\"",
+            4,
+            "unexpected `\"` after closing quote; escape quotes inside a segment as `\\\"`",
+        );
+    }
+
+    #[test]
+    fn function_errors() {
+        fails(
+            "week(/ts)",
+            0,
+            "unknown function `week`; expected hash, hour, day, month or year",
+        );
+        fails(
+            "/a+Day(/ts)",
+            3,
+            "unknown function `Day`; expected hash, hour, day, month or year",
+        );
+        fails("day(/ts", 7, "expected `)` to close `day(`");
+        fails("hash(/id %16", 9, "expected `)` to close `hash(`");
+        fails("day(/ts+/x)", 7, "expected `)` to close `day(`");
+        fails("day()", 4, "expected a path starting with `/`");
+        fails("day(ts)", 4, "expected a path starting with `/`");
+        fails("day(hash(/a)%2)", 4, "expected a path starting with `/`");
+        let missing_pct = "expected `%` and a bucket count after `hash(...)`, e.g. `hash(/id)%16`";
+        fails("hash(/id)", 9, missing_pct);
+        fails("/a+hash(/id)+/b", 12, missing_pct);
+        let not_number = "expected a bucket count (a number from 2 to 65536) after `%`";
+        fails("hash(/id)%", 10, not_number);
+        fails("hash(/id)%x", 10, not_number);
+        fails("hash(/id)%-4", 10, not_number);
+        let range = "hash bucket count must be between 2 and 65536";
+        fails("hash(/id)%0", 10, range);
+        fails("hash(/id)%1", 10, range);
+        fails("hash(/id)% 65537", 11, range);
+        fails("hash(/id)%99999999999999999999", 10, range);
+    }
+
+    #[test]
+    fn structure_errors() {
+        fails("/a>/b>/c>/d", 8, "hierarchical keys allow at most 3 levels");
+        fails(
+            "/a > /b > /c > /d",
+            13,
+            "hierarchical keys allow at most 3 levels",
+        );
+        fails(
+            "/a)",
+            2,
+            "unexpected `)`; expected `+`, `>` or the end of the candidate",
+        );
+        fails(
+            "hash(/id)%16 x",
+            13,
+            "unexpected `x`; expected `+`, `>` or the end of the candidate",
+        );
+        fails(
+            "hash(/id)%16.5",
+            12,
+            "unexpected `.`; expected `+`, `>` or the end of the candidate",
+        );
+        let err = parse_candidate("/a,/b").unwrap_err();
+        assert_eq!(err.offset, 2);
+        assert_eq!(
+            err.message,
+            "unexpected `,`; expected `+`, `>` or the end of the candidate"
+        );
+        fails("/a+/a", 3, "path repeated in synthetic key");
+        fails("/a+/b + /\"a\"", 8, "path repeated in synthetic key");
+        fails("/ts+day(/ts)", 8, "path repeated in synthetic key");
+        fails("/x>/a+hash(/a)%4", 11, "path repeated in synthetic key");
+        fails("/a>/b>/a", 6, "level repeated in hierarchical key");
+        fails(
+            "/a, /b, /\"a\"",
+            8,
+            "duplicate candidate: same key as candidate 1 (`/a`)",
+        );
+        fails(
+            "/a+/b,/c,/a + /b",
+            9,
+            "duplicate candidate: same key as candidate 1 (`/a+/b`)",
+        );
+        // Different bucket counts or units are different keys.
+        assert_eq!(
+            parse_candidates("hash(/a)%4,hash(/a)%8,day(/a),hour(/a),/b+/a,/a+/b")
+                .unwrap()
+                .len(),
+            6
+        );
+    }
+
+    #[test]
+    fn errors_in_later_items_use_list_offsets() {
+        fails("/a, /b//c", 7, "empty path segment `//`");
+        fails(
+            "/\"x,y\", week(/t)",
+            8,
+            "unknown function `week`; expected hash, hour, day, month or year",
+        );
+    }
+
+    #[test]
+    fn display_renders_caret() {
+        let err = parse_candidate("/a>/b>/c>/d").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid candidate key: hierarchical keys allow at most 3 levels\n  /a>/b>/c>/d\n          ^"
+        );
+        // Multi-byte characters before the error: caret column counts chars.
+        let err = parse_candidate("/\"näme ü\"/x y").unwrap_err();
+        assert_eq!(err.offset, 13); // byte offset of the space in "x y"
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "invalid candidate key: {WHITESPACE_IN_PATH}\n  /\"näme ü\"/x y\n             ^"
+            )
+        );
+        // Offset at end of input.
+        let err = parse_candidate("day(/ts").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid candidate key: expected `)` to close `day(`\n  day(/ts\n         ^"
+        );
+        let boxed: Box<dyn std::error::Error> = Box::new(err);
+        assert!(boxed.to_string().starts_with("invalid candidate key"));
+    }
+}

@@ -1,0 +1,48 @@
+//! pkadvisor: choose an Azure Cosmos DB partition key from sample documents, before you create
+//! the container, and keep checking it in CI.
+//!
+//! Data flows one way: [`ingest`] frames records → [`keys`] extracts key values → [`stats`]
+//! accumulates per logical partition (in parallel, mergeable) → [`cosmos`] models the service
+//! (EPK hashing, physical layout, limits) → [`advise`] turns numbers into findings, verdicts and
+//! a ranking → [`report`] renders one model as a table, Markdown or versioned JSON.
+
+#![deny(missing_docs)]
+
+pub mod advise;
+pub mod analysis;
+pub mod cli;
+pub mod commands;
+pub mod cosmos;
+pub mod ingest;
+pub mod keys;
+pub mod pipeline;
+pub mod progress;
+pub mod report;
+pub mod stats;
+
+use std::io::Write;
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: bad input, bad usage.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+/// Runs a validated configuration, writing results to stdout.
+pub fn run(config: cli::Config) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match config {
+        cli::Config::Analyze(cfg) => commands::analyze::run(&cfg, &mut out)?,
+        cli::Config::Epk(cfg) => commands::epk::run(&cfg, &mut out)?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// True when an error chain ends in a broken pipe (e.g. `pkadvisor ... | head`): exit quietly.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,283 @@
+//! The parallel scan: one reader thread frames blocks, `--threads` rayon workers parse records
+//! into their own [`Accumulator`], and the accumulators are merged at the end.
+//!
+//! A malformed record stops the run (unless `--skip-invalid`): workers finish the block in hand,
+//! later blocks are dropped, and the earliest bad record found is reported. Because every block
+//! before a failing one has been handed out before it, the earliest one is the first in the file.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::ingest::{self, Block, Framing, IngestError, InputSource, Position};
+use crate::keys::extract::{scan_document, Extracted};
+use crate::keys::{time, KeyPlan};
+use crate::progress::Progress;
+use crate::stats::{Accumulator, RecordIssue};
+
+/// How to scan.
+#[derive(Debug, Clone, Default)]
+pub struct ScanOptions {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Count and skip malformed records instead of stopping.
+    pub skip_invalid: bool,
+    /// Keep every CSV field a string.
+    pub csv_strings: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// Trie slot of the time field, if one is tracked.
+    pub time_slot: Option<usize>,
+    /// Width of time buckets for hot-spot analysis, seconds (requires `time_slot`).
+    pub time_bucket_secs: Option<i64>,
+}
+
+/// Why a scan stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// An input could not be read or framed.
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    /// A malformed record, without `--skip-invalid`.
+    #[error("{file}:{line}:{column}: {message}\n  (fix the record, or pass --skip-invalid to count and skip bad records)")]
+    InvalidRecord {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column.
+        column: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads every input and returns the merged accumulator.
+pub fn scan(
+    inputs: &[InputSource],
+    plan: &KeyPlan,
+    opts: &ScanOptions,
+) -> Result<Accumulator, ScanError> {
+    let threads = opts.threads.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let total: Option<u64> = inputs.iter().map(|i| i.size_bytes).sum();
+    let progress = Progress::new(opts.progress, total);
+    let counter = Arc::new(AtomicU64::new(0));
+    let stop = AtomicBool::new(false);
+    let reader_error: Mutex<Option<IngestError>> = Mutex::new(None);
+    let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
+
+    let acc = std::thread::scope(|s| {
+        let stop = &stop;
+        let reader_error = &reader_error;
+        let counter2 = counter.clone();
+        let progress = &progress;
+        s.spawn(move || {
+            let result = (|| -> Result<(), IngestError> {
+                for (i, src) in inputs.iter().enumerate() {
+                    let mut reader =
+                        ingest::open(src, i as u32, counter2.clone(), opts.csv_strings)?;
+                    while let Some(block) = reader.next_block()? {
+                        progress.set(counter2.load(Ordering::Relaxed));
+                        if stop.load(Ordering::Relaxed) || tx.send(block).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(e) = result {
+                stop.store(true, Ordering::Relaxed);
+                *reader_error.lock().expect("lock") = Some(e);
+            }
+            drop(tx);
+        });
+        pool.install(|| {
+            (0..threads)
+                .into_par_iter()
+                .map(|_| {
+                    let mut acc = Accumulator::new(plan.len());
+                    let mut worker = Worker::new(plan, opts);
+                    while let Ok(block) = rx.recv() {
+                        if stop.load(Ordering::Relaxed) {
+                            continue; // drain so the reader never blocks
+                        }
+                        worker.block(&block, &mut acc);
+                        if !opts.skip_invalid && acc.invalid_records.count > 0 {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    acc
+                })
+                .reduce(|| Accumulator::new(0), Accumulator::merge)
+        })
+    });
+    progress.finish();
+
+    if let Some(e) = reader_error.into_inner().expect("lock") {
+        return Err(e.into());
+    }
+    if !opts.skip_invalid {
+        if let Some(first) = acc.invalid_records.first.first() {
+            return Err(ScanError::InvalidRecord {
+                file: inputs[first.position.file as usize].display.clone(),
+                line: first.position.line,
+                column: first.position.column,
+                message: first.message.clone(),
+            });
+        }
+    }
+    Ok(acc)
+}
+
+/// Per-thread scratch space.
+struct Worker<'p> {
+    plan: &'p KeyPlan,
+    opts: &'p ScanOptions,
+    key: Vec<u8>,
+}
+
+impl<'p> Worker<'p> {
+    fn new(plan: &'p KeyPlan, opts: &'p ScanOptions) -> Self {
+        Worker {
+            plan,
+            opts,
+            key: Vec::with_capacity(256),
+        }
+    }
+
+    fn block(&mut self, block: &Block, acc: &mut Accumulator) {
+        let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
+        match &block.framing {
+            Framing::Lines { first_line } => {
+                let data = &block.data[..];
+                let mut start = 0;
+                let mut line = *first_line;
+                while start < data.len() {
+                    let end = memchr::memchr(b'\n', &data[start..])
+                        .map(|i| start + i)
+                        .unwrap_or(data.len());
+                    let mut rec = &data[start..end];
+                    if let [head @ .., b'\r'] = rec {
+                        rec = head;
+                    }
+                    if !rec.iter().all(u8::is_ascii_whitespace) {
+                        let pos = Position {
+                            file: block.file,
+                            line,
+                            column: 1,
+                        };
+                        self.record(rec, pos, None, &mut values, acc);
+                    }
+                    start = end + 1;
+                    line += 1;
+                }
+            }
+            Framing::Spans(spans) => {
+                for s in spans {
+                    let pos = Position {
+                        file: block.file,
+                        line: s.line,
+                        column: s.column,
+                    };
+                    if let Some(msg) = &s.error {
+                        acc.invalid_records.add(RecordIssue {
+                            position: pos,
+                            message: msg.clone(),
+                        });
+                        continue;
+                    }
+                    self.record(
+                        &block.data[s.start..s.end],
+                        pos,
+                        s.raw_bytes,
+                        &mut values,
+                        acc,
+                    );
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn record<'a>(
+        &mut self,
+        rec: &'a [u8],
+        pos: Position,
+        raw_override: Option<u64>,
+        values: &mut Vec<Extracted<'a>>,
+        acc: &mut Accumulator,
+    ) {
+        let bad = |offset: usize, message: String, acc: &mut Accumulator| {
+            let (line, column) = ingest::locate(rec, offset, pos.line, pos.column);
+            acc.invalid_records.add(RecordIssue {
+                position: Position {
+                    file: pos.file,
+                    line,
+                    column,
+                },
+                message,
+            });
+        };
+        if let Err(e) = std::str::from_utf8(rec) {
+            bad(e.valid_up_to(), "invalid UTF-8".into(), acc);
+            return;
+        }
+        let summary = match scan_document(rec, &self.plan.trie, values) {
+            Ok(s) => s,
+            Err(e) => {
+                bad(e.offset, e.message.to_string(), acc);
+                return;
+            }
+        };
+        let raw = raw_override.unwrap_or(rec.len() as u64);
+        let minified = (rec.len() - summary.whitespace_bytes) as u64;
+        acc.add_document(raw, minified, pos);
+        let ts = self.opts.time_slot.and_then(|slot| match &values[slot] {
+            Extracted::Str(s) => time::parse_iso8601(s),
+            Extracted::Number(t) => std::str::from_utf8(t)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .and_then(time::epoch_seconds_from_number),
+            _ => None,
+        });
+        if self.opts.time_slot.is_some() {
+            match ts {
+                Some(t) => {
+                    acc.time_span = Some(match acc.time_span {
+                        Some((a, b)) => (a.min(t), b.max(t)),
+                        None => (t, t),
+                    })
+                }
+                None => acc.time_missing += 1,
+            }
+        }
+        for i in 0..self.plan.len() {
+            match self.plan.build_key(i, values, &mut self.key) {
+                Ok(()) => {
+                    acc.candidates[i].add(&self.key, raw, minified, ts);
+                    if let (Some(t), Some(w)) = (ts, self.opts.time_bucket_secs) {
+                        let bucket = t.div_euclid(w) * w;
+                        *acc.time_buckets
+                            .entry((bucket, i as u32, self.key.as_slice().into()))
+                            .or_default() += 1;
+                    }
+                }
+                Err(kind) => {
+                    acc.candidates[i]
+                        .key_errors
+                        .entry(kind)
+                        .or_default()
+                        .add(RecordIssue {
+                            position: pos,
+                            message: kind.describe().to_string(),
+                        });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The one [`Report`] model, ranked once, and a renderer per output format.
+//!
+//! The JSON output is this model serialized: it is an API, versioned by [`SCHEMA_VERSION`] and
+//! documented field by field in `docs/json-schema.md`. Change it deliberately.
+
+pub mod json;
+pub mod markdown;
+pub mod sections;
+pub mod table;
+
+use serde::Serialize;
+
+use crate::advise::{Finding, ScoreParts, Verdict};
+use crate::cosmos::limits::Limits;
+use crate::keys::spec::KeyKind;
+use crate::stats::summary::{Distribution, LevelStats, Skew};
+
+/// Version of the JSON document. Bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything an analysis produced, in rank order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Version of this document's schema.
+    pub schema_version: u32,
+    /// Tool name and version.
+    pub tool: ToolInfo,
+    /// What was read.
+    pub input: InputSummary,
+    /// The limits and cost constants used (after `--limit` overrides).
+    pub limits: Limits,
+    /// Which numbers are estimates, in words.
+    pub estimates: Vec<String>,
+    /// Candidates in rank order (best first; failing ones last).
+    pub candidates: Vec<CandidateReport>,
+}
+
+/// Tool identification.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolInfo {
+    /// Always `pkadvisor`.
+    pub name: &'static str,
+    /// The crate version.
+    pub version: &'static str,
+}
+
+/// One input file.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileSummary {
+    /// Path as given (`<stdin>` for standard input).
+    pub path: String,
+    /// Format read (`jsonl`, `json`, `csv`), `null` when sniffed from the content.
+    pub format: Option<crate::ingest::InputFormat>,
+}
+
+/// A record-level problem with its location.
+#[derive(Debug, Clone, Serialize)]
+pub struct Located {
+    /// File path.
+    pub file: String,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based column.
+    pub column: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The largest document seen.
+#[derive(Debug, Clone, Serialize)]
+pub struct LargestDocument {
+    /// Minified bytes.
+    pub bytes: u64,
+    /// File path.
+    pub file: String,
+    /// 1-based line where it starts.
+    pub line: u64,
+}
+
+/// Summary of the input.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    /// Files read, in order.
+    pub files: Vec<FileSummary>,
+    /// Records read = analyzed + skipped.
+    pub records_read: u64,
+    /// Records parsed and analyzed.
+    pub records_analyzed: u64,
+    /// Malformed records skipped (only with `--skip-invalid`).
+    pub records_skipped: u64,
+    /// The first few skipped records.
+    pub skipped_examples: Vec<Located>,
+    /// Bytes of the analyzed records as read.
+    pub raw_bytes: u64,
+    /// Bytes of the analyzed records minified.
+    pub minified_bytes: u64,
+    /// Estimated stored bytes of the sample: minified + per-item overhead.
+    pub estimated_stored_bytes: f64,
+    /// Factor applied to per-partition documents and bytes to project the sample to production
+    /// (1 without `--total-docs`/`--total-size`).
+    pub scale_factor: f64,
+    /// What the projection targets, in words (`null` without projection).
+    pub projection: Option<String>,
+    /// The largest document.
+    pub largest_document: Option<LargestDocument>,
+    /// Findings about the input itself (e.g. an item over 2 MB).
+    pub findings: Vec<Finding>,
+}
+
+/// One logical partition in a top list.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopPartition {
+    /// The key: a JSON value (`{}` = Undefined), or an array of levels for hierarchical keys.
+    pub key: serde_json::Value,
+    /// Projected documents.
+    pub documents: f64,
+    /// Projected stored bytes (estimate).
+    pub bytes: f64,
+    /// Share of the candidate's stored bytes.
+    pub share: f64,
+}
+
+/// Documents whose key could not be computed, by reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct KeyErrorSummary {
+    /// Reason code.
+    pub reason: crate::keys::KeyError,
+    /// Documents affected.
+    pub documents: u64,
+    /// The first few, with where they are.
+    pub examples: Vec<Located>,
+}
+
+/// One physical partition of a projected layout.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionReport {
+    /// Inclusive lower EPK bound (hex; `""` = start of the key space).
+    pub min_epk: String,
+    /// Exclusive upper EPK bound (`"FF"` = end of the key space).
+    pub max_epk: String,
+    /// Logical partitions placed here.
+    pub logical_partitions: u64,
+    /// Projected stored bytes.
+    pub bytes: f64,
+    /// Estimated RU/s demand.
+    pub ru_demand: f64,
+    /// RU/s allocated (provisioned / partitions), `null` without provisioned throughput.
+    pub ru_allocated: Option<f64>,
+    /// ru_demand / ru_allocated.
+    pub utilisation: Option<f64>,
+}
+
+/// How many physical partitions the prefixes of one level overlap.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrefixFanout {
+    /// Prefix length in levels (1 = first level).
+    pub level: usize,
+    /// Distinct prefixes.
+    pub prefixes: u64,
+    /// `[partitions overlapped, number of prefixes]` pairs, ascending.
+    pub distribution: Vec<(u64, u64)>,
+    /// The prefixes overlapping the most partitions (up to 5).
+    pub worst: Vec<PrefixFanoutEntry>,
+}
+
+/// One prefix and its fan-out.
+#[derive(Debug, Clone, Serialize)]
+pub struct PrefixFanoutEntry {
+    /// The prefix levels as JSON.
+    pub prefix: serde_json::Value,
+    /// Physical partitions its EPK range overlaps.
+    pub partitions: u64,
+    /// Its projected bytes.
+    pub bytes: f64,
+}
+
+/// The projected physical layout of a candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct LayoutReport {
+    /// Hash scheme (`V1`, `V2`, `MultiHash`).
+    pub hash: crate::cosmos::PkVersion,
+    /// Physical partitions after storage splits.
+    pub physical_partitions: u64,
+    /// Partitions at creation, before storage splits.
+    pub initial_partitions: u64,
+    /// Which rule decided the initial count.
+    pub partition_count_rule: crate::cosmos::CountRule,
+    /// Storage splits the model performed.
+    pub storage_splits: u32,
+    /// Provisioned RU/s (`null` when only a partition count was forced).
+    pub provisioned_ru_per_sec: Option<f64>,
+    /// Each physical partition, in EPK order.
+    pub partitions: Vec<PartitionReport>,
+    /// The hottest partition's utilisation.
+    pub hottest_utilisation: Option<f64>,
+    /// Share of provisioned RU/s usable before the hottest partition throttles.
+    pub usable_throughput_share: Option<f64>,
+    /// Hierarchical keys: fan-out of prefix queries, per prefix length.
+    pub prefix_fanout: Vec<PrefixFanout>,
+}
+
+/// Everything reported about one candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateReport {
+    /// The candidate as written.
+    pub spec: String,
+    /// `single`, `synthetic`, `hashed`, `time` or `hierarchical`.
+    pub kind: KeyKind,
+    /// 1 = best.
+    pub rank: usize,
+    /// `pass`, `warn` or `fail`.
+    pub verdict: Verdict,
+    /// 0–100, higher is better (see `docs/scoring.md`).
+    pub score: f64,
+    /// The parts the score is made of.
+    pub score_parts: ScoreParts,
+    /// Findings, most severe first.
+    pub findings: Vec<Finding>,
+    /// Distinct logical partitions in the sample (Undefined and Null count as one each).
+    pub logical_partitions: u64,
+    /// Sample documents placed in a partition.
+    pub documents: u64,
+    /// Documents in the Undefined partition.
+    pub undefined_documents: u64,
+    /// Documents in the Null partition.
+    pub null_documents: u64,
+    /// Documents whose key could not be computed (not in any partition).
+    pub invalid_key_documents: u64,
+    /// Those documents by reason.
+    pub key_errors: Vec<KeyErrorSummary>,
+    /// Projected stored bytes of the largest logical partition.
+    pub max_logical_partition_bytes: f64,
+    /// Projected stored bytes of all partitions.
+    pub total_bytes: f64,
+    /// Projected documents per logical partition.
+    pub documents_per_partition: Distribution,
+    /// Projected stored bytes per logical partition.
+    pub bytes_per_partition: Distribution,
+    /// The largest logical partitions by bytes.
+    pub top_partitions: Vec<TopPartition>,
+    /// Skew of stored bytes across logical partitions.
+    pub skew: Skew,
+    /// Largest key value in bytes (limit 2,048).
+    pub max_key_bytes: u64,
+    /// Hierarchical keys: distinct prefixes per level.
+    pub levels: Vec<LevelStats>,
+    /// Estimated RU/s of the hottest logical partition (`null` without a workload).
+    pub hottest_logical_partition_ru_per_sec: Option<f64>,
+    /// The projected physical layout (`null` without `--ru`, `--autoscale-max-ru` or
+    /// `--physical-partitions`).
+    pub layout: Option<LayoutReport>,
+    /// Workload evaluation (`null` without a workload).
+    pub workload: Option<serde_json::Value>,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// A terminal table.
+    Table,
+    /// Markdown for pull requests.
+    Markdown,
+    /// The versioned JSON document.
+    Json,
+}
+
+/// Renders a report in the chosen format.
+pub fn render(report: &Report, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Table => table::TableRenderer.render(report),
+        OutputFormat::Markdown => markdown::MarkdownRenderer.render(report),
+        OutputFormat::Json => json::JsonRenderer.render(report),
+    }
+}
+
+/// One renderer per output format.
+pub trait Renderer {
+    /// Renders the whole report.
+    fn render(&self, report: &Report) -> String;
+}
+
+/// Formats a share as a percentage with one decimal.
+pub fn percent(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Formats a large count compactly (`1,234,567`).
+pub fn count(x: f64) -> String {
+    let n = x.round() as i128;
+    let s = n.abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_get_separators() {
+        assert_eq!(count(0.0), "0");
+        assert_eq!(count(999.0), "999");
+        assert_eq!(count(1234.4), "1,234");
+        assert_eq!(count(1234567.0), "1,234,567");
+        assert_eq!(percent(0.1234), "12.3%");
+    }
+}

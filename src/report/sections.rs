@@ -1,0 +1,383 @@
+//! The table-shaped view of a report, shared by the terminal and Markdown renderers: a list of
+//! titled tables and notes. Each renderer only decides how to draw them.
+
+use super::{count, percent, CandidateReport, Report};
+use crate::advise::human_bytes;
+
+/// A block of output.
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// A heading (level 1 = report, 2 = section, 3 = candidate).
+    Heading(u8, String),
+    /// Plain lines.
+    Text(Vec<String>),
+    /// A table.
+    Table {
+        /// Column headers.
+        headers: Vec<String>,
+        /// Rows of cells.
+        rows: Vec<Vec<String>>,
+    },
+    /// A bullet list.
+    Bullets(Vec<String>),
+}
+
+/// A text bar of `width` cells for a share in [0, 1] (over 1 is drawn full with a `!`).
+pub fn bar(share: f64, width: usize) -> String {
+    let filled = ((share.clamp(0.0, 1.0)) * width as f64).round() as usize;
+    let mut s = "#".repeat(filled);
+    s.push_str(&".".repeat(width - filled));
+    if share > 1.0 {
+        s.push('!');
+    }
+    s
+}
+
+fn verdict_cell(c: &CandidateReport) -> String {
+    c.verdict.to_string().to_uppercase()
+}
+
+/// Builds the blocks of a report.
+pub fn blocks(r: &Report) -> Vec<Block> {
+    let mut out = Vec::new();
+    out.push(Block::Heading(
+        1,
+        "pkadvisor: partition key analysis".into(),
+    ));
+    let i = &r.input;
+    let mut lines = vec![
+        format!(
+            "Input: {} file(s), {} records read = {} analyzed + {} skipped; {} raw, {} estimated stored",
+            i.files.len(),
+            count(i.records_read as f64),
+            count(i.records_analyzed as f64),
+            count(i.records_skipped as f64),
+            human_bytes(i.raw_bytes as f64),
+            human_bytes(i.estimated_stored_bytes)
+        ),
+    ];
+    match &i.projection {
+        Some(p) => lines.push(format!(
+            "Projection: {p}; per-partition documents and bytes are the sample scaled by {:.3}",
+            i.scale_factor
+        )),
+        None => lines.push("Projection: none (numbers describe the sample; use --total-docs or --total-size to project)".into()),
+    }
+    out.push(Block::Text(lines));
+    if !i.skipped_examples.is_empty() {
+        out.push(Block::Bullets(
+            i.skipped_examples
+                .iter()
+                .map(|s| format!("skipped {}:{}:{}: {}", s.file, s.line, s.column, s.message))
+                .collect(),
+        ));
+    }
+    if !i.findings.is_empty() {
+        out.push(Block::Bullets(
+            i.findings
+                .iter()
+                .map(|f| format!("{} {}: {}", f.severity_label(), f.code, f.message))
+                .collect(),
+        ));
+    }
+
+    out.push(Block::Heading(2, "Ranking".into()));
+    let with_ru = r
+        .candidates
+        .iter()
+        .any(|c| c.hottest_logical_partition_ru_per_sec.is_some());
+    let with_layout = r.candidates.iter().any(|c| c.layout.is_some());
+    let mut headers: Vec<String> = [
+        "#",
+        "candidate",
+        "kind",
+        "verdict",
+        "score",
+        "logical partitions",
+        "largest partition",
+        "% of limit",
+        "top-1 share",
+        "gini",
+        "undefined/null",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if with_ru {
+        headers.push("hottest RU/s".into());
+    }
+    if with_layout {
+        headers.push("physical partitions".into());
+        headers.push("hottest physical".into());
+    }
+    let rows = r
+        .candidates
+        .iter()
+        .map(|c| {
+            let mut row = vec![
+                c.rank.to_string(),
+                c.spec.clone(),
+                c.kind.to_string(),
+                verdict_cell(c),
+                format!("{:.0}", c.score),
+                count(c.logical_partitions as f64),
+                human_bytes(c.max_logical_partition_bytes),
+                percent(c.max_logical_partition_bytes / r.limits.logical_partition_bytes),
+                percent(c.skew.top1_share),
+                format!("{:.2}", c.skew.gini),
+                format!("{}/{}", c.undefined_documents, c.null_documents),
+            ];
+            if with_ru {
+                row.push(
+                    c.hottest_logical_partition_ru_per_sec
+                        .map(|x| format!("{x:.0}"))
+                        .unwrap_or_else(|| "-".into()),
+                );
+            }
+            if with_layout {
+                match &c.layout {
+                    Some(l) => {
+                        row.push(l.physical_partitions.to_string());
+                        row.push(
+                            l.hottest_utilisation
+                                .map(percent)
+                                .unwrap_or_else(|| "-".into()),
+                        );
+                    }
+                    None => {
+                        row.push("-".into());
+                        row.push("-".into());
+                    }
+                }
+            }
+            row
+        })
+        .collect();
+    out.push(Block::Table { headers, rows });
+
+    for c in &r.candidates {
+        out.push(Block::Heading(
+            3,
+            format!("#{} {} ({}): {}", c.rank, c.spec, c.kind, verdict_cell(c)),
+        ));
+        let mut facts = vec![format!(
+            "{} documents in {} logical partitions; per partition: median {} / p99 {} / max {} (estimated stored bytes)",
+            count(c.documents as f64),
+            count(c.logical_partitions as f64),
+            human_bytes(c.bytes_per_partition.p50),
+            human_bytes(c.bytes_per_partition.p99),
+            human_bytes(c.bytes_per_partition.max),
+        )];
+        facts.push(format!(
+            "skew: gini {:.2}, max/mean {:.1}, cv {:.2}, entropy {:.2}, top-1% share {}; largest key value {} bytes",
+            c.skew.gini,
+            c.skew.max_over_mean,
+            c.skew.cv,
+            c.skew.entropy,
+            percent(c.skew.top1pct_share),
+            c.max_key_bytes
+        ));
+        for lv in &c.levels {
+            facts.push(format!(
+                "level {}: {} distinct prefixes; largest {} holds {}",
+                lv.level,
+                count(lv.distinct_prefixes as f64),
+                lv.largest_prefix,
+                human_bytes(lv.largest_prefix_bytes)
+            ));
+        }
+        if c.invalid_key_documents > 0 {
+            for e in &c.key_errors {
+                let first = e
+                    .examples
+                    .first()
+                    .map(|x| format!(" (first at {}:{})", x.file, x.line))
+                    .unwrap_or_default();
+                facts.push(format!(
+                    "{} documents have no key: {}{first}",
+                    e.documents,
+                    e.reason.describe()
+                ));
+            }
+        }
+        out.push(Block::Text(facts));
+        if !c.findings.is_empty() {
+            out.push(Block::Bullets(
+                c.findings
+                    .iter()
+                    .map(|f| format!("{} {}: {}", f.severity_label(), f.code, f.message))
+                    .collect(),
+            ));
+        }
+        if !c.top_partitions.is_empty() {
+            out.push(Block::Table {
+                headers: vec![
+                    "logical partition".into(),
+                    "documents".into(),
+                    "bytes (est.)".into(),
+                    "share".into(),
+                ],
+                rows: c
+                    .top_partitions
+                    .iter()
+                    .map(|t| {
+                        vec![
+                            key_text(&t.key),
+                            count(t.documents),
+                            human_bytes(t.bytes),
+                            percent(t.share),
+                        ]
+                    })
+                    .collect(),
+            });
+        }
+        if let Some(l) = &c.layout {
+            out.push(Block::Text(vec![format!(
+                "Physical layout (estimate, {} hash): {} partitions ({} at creation, {}; {} storage splits){}{}",
+                match l.hash {
+                    crate::cosmos::PkVersion::V1 => "V1",
+                    crate::cosmos::PkVersion::V2 => "V2",
+                    crate::cosmos::PkVersion::MultiHash => "MultiHash",
+                },
+                l.physical_partitions,
+                l.initial_partitions,
+                l.partition_count_rule.describe(),
+                l.storage_splits,
+                l.hottest_utilisation
+                    .map(|u| format!("; hottest partition at {} of its RU/s", percent(u)))
+                    .unwrap_or_default(),
+                l.usable_throughput_share
+                    .map(|u| format!("; {} of provisioned RU/s usable before it throttles", percent(u)))
+                    .unwrap_or_default(),
+            )]));
+            out.push(Block::Table {
+                headers: vec![
+                    "EPK range".into(),
+                    "logical".into(),
+                    "bytes".into(),
+                    "storage (of 50 GB)".into(),
+                    "RU/s demand".into(),
+                    "RU/s allocated".into(),
+                    "utilisation".into(),
+                ],
+                rows: l
+                    .partitions
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            format!("[{}, {})", short_epk(&p.min_epk), short_epk(&p.max_epk)),
+                            count(p.logical_partitions as f64),
+                            human_bytes(p.bytes),
+                            bar(p.bytes / r.limits.physical_partition_bytes, 10),
+                            format!("{:.0}", p.ru_demand),
+                            p.ru_allocated
+                                .map(|a| format!("{a:.0}"))
+                                .unwrap_or_else(|| "-".into()),
+                            p.utilisation
+                                .map(|u| format!("{} {}", bar(u, 10), percent(u)))
+                                .unwrap_or_else(|| "-".into()),
+                        ]
+                    })
+                    .collect(),
+            });
+            for pf in &l.prefix_fanout {
+                let dist = pf
+                    .distribution
+                    .iter()
+                    .map(|(parts, n)| format!("{n} overlap {parts}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let worst = pf
+                    .worst
+                    .iter()
+                    .map(|w| format!("{} → {} partitions", w.prefix, w.partitions))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                out.push(Block::Text(vec![format!(
+                    "prefix fan-out, first {} level(s): {} prefixes; {dist}; worst: {worst}",
+                    pf.level, pf.prefixes
+                )]));
+            }
+        }
+        if let Some(w) = &c.workload {
+            if let Some(qs) = w.get("queries").and_then(|q| q.as_array()) {
+                if !qs.is_empty() {
+                    out.push(Block::Table {
+                        headers: vec![
+                            "query".into(),
+                            "per sec".into(),
+                            "routing".into(),
+                            "partitions".into(),
+                            "RU/s".into(),
+                        ],
+                        rows: qs
+                            .iter()
+                            .map(|q| {
+                                vec![
+                                    q["name"].as_str().unwrap_or("").to_string(),
+                                    format!("{}", q["per_sec"].as_f64().unwrap_or(0.0)),
+                                    q["routing"].as_str().unwrap_or("").to_string(),
+                                    format!(
+                                        "{:.0}",
+                                        q["partitions_touched"].as_f64().unwrap_or(0.0)
+                                    ),
+                                    format!("{:.0}", q["ru_per_sec"].as_f64().unwrap_or(0.0)),
+                                ]
+                            })
+                            .collect(),
+                    });
+                }
+            }
+        }
+    }
+    out.push(Block::Heading(2, "Estimates".into()));
+    out.push(Block::Bullets(r.estimates.clone()));
+    out
+}
+
+fn short_epk(e: &str) -> String {
+    if e.is_empty() {
+        "\"\"".into()
+    } else if e.len() > 12 {
+        format!("{}…", &e[..12])
+    } else {
+        e.to_string()
+    }
+}
+
+/// Table text for a key: strings bare, Undefined as `<undefined>`, levels joined by ` > `.
+pub fn key_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "<null>".into(),
+        serde_json::Value::Object(m) if m.is_empty() => "<undefined>".into(),
+        serde_json::Value::Array(levels) => {
+            levels.iter().map(key_text).collect::<Vec<_>>().join(" > ")
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_and_flag_overflow() {
+        assert_eq!(bar(0.0, 4), "....");
+        assert_eq!(bar(0.5, 4), "##..");
+        assert_eq!(bar(1.0, 4), "####");
+        assert_eq!(bar(1.7, 4), "####!");
+    }
+
+    #[test]
+    fn keys_render_for_people() {
+        assert_eq!(key_text(&serde_json::json!("acme")), "acme");
+        assert_eq!(key_text(&serde_json::json!({})), "<undefined>");
+        assert_eq!(key_text(&serde_json::json!(null)), "<null>");
+        assert_eq!(
+            key_text(&serde_json::json!(["a", {}, 5])),
+            "a > <undefined> > 5"
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! Mergeable accumulators filled in one pass over the records, for any number of candidates.
+//!
+//! Each worker owns an [`Accumulator`]; [`Accumulator::merge`] only adds counts, takes maxima and
+//! keeps the earliest positions, so the merged result — and every report computed from it after
+//! sorting — is identical whatever the thread count or block order.
+
+pub mod summary;
+
+use std::collections::BTreeMap;
+
+use hashbrown::HashMap;
+
+use crate::ingest::Position;
+use crate::keys::KeyError;
+
+/// How many example positions of skipped records and key errors are kept.
+pub const MAX_EXAMPLES: usize = 5;
+
+/// Counts for one logical partition (sample values, before projection).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PartitionCounts {
+    /// Documents in the partition.
+    pub documents: u64,
+    /// Bytes of those documents as read from the input.
+    pub raw_bytes: u64,
+    /// Bytes of those documents minified (whitespace outside strings removed).
+    pub minified_bytes: u64,
+    /// Earliest time-field value (epoch seconds), when a time field is tracked.
+    pub first_ts: Option<i64>,
+    /// Latest time-field value (epoch seconds).
+    pub last_ts: Option<i64>,
+}
+
+impl PartitionCounts {
+    /// Adds another partition's counts.
+    pub fn merge(&mut self, o: &PartitionCounts) {
+        self.documents += o.documents;
+        self.raw_bytes += o.raw_bytes;
+        self.minified_bytes += o.minified_bytes;
+        self.first_ts = min_opt(self.first_ts, o.first_ts);
+        self.last_ts = max_opt(self.last_ts, o.last_ts);
+    }
+}
+
+fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+fn max_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// A bad record or bad key value, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RecordIssue {
+    /// Where the problem is.
+    pub position: Position,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Keeps the `MAX_EXAMPLES` earliest issues (order-independent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IssueLog {
+    /// How many issues in total.
+    pub count: u64,
+    /// The earliest few, sorted by position.
+    pub first: Vec<RecordIssue>,
+}
+
+impl IssueLog {
+    /// Records one issue.
+    pub fn add(&mut self, issue: RecordIssue) {
+        self.count += 1;
+        if self.first.len() < MAX_EXAMPLES || issue < *self.first.last().expect("non-empty") {
+            let at = self.first.partition_point(|x| *x < issue);
+            self.first.insert(at, issue);
+            self.first.truncate(MAX_EXAMPLES);
+        }
+    }
+
+    /// Adds another log.
+    pub fn merge(&mut self, o: IssueLog) {
+        let count = self.count + o.count;
+        for i in o.first {
+            self.add(i);
+        }
+        self.count = count;
+    }
+}
+
+/// One candidate's partitions and key errors.
+#[derive(Debug, Clone, Default)]
+pub struct CandidateAcc {
+    /// Logical partitions by encoded key.
+    pub partitions: HashMap<Box<[u8]>, PartitionCounts>,
+    /// Documents whose key could not be computed, by reason.
+    pub key_errors: BTreeMap<KeyError, IssueLog>,
+}
+
+impl CandidateAcc {
+    /// Adds one document to the partition `key`.
+    #[inline]
+    pub fn add(&mut self, key: &[u8], raw_bytes: u64, minified_bytes: u64, ts: Option<i64>) {
+        let p = self.partitions.entry_ref(key).or_default();
+        p.documents += 1;
+        p.raw_bytes += raw_bytes;
+        p.minified_bytes += minified_bytes;
+        if ts.is_some() {
+            p.first_ts = min_opt(p.first_ts, ts);
+            p.last_ts = max_opt(p.last_ts, ts);
+        }
+    }
+
+    /// Adds another accumulator of the same candidate.
+    pub fn merge(&mut self, mut o: CandidateAcc) {
+        if o.partitions.len() > self.partitions.len() {
+            std::mem::swap(&mut self.partitions, &mut o.partitions);
+        }
+        for (k, v) in o.partitions {
+            self.partitions.entry(k).or_default().merge(&v);
+        }
+        for (k, v) in o.key_errors {
+            self.key_errors.entry(k).or_default().merge(v);
+        }
+    }
+}
+
+/// Everything one worker (or the whole run, after merging) has seen.
+#[derive(Debug, Clone, Default)]
+pub struct Accumulator {
+    /// One entry per candidate, in the order given.
+    pub candidates: Vec<CandidateAcc>,
+    /// Records parsed successfully.
+    pub records_analyzed: u64,
+    /// Raw bytes of the analyzed records.
+    pub raw_bytes: u64,
+    /// Minified bytes of the analyzed records.
+    pub minified_bytes: u64,
+    /// The largest analyzed document: minified bytes and where it starts (earliest on ties).
+    pub largest_document: Option<(u64, Position)>,
+    /// Malformed records (skipped with `--skip-invalid`, otherwise the first one is fatal).
+    pub invalid_records: IssueLog,
+    /// Time-field values seen: (min, max, documents without a usable value).
+    pub time_span: Option<(i64, i64)>,
+    /// Documents whose time field was missing or unparseable (when a time field is tracked).
+    pub time_missing: u64,
+    /// Write counts per (time bucket start, candidate, encoded key), when time hot spots are tracked.
+    pub time_buckets: HashMap<(i64, u32, Box<[u8]>), u64>,
+}
+
+impl Accumulator {
+    /// An empty accumulator for `n` candidates.
+    pub fn new(n: usize) -> Accumulator {
+        Accumulator {
+            candidates: (0..n).map(|_| CandidateAcc::default()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Notes an analyzed document's size.
+    #[inline]
+    pub fn add_document(&mut self, raw_bytes: u64, minified_bytes: u64, pos: Position) {
+        self.records_analyzed += 1;
+        self.raw_bytes += raw_bytes;
+        self.minified_bytes += minified_bytes;
+        let bigger = match self.largest_document {
+            None => true,
+            Some((b, p)) => minified_bytes > b || (minified_bytes == b && pos < p),
+        };
+        if bigger {
+            self.largest_document = Some((minified_bytes, pos));
+        }
+    }
+
+    /// Adds another worker's accumulator.
+    pub fn merge(mut self, o: Accumulator) -> Accumulator {
+        if self.candidates.is_empty() {
+            return o;
+        }
+        if o.candidates.is_empty() {
+            return self;
+        }
+        for (a, b) in self.candidates.iter_mut().zip(o.candidates) {
+            a.merge(b);
+        }
+        self.records_analyzed += o.records_analyzed;
+        self.raw_bytes += o.raw_bytes;
+        self.minified_bytes += o.minified_bytes;
+        if let Some((b, p)) = o.largest_document {
+            self.largest_document = match self.largest_document {
+                Some((a, q)) if a > b || (a == b && q < p) => Some((a, q)),
+                _ => Some((b, p)),
+            };
+        }
+        self.invalid_records.merge(o.invalid_records);
+        self.time_span = match (self.time_span, o.time_span) {
+            (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        self.time_missing += o.time_missing;
+        for (k, v) in o.time_buckets {
+            *self.time_buckets.entry(k).or_default() += v;
+        }
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(line: u64) -> Position {
+        Position {
+            file: 0,
+            line,
+            column: 1,
+        }
+    }
+
+    #[test]
+    fn issue_log_keeps_earliest_whatever_the_order() {
+        let mut a = IssueLog::default();
+        let mut b = IssueLog::default();
+        for l in [50, 3, 9, 70, 1, 8] {
+            a.add(RecordIssue {
+                position: pos(l),
+                message: "x".into(),
+            });
+        }
+        for l in [2, 60, 4] {
+            b.add(RecordIssue {
+                position: pos(l),
+                message: "x".into(),
+            });
+        }
+        let mut ab = a.clone();
+        ab.merge(b.clone());
+        let mut ba = b;
+        ba.merge(a);
+        assert_eq!(ab, ba);
+        assert_eq!(ab.count, 9);
+        let lines: Vec<u64> = ab.first.iter().map(|i| i.position.line).collect();
+        assert_eq!(lines, vec![1, 2, 3, 4, 8]);
+    }
+
+    #[test]
+    fn merge_adds_partitions() {
+        let mut a = CandidateAcc::default();
+        a.add(b"k1", 10, 8, Some(5));
+        a.add(b"k2", 1, 1, None);
+        let mut b = CandidateAcc::default();
+        b.add(b"k1", 5, 5, Some(2));
+        a.merge(b);
+        let k1 = a.partitions[&b"k1"[..]];
+        assert_eq!((k1.documents, k1.raw_bytes, k1.minified_bytes), (2, 15, 13));
+        assert_eq!((k1.first_ts, k1.last_ts), (Some(2), Some(5)));
+        assert_eq!(a.partitions.len(), 2);
+    }
+}

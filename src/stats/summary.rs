@@ -1,0 +1,369 @@
+//! Turns a merged [`CandidateAcc`] into the numbers a report shows: distributions, top partitions,
+//! skew, key sizes and hierarchical prefixes. Everything is computed from partitions sorted by key,
+//! so the result does not depend on hashing or thread count.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::{CandidateAcc, PartitionCounts};
+use crate::keys::{self, decode_key, prefix_len};
+
+/// One logical partition after projection.
+#[derive(Debug, Clone)]
+pub struct PartitionRow {
+    /// The encoded key.
+    pub key: Box<[u8]>,
+    /// Sample counts.
+    pub sample: PartitionCounts,
+    /// Projected documents (`sample.documents × scale`).
+    pub documents: f64,
+    /// Projected stored bytes: (minified bytes + overhead per document) × scale. An estimate.
+    pub bytes: f64,
+}
+
+/// Five-number summary of a per-partition quantity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Distribution {
+    /// Smallest.
+    pub min: f64,
+    /// Median (histogram estimate, 3 significant digits).
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest (exact).
+    pub max: f64,
+    /// Mean (exact).
+    pub mean: f64,
+}
+
+/// How unevenly stored bytes spread over logical partitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Skew {
+    /// Gini coefficient: 0 = all partitions equal, → 1 = one partition holds everything.
+    pub gini: f64,
+    /// Largest partition divided by the mean partition.
+    pub max_over_mean: f64,
+    /// Coefficient of variation (population standard deviation / mean).
+    pub cv: f64,
+    /// Shannon entropy of the byte shares divided by ln(partitions): 1 = perfectly even.
+    pub entropy: f64,
+    /// Share of all bytes in the largest partition.
+    pub top1_share: f64,
+    /// Share of all bytes in the largest 1 % of partitions (at least one).
+    pub top1pct_share: f64,
+}
+
+/// Distinct prefixes at one level of a hierarchical key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LevelStats {
+    /// 1-based level (1 = first path).
+    pub level: usize,
+    /// Distinct prefixes made of the first `level` paths.
+    pub distinct_prefixes: u64,
+    /// Projected stored bytes of the largest prefix (may exceed 20 GB: prefixes can span
+    /// physical partitions).
+    pub largest_prefix_bytes: f64,
+    /// That prefix, as JSON.
+    pub largest_prefix: serde_json::Value,
+}
+
+/// Report-ready statistics of one candidate.
+#[derive(Debug, Clone)]
+pub struct CandidateStats {
+    /// Documents placed in a partition (sample).
+    pub documents: u64,
+    /// Distinct logical partitions, counting Undefined and Null as one each.
+    pub logical_partitions: u64,
+    /// Documents in the Undefined partition (a key path is missing; hierarchical: any level).
+    pub undefined_documents: u64,
+    /// Documents in the Null partition (a key value is null; hierarchical: any level).
+    pub null_documents: u64,
+    /// Projected documents per partition.
+    pub documents_per_partition: Distribution,
+    /// Projected stored bytes per partition.
+    pub bytes_per_partition: Distribution,
+    /// Projected stored bytes in total.
+    pub total_bytes: f64,
+    /// Skew of stored bytes.
+    pub skew: Skew,
+    /// Largest key value in bytes (string UTF-8 bytes, 8 per number), and the key.
+    pub max_key_bytes: u64,
+    /// The key with the largest value, as JSON.
+    pub max_key: serde_json::Value,
+    /// Per-level prefix statistics (hierarchical keys only).
+    pub levels: Vec<LevelStats>,
+    /// Every partition, sorted by encoded key.
+    pub partitions: Vec<PartitionRow>,
+    /// Indices into `partitions`, largest bytes first (ties: key order).
+    pub by_bytes: Vec<usize>,
+}
+
+/// Builds the statistics. `scale` projects the sample to production (1.0 = the sample as is);
+/// `overhead_bytes` is the per-item system-property estimate.
+pub fn summarize(
+    acc: &CandidateAcc,
+    hierarchical_levels: usize,
+    scale: f64,
+    overhead_bytes: f64,
+) -> CandidateStats {
+    let mut partitions: Vec<PartitionRow> = acc
+        .partitions
+        .iter()
+        .map(|(k, c)| PartitionRow {
+            key: k.clone(),
+            sample: *c,
+            documents: c.documents as f64 * scale,
+            bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * scale,
+        })
+        .collect();
+    partitions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+
+    let mut by_bytes: Vec<usize> = (0..partitions.len()).collect();
+    by_bytes.sort_by(|&a, &b| {
+        partitions[b]
+            .bytes
+            .total_cmp(&partitions[a].bytes)
+            .then(a.cmp(&b))
+    });
+
+    let documents: u64 = partitions.iter().map(|p| p.sample.documents).sum();
+    let total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
+    let mut undefined_documents = 0;
+    let mut null_documents = 0;
+    let mut max_key_bytes = 0u64;
+    let mut max_key_idx = None;
+    for (i, p) in partitions.iter().enumerate() {
+        let comps = decode_key(&p.key);
+        if comps.iter().any(|c| *c == keys::KeyComponent::Undefined) {
+            undefined_documents += p.sample.documents;
+        }
+        if comps.iter().any(|c| *c == keys::KeyComponent::Null) {
+            null_documents += p.sample.documents;
+        }
+        let kb: u64 = comps.iter().map(|c| c.value_bytes() as u64).sum();
+        if kb > max_key_bytes || max_key_idx.is_none() {
+            max_key_bytes = kb;
+            max_key_idx = Some(i);
+        }
+    }
+    let hierarchical = hierarchical_levels > 1;
+    let max_key = max_key_idx
+        .map(|i| keys::key_json(&partitions[i].key, hierarchical))
+        .unwrap_or(serde_json::Value::Null);
+
+    let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
+    let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
+    let levels = if hierarchical {
+        (1..hierarchical_levels)
+            .map(|l| level_stats(&partitions, l))
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    CandidateStats {
+        documents,
+        logical_partitions: partitions.len() as u64,
+        undefined_documents,
+        null_documents,
+        documents_per_partition: distribution(&docs),
+        bytes_per_partition: distribution(&bytes),
+        total_bytes,
+        skew: skew(&bytes),
+        max_key_bytes,
+        max_key,
+        levels,
+        partitions,
+        by_bytes,
+    }
+}
+
+/// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
+/// components are contiguous in key order.
+fn level_stats(partitions: &[PartitionRow], level: usize) -> LevelStats {
+    let mut distinct = 0u64;
+    let mut best: Option<(f64, usize)> = None;
+    let mut i = 0;
+    while i < partitions.len() {
+        let plen = prefix_len(&partitions[i].key, level);
+        let prefix = &partitions[i].key[..plen];
+        let mut j = i;
+        let mut sum = 0.0;
+        while j < partitions.len()
+            && partitions[j].key.starts_with(prefix)
+            && prefix_len(&partitions[j].key, level) == plen
+        {
+            sum += partitions[j].bytes;
+            j += 1;
+        }
+        distinct += 1;
+        if best.is_none_or(|(b, _)| sum > b) {
+            best = Some((sum, i));
+        }
+        i = j;
+    }
+    let (largest_prefix_bytes, largest_prefix) = match best {
+        Some((b, i)) => {
+            let key = &partitions[i].key;
+            (b, keys::key_json(&key[..prefix_len(key, level)], true))
+        }
+        None => (0.0, serde_json::Value::Null),
+    };
+    LevelStats {
+        level,
+        distinct_prefixes: distinct,
+        largest_prefix_bytes,
+        largest_prefix,
+    }
+}
+
+fn distribution(values: &[f64]) -> Distribution {
+    if values.is_empty() {
+        return Distribution::default();
+    }
+    let mut h = Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds");
+    let mut min = f64::INFINITY;
+    let mut max = 0.0f64;
+    let mut sum = 0.0;
+    for &v in values {
+        h.saturating_record(v.round().max(0.0) as u64);
+        min = min.min(v);
+        max = max.max(v);
+        sum += v;
+    }
+    // hdrhistogram reports the highest equivalent value of a bucket; clamp to the exact range.
+    let q = |p: f64| (h.value_at_quantile(p) as f64).clamp(min.round(), max.round());
+    Distribution {
+        min,
+        p50: q(0.5),
+        p90: q(0.9),
+        p99: q(0.99),
+        max,
+        mean: sum / values.len() as f64,
+    }
+}
+
+/// Skew measures of a list of non-negative sizes.
+pub fn skew(values: &[f64]) -> Skew {
+    let n = values.len();
+    let total: f64 = values.iter().sum();
+    if n == 0 || total <= 0.0 {
+        return Skew::default();
+    }
+    let nf = n as f64;
+    let mean = total / nf;
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let weighted: f64 = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (i as f64 + 1.0) * v)
+        .sum();
+    let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / nf;
+    let max = sorted[n - 1];
+    let entropy = if n == 1 {
+        1.0
+    } else {
+        let h: f64 = values
+            .iter()
+            .filter(|v| **v > 0.0)
+            .map(|v| {
+                let p = v / total;
+                -p * p.ln()
+            })
+            .sum();
+        h / nf.ln()
+    };
+    let top = n.div_ceil(100).max(1);
+    let top_sum: f64 = sorted[n - top..].iter().sum();
+    Skew {
+        gini: gini.max(0.0),
+        max_over_mean: max / mean,
+        cv: var.sqrt() / mean,
+        entropy,
+        top1_share: max / total,
+        top1pct_share: top_sum / total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn skew_of_even_sizes_is_zero() {
+        let s = skew(&[5.0, 5.0, 5.0, 5.0]);
+        assert!(close(s.gini, 0.0) && close(s.cv, 0.0) && close(s.entropy, 1.0));
+        assert!(close(s.max_over_mean, 1.0) && close(s.top1_share, 0.25));
+    }
+
+    #[test]
+    fn skew_by_hand() {
+        // sizes 1, 1, 2, 6 (total 10, mean 2.5)
+        let s = skew(&[6.0, 1.0, 2.0, 1.0]);
+        // Gini = 2*(1*1+2*1+3*2+4*6)/(4*10) - 5/4 = 66/40 - 1.25 = 0.4
+        assert!(close(s.gini, 0.4), "{}", s.gini);
+        assert!(close(s.max_over_mean, 2.4));
+        assert!(close(s.top1_share, 0.6));
+        // variance = (2.25+2.25+0.25+12.25)/4 = 4.25
+        assert!(close(s.cv, 4.25f64.sqrt() / 2.5));
+        let h = -(0.6f64 * 0.6f64.ln() + 2.0 * 0.1 * 0.1f64.ln() + 0.2 * 0.2f64.ln());
+        assert!(close(s.entropy, h / 4f64.ln()));
+        assert!(
+            close(s.top1pct_share, 0.6),
+            "1% of 4 rounds up to one partition"
+        );
+    }
+
+    #[test]
+    fn distribution_is_exact_at_the_ends() {
+        let d = distribution(&[1.0, 2.0, 3.0, 4.0, 1000.0]);
+        assert_eq!((d.min, d.max, d.mean), (1.0, 1000.0, 202.0));
+        assert_eq!(d.p50, 3.0);
+        assert!(d.p99 >= 999.0 && d.p99 <= 1000.0);
+    }
+
+    #[test]
+    fn summarize_counts_special_partitions_and_levels() {
+        use crate::keys::marker::*;
+        let mut acc = CandidateAcc::default();
+        let key = |a: &str, b: Option<&str>| {
+            let mut v = vec![STRING];
+            v.extend_from_slice(a.as_bytes());
+            v.push(STRING_END);
+            match b {
+                Some(b) => {
+                    v.push(STRING);
+                    v.extend_from_slice(b.as_bytes());
+                    v.push(STRING_END);
+                }
+                None => v.push(UNDEFINED),
+            }
+            v
+        };
+        acc.add(&key("a", Some("u1")), 100, 100, None);
+        acc.add(&key("a", Some("u2")), 100, 100, None);
+        acc.add(&key("ab", Some("u1")), 50, 50, None);
+        acc.add(&key("ab", None), 50, 40, None);
+        let s = summarize(&acc, 2, 2.0, 10.0);
+        assert_eq!(s.documents, 4);
+        assert_eq!(s.logical_partitions, 4);
+        assert_eq!(s.undefined_documents, 1);
+        assert_eq!(s.levels.len(), 1);
+        assert_eq!(
+            s.levels[0].distinct_prefixes, 2,
+            "`a` and `ab` are different prefixes"
+        );
+        assert_eq!(s.levels[0].largest_prefix, serde_json::json!(["a"]));
+        assert_eq!(s.levels[0].largest_prefix_bytes, (220.0) * 2.0);
+        assert_eq!(s.max_key_bytes, 4);
+        assert_eq!(s.total_bytes, (100.0 + 100.0 + 50.0 + 40.0 + 40.0) * 2.0);
+    }
+}

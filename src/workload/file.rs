@@ -1,0 +1,1105 @@
+//! The workload description: consistency, indexing, writes, point reads and queries per second.
+//!
+//! Read from YAML or JSON (`docs/workload.md` has the schema), or built from command-line
+//! shortcuts ([`Workload::from_rates`], [`parse_query_flag`]). Unknown fields are errors so typos
+//! are caught, and every validation error names the file and the field:
+//!
+//! ```text
+//! workload.yaml: queries[2].filter: path `status` must start with `/`
+//! ```
+
+use std::fmt;
+use std::path::Path;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_yaml::Value;
+
+use crate::keys::spec::{parse_candidate, KeyKind, Part};
+
+/// The account's (or request's) consistency level; it decides the cost of point reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Consistency {
+    /// Strong: reads cost twice as much.
+    Strong,
+    /// Bounded staleness: reads cost twice as much.
+    BoundedStaleness,
+    /// Session (the default account level).
+    #[default]
+    Session,
+    /// Consistent prefix.
+    ConsistentPrefix,
+    /// Eventual.
+    Eventual,
+}
+
+impl Consistency {
+    /// Every level, in the order the error messages list them.
+    pub const ALL: [Consistency; 5] = [
+        Consistency::Strong,
+        Consistency::BoundedStaleness,
+        Consistency::Session,
+        Consistency::ConsistentPrefix,
+        Consistency::Eventual,
+    ];
+
+    /// The snake_case name used in workload files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Consistency::Strong => "strong",
+            Consistency::BoundedStaleness => "bounded_staleness",
+            Consistency::Session => "session",
+            Consistency::ConsistentPrefix => "consistent_prefix",
+            Consistency::Eventual => "eventual",
+        }
+    }
+
+    /// Parses a snake_case name.
+    pub fn from_name(name: &str) -> Option<Consistency> {
+        Consistency::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Whether point reads at this level cost `strong_read_factor` times more (strong and
+    /// bounded staleness read from two replicas).
+    pub fn doubles_read_cost(self) -> bool {
+        matches!(self, Consistency::Strong | Consistency::BoundedStaleness)
+    }
+}
+
+impl fmt::Display for Consistency {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The container's indexing policy, as far as write cost is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Indexing {
+    /// The default policy (every property indexed).
+    #[default]
+    Default,
+    /// Indexing mode `none`: writes are cheapest, queries need the partition key or scan.
+    None,
+    /// A policy with this many explicitly included paths; each adds
+    /// `Limits::write_ru_per_indexed_path` RU per KB written.
+    IncludedPaths(u32),
+}
+
+impl Indexing {
+    /// Indexed paths that add to the write cost (0 for the default policy and for `none`).
+    pub fn included_paths(self) -> u32 {
+        match self {
+            Indexing::IncludedPaths(n) => n,
+            Indexing::Default | Indexing::None => 0,
+        }
+    }
+}
+
+/// How items are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteKind {
+    /// Create a new item.
+    #[default]
+    Insert,
+    /// Create or replace; costed as a replace (the pessimistic case).
+    Upsert,
+    /// Replace an existing item.
+    Replace,
+}
+
+impl WriteKind {
+    /// Every kind, in the order the error messages list them.
+    pub const ALL: [WriteKind; 3] = [WriteKind::Insert, WriteKind::Upsert, WriteKind::Replace];
+
+    /// The lowercase name used in workload files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteKind::Insert => "insert",
+            WriteKind::Upsert => "upsert",
+            WriteKind::Replace => "replace",
+        }
+    }
+
+    /// Whether the write is costed at `replace_factor` × an insert.
+    pub fn is_replace(self) -> bool {
+        matches!(self, WriteKind::Upsert | WriteKind::Replace)
+    }
+}
+
+impl fmt::Display for WriteKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The write traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Writes {
+    /// Writes per second.
+    pub per_sec: f64,
+    /// What kind of write (default insert).
+    pub kind: WriteKind,
+}
+
+/// The point-read traffic.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Reads {
+    /// Point reads per second.
+    pub per_sec: f64,
+    /// The properties the application knows when it reads an item (paths such as `/id`). Empty
+    /// means "not stated": the reads are assumed to know the full partition key.
+    pub by: Vec<String>,
+}
+
+/// How a query's filter constrains one property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FilterOp {
+    /// `= value`.
+    Eq,
+    /// `IN (...)` with this many values (`in` alone means [`FilterOp::DEFAULT_IN`]).
+    In(u32),
+    /// `<`, `>`, `BETWEEN` and other ranges.
+    Range,
+}
+
+impl FilterOp {
+    /// Values assumed for an `in` written without a count.
+    pub const DEFAULT_IN: u32 = 3;
+
+    /// Parses `eq`, `in`, `in5`, `range` (as in files and on the command line).
+    pub fn from_name(name: &str) -> Option<FilterOp> {
+        match name {
+            "eq" => Some(FilterOp::Eq),
+            "in" => Some(FilterOp::In(FilterOp::DEFAULT_IN)),
+            "range" => Some(FilterOp::Range),
+            _ => name
+                .strip_prefix("in")
+                .and_then(|n| n.parse::<u32>().ok())
+                .filter(|n| *n >= 1)
+                .map(FilterOp::In),
+        }
+    }
+}
+
+impl fmt::Display for FilterOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FilterOp::Eq => f.write_str("eq"),
+            FilterOp::In(n) => write!(f, "in{n}"),
+            FilterOp::Range => f.write_str("range"),
+        }
+    }
+}
+
+/// One query the application runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct QuerySpec {
+    /// A unique, human name.
+    pub name: String,
+    /// Executions per second.
+    pub per_sec: f64,
+    /// The filtered properties (path text as written) and how, in the order written.
+    pub filter: Vec<(String, FilterOp)>,
+    /// The query's own RU beyond the per-partition minimum; `None` = `Limits::query_base_ru`.
+    pub ru: Option<f64>,
+}
+
+/// A whole workload description.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Workload {
+    /// Consistency level (default session).
+    pub consistency: Consistency,
+    /// Indexing policy (default `default`).
+    pub indexing: Indexing,
+    /// Write traffic, if stated.
+    pub writes: Option<Writes>,
+    /// Point-read traffic, if stated.
+    pub reads: Option<Reads>,
+    /// Queries, in the order written.
+    pub queries: Vec<QuerySpec>,
+}
+
+/// Source name used in errors for the command-line shortcuts.
+const COMMAND_LINE: &str = "command line";
+
+impl Workload {
+    /// Builds a workload from the command-line rate shortcuts: inserts, point reads that are
+    /// assumed to know the full key (empty `by`), and queries from [`parse_query_flag`].
+    /// Session consistency and default indexing.
+    pub fn from_rates(
+        writes_per_sec: Option<f64>,
+        reads_per_sec: Option<f64>,
+        queries: Vec<QuerySpec>,
+    ) -> Result<Workload, WorkloadError> {
+        let ctx = Ctx { file: COMMAND_LINE };
+        if let Some(w) = writes_per_sec {
+            ctx.rate("writes.per_sec", w)?;
+        }
+        if let Some(r) = reads_per_sec {
+            ctx.rate("reads.per_sec", r)?;
+        }
+        let workload = Workload {
+            consistency: Consistency::default(),
+            indexing: Indexing::default(),
+            writes: writes_per_sec.map(|per_sec| Writes {
+                per_sec,
+                kind: WriteKind::Insert,
+            }),
+            reads: reads_per_sec.map(|per_sec| Reads {
+                per_sec,
+                by: Vec::new(),
+            }),
+            queries,
+        };
+        ctx.unique_names(&workload.queries)?;
+        Ok(workload)
+    }
+
+    /// Whether the workload states any traffic at all.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_none() && self.reads.is_none() && self.queries.is_empty()
+    }
+
+    /// `None` when the point reads (if any) can compute candidate `c`'s full key from the
+    /// properties they know, else why not (see [`point_read_route`](super::routing::point_read_route)).
+    /// Reads with an empty `by` are assumed to know the key.
+    pub fn point_read_problem(&self, c: &crate::keys::spec::Candidate) -> Option<String> {
+        let reads = self.reads.as_ref()?;
+        if reads.by.is_empty() {
+            return None;
+        }
+        super::routing::point_read_route(c, &reads.by)
+    }
+}
+
+/// A workload that cannot be read or is invalid. Every message starts with the file name.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Not valid YAML/JSON, a wrong type or an unknown field (message from the parser,
+    /// including the position).
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A field has a value that is not allowed.
+    #[error("{file}: {field}: {message}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// The field, e.g. `queries[2].filter`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Reads and validates a workload file; `.json` files are parsed as JSON, anything else as
+/// YAML (which also accepts most JSON).
+pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Read {
+        file: name.clone(),
+        source,
+    })?;
+    let json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    parse(&text, &name, json)
+}
+
+/// Parses and validates a workload from text; `name` is used in error messages.
+pub fn parse(text: &str, name: &str, json: bool) -> Result<Workload, WorkloadError> {
+    let syntax = |message: String| WorkloadError::Syntax {
+        file: name.to_string(),
+        message,
+    };
+    if text.trim().is_empty() {
+        return Err(syntax("empty workload file".to_string()));
+    }
+    let raw: RawWorkload = if json {
+        serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
+    } else {
+        serde_yaml::from_str(text).map_err(|e| syntax(e.to_string()))?
+    };
+    Ctx { file: name }.workload(raw)
+}
+
+/// Parses the `--query` shortcut: `name=tenant dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5`
+/// (optional `ru=12`). Filter items are `path:op` joined by `+`, op one of `eq`, `in` (3
+/// values), `in<N>`, `range`; a path without `:op` means `eq`. Commas, `+` and `:` inside quoted
+/// path segments do not split.
+pub fn parse_query_flag(s: &str) -> Result<QuerySpec, WorkloadError> {
+    let ctx = Ctx { file: "--query" };
+    let mut name = None;
+    let mut per_sec = None;
+    let mut filter = None;
+    let mut ru = None;
+    for item in split_unquoted(s, ',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let (key, value) = item
+            .split_once('=')
+            .ok_or_else(|| ctx.err("", format!("expected key=value, got `{item}`")))?;
+        let (key, value) = (key.trim(), value.trim());
+        let slot_taken = match key {
+            "name" => name.replace(value.to_string()).is_some(),
+            "per_sec" => per_sec.replace(ctx.number(key, value)?).is_some(),
+            "ru" => ru.replace(ctx.number(key, value)?).is_some(),
+            "filter" => filter.replace(value.to_string()).is_some(),
+            _ => {
+                return Err(ctx.err(
+                    key,
+                    "unknown key; accepted: name, per_sec, filter, ru".to_string(),
+                ))
+            }
+        };
+        if slot_taken {
+            return Err(ctx.err(key, "given twice".to_string()));
+        }
+    }
+    let missing = |key: &str| ctx.err(key, "missing".to_string());
+    let name = name.ok_or_else(|| missing("name"))?;
+    let per_sec = per_sec.ok_or_else(|| missing("per_sec"))?;
+    let filter_text = filter.ok_or_else(|| missing("filter"))?;
+    let mut entries = Vec::new();
+    for item in split_unquoted(&filter_text, '+') {
+        let item = item.trim();
+        let (path, op) = match rsplit_unquoted(item, ':') {
+            Some((path, op)) => (path.trim(), Some(op.trim())),
+            None => (item, None),
+        };
+        entries.push((path.to_string(), Value::from(op.unwrap_or("eq"))));
+    }
+    ctx.query(
+        "",
+        RawQuery {
+            name,
+            per_sec,
+            filter: RawFilter(entries),
+            ru,
+        },
+    )
+}
+
+/// Splits at `sep` outside double quotes (backslash escapes inside quotes).
+fn split_unquoted(s: &str, sep: char) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let (mut quoted, mut escaped) = (false, false);
+    for (i, c) in s.char_indices() {
+        if quoted {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quoted = false;
+            }
+        } else if c == '"' {
+            quoted = true;
+        } else if c == sep {
+            out.push(&s[start..i]);
+            start = i + c.len_utf8();
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Splits at the last `sep` outside quotes.
+fn rsplit_unquoted(s: &str, sep: char) -> Option<(&str, &str)> {
+    let parts = split_unquoted(s, sep);
+    if parts.len() < 2 {
+        return None;
+    }
+    let last = parts[parts.len() - 1];
+    let head = &s[..s.len() - last.len() - sep.len_utf8()];
+    Some((head, last))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw (as written) forms and validation.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    #[serde(default)]
+    consistency: Option<String>,
+    #[serde(default)]
+    indexing: Option<Value>,
+    #[serde(default)]
+    writes: Option<RawWrites>,
+    #[serde(default)]
+    reads: Option<RawReads>,
+    #[serde(default)]
+    queries: Vec<RawQuery>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWrites {
+    per_sec: f64,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReads {
+    per_sec: f64,
+    #[serde(default)]
+    by: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawQuery {
+    name: String,
+    per_sec: f64,
+    filter: RawFilter,
+    #[serde(default)]
+    ru: Option<f64>,
+}
+
+/// A filter mapping, keeping the order written (and any repeated keys, reported later). The
+/// operators (`eq`, `in`, `in5`, `range`, `{in: 5}`) are checked by [`Ctx::op`].
+struct RawFilter(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for RawFilter {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawFilter, D::Error> {
+        struct FilterVisitor;
+        impl<'de> Visitor<'de> for FilterVisitor {
+            type Value = RawFilter;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping of paths to eq, in, in<N>, {in: N} or range")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFilter, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    out.push(entry);
+                }
+                Ok(RawFilter(out))
+            }
+        }
+        d.deserialize_map(FilterVisitor)
+    }
+}
+
+/// Validation context: the source name for errors.
+struct Ctx<'a> {
+    file: &'a str,
+}
+
+/// Joins a field prefix and a name: `queries[2]` + `filter` = `queries[2].filter`.
+fn field(prefix: &str, name: &str) -> String {
+    match (prefix.is_empty(), name.is_empty()) {
+        (true, _) => name.to_string(),
+        (_, true) => prefix.to_string(),
+        _ => format!("{prefix}.{name}"),
+    }
+}
+
+impl Ctx<'_> {
+    fn err(&self, field: &str, message: String) -> WorkloadError {
+        WorkloadError::Invalid {
+            file: self.file.to_string(),
+            field: field.to_string(),
+            message,
+        }
+    }
+
+    fn number(&self, field: &str, text: &str) -> Result<f64, WorkloadError> {
+        text.parse::<f64>()
+            .map_err(|_| self.err(field, format!("expected a number, got `{text}`")))
+    }
+
+    fn rate(&self, field: &str, value: f64) -> Result<f64, WorkloadError> {
+        if value.is_finite() && value >= 0.0 {
+            Ok(value)
+        } else {
+            Err(self.err(
+                field,
+                format!("must be a number of at least 0, got {value}"),
+            ))
+        }
+    }
+
+    fn workload(&self, raw: RawWorkload) -> Result<Workload, WorkloadError> {
+        let consistency = match raw.consistency {
+            None => Consistency::default(),
+            Some(name) => Consistency::from_name(&name).ok_or_else(|| {
+                let accepted: Vec<&str> = Consistency::ALL.iter().map(|c| c.as_str()).collect();
+                self.err(
+                    "consistency",
+                    format!(
+                        "unknown value `{name}`; accepted: {}",
+                        accepted.join(", ")
+                    ),
+                )
+            })?,
+        };
+        let indexing = match raw.indexing {
+            None => Indexing::default(),
+            Some(value) => self.indexing(value)?,
+        };
+        let writes = match raw.writes {
+            None => None,
+            Some(w) => {
+                let kind = match w.kind {
+                    None => WriteKind::default(),
+                    Some(k) => WriteKind::ALL
+                        .into_iter()
+                        .find(|x| x.as_str() == k)
+                        .ok_or_else(|| {
+                            self.err(
+                                "writes.kind",
+                                format!("unknown value `{k}`; accepted: insert, upsert, replace"),
+                            )
+                        })?,
+                };
+                Some(Writes {
+                    per_sec: self.rate("writes.per_sec", w.per_sec)?,
+                    kind,
+                })
+            }
+        };
+        let reads = match raw.reads {
+            None => None,
+            Some(r) => {
+                let per_sec = self.rate("reads.per_sec", r.per_sec)?;
+                for (i, path) in r.by.iter().enumerate() {
+                    self.path(&format!("reads.by[{i}]"), path)?;
+                    if r.by[..i].contains(path) {
+                        return Err(self.err(
+                            &format!("reads.by[{i}]"),
+                            format!("path `{path}` listed twice"),
+                        ));
+                    }
+                }
+                Some(Reads { per_sec, by: r.by })
+            }
+        };
+        let queries = raw
+            .queries
+            .into_iter()
+            .enumerate()
+            .map(|(i, q)| self.query(&format!("queries[{i}]"), q))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.unique_names(&queries)?;
+        Ok(Workload {
+            consistency,
+            indexing,
+            writes,
+            reads,
+            queries,
+        })
+    }
+
+    fn unique_names(&self, queries: &[QuerySpec]) -> Result<(), WorkloadError> {
+        for (i, q) in queries.iter().enumerate() {
+            if let Some(first) = queries[..i].iter().position(|p| p.name == q.name) {
+                return Err(self.err(
+                    &format!("queries[{i}].name"),
+                    format!("duplicate query name `{}` (also queries[{first}])", q.name),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that `text` is one property path in the candidate grammar (e.g. `/a/b`, `/"a b"`).
+    fn path(&self, field: &str, text: &str) -> Result<(), WorkloadError> {
+        if !text.starts_with('/') {
+            return Err(self.err(field, format!("path `{text}` must start with `/`")));
+        }
+        match parse_candidate(text) {
+            Ok(c) if c.kind == KeyKind::Single && matches!(c.levels[0].parts[0], Part::Path(_)) => {
+                Ok(())
+            }
+            Ok(_) => Err(self.err(
+                field,
+                format!("`{text}` is not a single property path"),
+            )),
+            Err(e) => Err(self.err(field, format!("invalid path `{text}`: {}", e.message))),
+        }
+    }
+
+    fn query(&self, prefix: &str, q: RawQuery) -> Result<QuerySpec, WorkloadError> {
+        if q.name.trim().is_empty() {
+            return Err(self.err(&field(prefix, "name"), "must not be empty".to_string()));
+        }
+        let per_sec = self.rate(&field(prefix, "per_sec"), q.per_sec)?;
+        let ru = match q.ru {
+            None => None,
+            Some(ru) => Some(self.rate(&field(prefix, "ru"), ru)?),
+        };
+        let filter_field = field(prefix, "filter");
+        if q.filter.0.is_empty() {
+            return Err(self.err(
+                &filter_field,
+                "must name at least one path (a query without a filter reads every partition; \
+                 describe it with the property it scans, e.g. `/type: range`)"
+                    .to_string(),
+            ));
+        }
+        let mut filter: Vec<(String, FilterOp)> = Vec::with_capacity(q.filter.0.len());
+        for (path, op) in q.filter.0 {
+            self.path(&filter_field, &path)?;
+            if filter.iter().any(|(p, _)| *p == path) {
+                return Err(self.err(&filter_field, format!("path `{path}` listed twice")));
+            }
+            let op_field = format!("{filter_field}.{path}");
+            let op = self.op(&op_field, op)?;
+            filter.push((path, op));
+        }
+        Ok(QuerySpec {
+            name: q.name,
+            per_sec,
+            filter,
+            ru,
+        })
+    }
+
+    fn indexing(&self, value: Value) -> Result<Indexing, WorkloadError> {
+        const ACCEPTED: &str = "accepted: default, none, { included_paths: n }";
+        match &value {
+            Value::String(name) if name == "default" => Ok(Indexing::Default),
+            Value::String(name) if name == "none" => Ok(Indexing::None),
+            Value::String(name) => Err(self.err(
+                "indexing",
+                format!("unknown value `{name}`; {ACCEPTED}"),
+            )),
+            Value::Mapping(map) if map.len() == 1 && map.contains_key("included_paths") => {
+                match map.get("included_paths").and_then(whole_number) {
+                    Some(n) => Ok(Indexing::IncludedPaths(n)),
+                    None => Err(self.err(
+                        "indexing.included_paths",
+                        format!(
+                            "must be a whole number of at least 0, got {}",
+                            show(&map["included_paths"])
+                        ),
+                    )),
+                }
+            }
+            other => Err(self.err(
+                "indexing",
+                format!("got {}; {ACCEPTED}", show(other)),
+            )),
+        }
+    }
+
+    fn op(&self, field: &str, op: Value) -> Result<FilterOp, WorkloadError> {
+        const ACCEPTED: &str = "accepted: eq, in, in<N>, {in: N}, range";
+        match &op {
+            Value::String(name) => FilterOp::from_name(name)
+                .ok_or_else(|| self.err(field, format!("unknown operator `{name}`; {ACCEPTED}"))),
+            Value::Mapping(map) if map.len() == 1 && map.contains_key("in") => {
+                match map.get("in").and_then(whole_number).filter(|n| *n >= 1) {
+                    Some(n) => Ok(FilterOp::In(n)),
+                    None => Err(self.err(
+                        field,
+                        format!(
+                            "`in` needs a whole number of values of at least 1, got {}",
+                            show(&map["in"])
+                        ),
+                    )),
+                }
+            }
+            other => Err(self.err(
+                field,
+                format!("got {}; {ACCEPTED}", show(other)),
+            )),
+        }
+    }
+}
+
+/// A non-negative integer that fits `u32`.
+fn whole_number(v: &Value) -> Option<u32> {
+    v.as_u64().and_then(|n| u32::try_from(n).ok()).or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(u32::MAX))
+            .map(|f| f as u32)
+    })
+}
+
+/// A short rendering of a value for error messages.
+fn show(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("`{s}`"),
+        Value::Sequence(_) => "a list".to_string(),
+        Value::Mapping(_) => "a mapping".to_string(),
+        Value::Tagged(t) => format!("tagged value `{}`", t.tag),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = r#"
+consistency: session
+indexing: default
+writes:   { per_sec: 2000, kind: insert }
+reads:    { per_sec: 5000, by: [/tenantId, /id] }
+queries:
+  - name: sessions of a user
+    per_sec: 300
+    filter: { /tenantId: eq, /userId: eq }
+  - name: recent
+    per_sec: 2.5
+    filter:
+      /userId: { in: 5 }
+      /tenantId: in
+      /ts: range
+    ru: 12
+"#;
+
+    fn invalid(text: &str) -> String {
+        parse(text, "workload.yaml", false).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_the_documented_example() {
+        let w = parse(EXAMPLE, "workload.yaml", false).unwrap();
+        assert_eq!(w.consistency, Consistency::Session);
+        assert_eq!(w.indexing, Indexing::Default);
+        assert_eq!(
+            w.writes,
+            Some(Writes {
+                per_sec: 2000.0,
+                kind: WriteKind::Insert
+            })
+        );
+        let reads = w.reads.as_ref().unwrap();
+        assert_eq!(reads.per_sec, 5000.0);
+        assert_eq!(reads.by, vec!["/tenantId", "/id"]);
+        assert_eq!(w.queries.len(), 2);
+        assert_eq!(w.queries[0].name, "sessions of a user");
+        assert_eq!(
+            w.queries[0].filter,
+            vec![
+                ("/tenantId".to_string(), FilterOp::Eq),
+                ("/userId".to_string(), FilterOp::Eq)
+            ]
+        );
+        assert_eq!(w.queries[0].ru, None);
+        // Order as written, not sorted.
+        assert_eq!(
+            w.queries[1].filter,
+            vec![
+                ("/userId".to_string(), FilterOp::In(5)),
+                ("/tenantId".to_string(), FilterOp::In(3)),
+                ("/ts".to_string(), FilterOp::Range)
+            ]
+        );
+        assert_eq!(w.queries[1].ru, Some(12.0));
+        assert_eq!(w.queries[1].per_sec, 2.5);
+    }
+
+    #[test]
+    fn defaults_when_fields_are_absent() {
+        let w = parse("writes: { per_sec: 10 }", "w.yaml", false).unwrap();
+        assert_eq!(w.consistency, Consistency::Session);
+        assert_eq!(w.indexing, Indexing::Default);
+        assert_eq!(w.writes.unwrap().kind, WriteKind::Insert);
+        assert!(w.reads.is_none());
+        assert!(w.queries.is_empty());
+        let w = parse("reads: { per_sec: 1 }", "w.yaml", false).unwrap();
+        assert!(w.reads.unwrap().by.is_empty());
+    }
+
+    #[test]
+    fn parses_json_keeping_filter_order() {
+        let text = r#"{
+            "consistency": "strong",
+            "indexing": {"included_paths": 4},
+            "writes": {"per_sec": 5, "kind": "upsert"},
+            "queries": [{"name": "q", "per_sec": 1,
+                         "filter": {"/z": "eq", "/a": {"in": 2}, "/m": "in7"}}]
+        }"#;
+        let w = parse(text, "w.json", true).unwrap();
+        assert_eq!(w.consistency, Consistency::Strong);
+        assert_eq!(w.indexing, Indexing::IncludedPaths(4));
+        assert_eq!(w.writes.unwrap().kind, WriteKind::Upsert);
+        let paths: Vec<_> = w.queries[0]
+            .filter
+            .iter()
+            .map(|(p, op)| format!("{p}:{op}"))
+            .collect();
+        assert_eq!(paths, vec!["/z:eq", "/a:in2", "/m:in7"]);
+        // The same JSON through the YAML parser.
+        assert_eq!(parse(text, "w", false).unwrap(), parse(text, "w", true).unwrap());
+    }
+
+    #[test]
+    fn indexing_and_consistency_values() {
+        let w = parse("indexing: none\nconsistency: bounded_staleness", "w", false).unwrap();
+        assert_eq!(w.indexing, Indexing::None);
+        assert_eq!(w.consistency, Consistency::BoundedStaleness);
+        assert!(w.consistency.doubles_read_cost());
+        assert!(!Consistency::Eventual.doubles_read_cost());
+        assert_eq!(
+            invalid("consistency: strng"),
+            "workload.yaml: consistency: unknown value `strng`; accepted: strong, \
+             bounded_staleness, session, consistent_prefix, eventual"
+        );
+        assert_eq!(
+            invalid("indexing: lazy"),
+            "workload.yaml: indexing: unknown value `lazy`; accepted: default, none, \
+             { included_paths: n }"
+        );
+        assert_eq!(
+            invalid("indexing: { included_paths: 2.5 }"),
+            "workload.yaml: indexing.included_paths: must be a whole number of at least 0, got 2.5"
+        );
+        assert_eq!(
+            invalid("writes: { per_sec: 1, kind: delete }"),
+            "workload.yaml: writes.kind: unknown value `delete`; accepted: insert, upsert, replace"
+        );
+    }
+
+    #[test]
+    fn precise_validation_errors() {
+        assert_eq!(
+            invalid("writes: { per_sec: -5 }"),
+            "workload.yaml: writes.per_sec: must be a number of at least 0, got -5"
+        );
+        assert_eq!(
+            invalid("reads: { per_sec: 1, by: [id] }"),
+            "workload.yaml: reads.by[0]: path `id` must start with `/`"
+        );
+        let q = |filter: &str| {
+            format!(
+                "queries:\n- {{ name: a, per_sec: 1, filter: {{ /a: eq }} }}\n\
+                 - {{ name: b, per_sec: 1, filter: {{ /b: eq }} }}\n\
+                 - {{ name: c, per_sec: 1, filter: {filter} }}\n"
+            )
+        };
+        assert_eq!(
+            invalid(&q("{ /a: eq, status: eq }")),
+            "workload.yaml: queries[2].filter: path `status` must start with `/`"
+        );
+        assert_eq!(
+            invalid(&q("{}")),
+            "workload.yaml: queries[2].filter: must name at least one path (a query without a \
+             filter reads every partition; describe it with the property it scans, e.g. \
+             `/type: range`)"
+        );
+        assert_eq!(
+            invalid(&q("{ /a: equals }")),
+            "workload.yaml: queries[2].filter./a: unknown operator `equals`; accepted: eq, in, \
+             in<N>, {in: N}, range"
+        );
+        assert_eq!(
+            invalid(&q("{ /a: { in: 0 } }")),
+            "workload.yaml: queries[2].filter./a: `in` needs a whole number of values of at \
+             least 1, got 0"
+        );
+        assert_eq!(
+            invalid(&q("{ /a: { out: 2 } }")),
+            "workload.yaml: queries[2].filter./a: got a mapping; accepted: eq, in, in<N>, \
+             {in: N}, range"
+        );
+        assert_eq!(
+            invalid(&q("{ \"/a b\": eq }")),
+            "workload.yaml: queries[2].filter: invalid path `/a b`: whitespace is not allowed \
+             in a path; quote the segment, e.g. /\"my field\""
+        );
+        assert_eq!(
+            invalid(&q("{ /a+/b: eq }")),
+            "workload.yaml: queries[2].filter: `/a+/b` is not a single property path"
+        );
+        assert_eq!(
+            invalid(
+                "queries:\n- { name: a, per_sec: 1, filter: { /a: eq } }\n\
+                 - { name: a, per_sec: 2, filter: { /b: eq } }\n"
+            ),
+            "workload.yaml: queries[1].name: duplicate query name `a` (also queries[0])"
+        );
+        assert_eq!(
+            invalid("queries:\n- { name: a, per_sec: 1, filter: { /a: eq }, ru: -1 }"),
+            "workload.yaml: queries[0].ru: must be a number of at least 0, got -1"
+        );
+        assert_eq!(
+            invalid("queries:\n- { name: ' ', per_sec: 1, filter: { /a: eq } }"),
+            "workload.yaml: queries[0].name: must not be empty"
+        );
+    }
+
+    #[test]
+    fn unknown_fields_and_syntax_errors_name_the_file() {
+        let e = invalid("writes: { per_sec: 1 }\nquries: []");
+        assert!(e.starts_with("workload.yaml: unknown field `quries`"), "{e}");
+        let e = invalid("queries:\n- { name: a, per_sec: 1, filtr: { /a: eq } }");
+        assert!(e.contains("unknown field `filtr`"), "{e}");
+        assert!(e.starts_with("workload.yaml: queries[0]"), "{e}");
+        let e = invalid("writes: { per_sec: 1, knd: insert }");
+        assert!(e.contains("unknown field `knd`"), "{e}");
+        let e = parse("{\"writes\": {\"per_sec\": 1, \"x\": 2}}", "w.json", true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("w.json: unknown field `x`"), "{e}");
+        assert_eq!(invalid("  \n"), "workload.yaml: empty workload file");
+        let e = invalid("writes: [");
+        assert!(e.starts_with("workload.yaml: "), "{e}");
+        let e = invalid("queries:\n- { name: a, per_sec: 1, filter: { /a: eq, /a: in } }");
+        assert!(e.starts_with("workload.yaml: "), "{e}");
+    }
+
+    #[test]
+    fn load_reads_files_by_extension() {
+        let dir = std::env::temp_dir().join(format!("pkadvisor-workload-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let yaml = dir.join("w.yml");
+        std::fs::write(&yaml, EXAMPLE).unwrap();
+        assert_eq!(load(&yaml).unwrap().queries.len(), 2);
+        let json = dir.join("w.json");
+        std::fs::write(&json, "{\"writes\": {\"per_sec\": 3}}").unwrap();
+        assert_eq!(load(&json).unwrap().writes.unwrap().per_sec, 3.0);
+        let missing = dir.join("missing.yaml");
+        let e = load(&missing).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}: cannot read: ", missing.display())), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_fixture_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/workload.yaml");
+        let path = if path.exists() {
+            path
+        } else {
+            Path::new("/work/main/fixtures/workload.yaml").to_path_buf()
+        };
+        let w = load(&path).unwrap();
+        assert_eq!(w.writes.unwrap().per_sec, 2000.0);
+        assert_eq!(w.reads.unwrap().by, vec!["/tenantId", "/id"]);
+        let names: Vec<_> = w.queries.iter().map(|q| q.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec!["sessions of a user", "tenant dashboard", "all failed payments"]
+        );
+    }
+
+    #[test]
+    fn query_flag_shortcut() {
+        let q = parse_query_flag("name=tenant dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5")
+            .unwrap();
+        assert_eq!(q.name, "tenant dashboard");
+        assert_eq!(q.per_sec, 20.0);
+        assert_eq!(
+            q.filter,
+            vec![
+                ("/tenantId".to_string(), FilterOp::Eq),
+                ("/userId".to_string(), FilterOp::In(5))
+            ]
+        );
+        assert_eq!(q.ru, None);
+        let q = parse_query_flag("name=x, per_sec=1.5, filter=/a:in+/b:range+/c, ru=7").unwrap();
+        assert_eq!(
+            q.filter,
+            vec![
+                ("/a".to_string(), FilterOp::In(3)),
+                ("/b".to_string(), FilterOp::Range),
+                ("/c".to_string(), FilterOp::Eq)
+            ]
+        );
+        assert_eq!(q.ru, Some(7.0));
+        // Quoted segments may contain the separators.
+        let q = parse_query_flag(r#"name=q,per_sec=1,filter=/"a,b+c:d":in2+/x:y:eq"#).unwrap();
+        assert_eq!(
+            q.filter,
+            vec![
+                (r#"/"a,b+c:d""#.to_string(), FilterOp::In(2)),
+                ("/x:y".to_string(), FilterOp::Eq)
+            ]
+        );
+        let err = |s: &str| parse_query_flag(s).unwrap_err().to_string();
+        assert_eq!(err("name=q,per_sec=1"), "--query: filter: missing");
+        assert_eq!(err("per_sec=1,filter=/a"), "--query: name: missing");
+        assert_eq!(
+            err("name=q,per_sec=fast,filter=/a"),
+            "--query: per_sec: expected a number, got `fast`"
+        );
+        assert_eq!(
+            err("name=q,per_sec=1,filter=status:eq"),
+            "--query: filter: path `status` must start with `/`"
+        );
+        assert_eq!(
+            err("name=q,per_sec=1,filter=/a:like"),
+            "--query: filter./a: unknown operator `like`; accepted: eq, in, in<N>, {in: N}, range"
+        );
+        assert_eq!(
+            err("name=q,per_sec=1,filter=/a,rate=3"),
+            "--query: rate: unknown key; accepted: name, per_sec, filter, ru"
+        );
+        assert_eq!(err("name=q,name=r"), "--query: name: given twice");
+        assert_eq!(err("name=q,oops"), "--query: expected key=value, got `oops`");
+        assert_eq!(
+            err("name=q,per_sec=-1,filter=/a"),
+            "--query: per_sec: must be a number of at least 0, got -1"
+        );
+    }
+
+    #[test]
+    fn from_rates_builds_and_validates() {
+        let q = parse_query_flag("name=q,per_sec=1,filter=/a").unwrap();
+        let w = Workload::from_rates(Some(100.0), Some(50.0), vec![q.clone()]).unwrap();
+        assert_eq!(w.writes.unwrap().kind, WriteKind::Insert);
+        assert_eq!(w.reads.as_ref().unwrap().per_sec, 50.0);
+        assert!(w.reads.as_ref().unwrap().by.is_empty());
+        assert_eq!(w.consistency, Consistency::Session);
+        assert!(!w.is_empty());
+        assert!(Workload::from_rates(None, None, vec![]).unwrap().is_empty());
+        assert_eq!(
+            Workload::from_rates(Some(-1.0), None, vec![])
+                .unwrap_err()
+                .to_string(),
+            "command line: writes.per_sec: must be a number of at least 0, got -1"
+        );
+        assert_eq!(
+            Workload::from_rates(None, None, vec![q.clone(), q])
+                .unwrap_err()
+                .to_string(),
+            "command line: queries[1].name: duplicate query name `q` (also queries[0])"
+        );
+    }
+
+    #[test]
+    fn filter_op_names_round_trip() {
+        for op in [FilterOp::Eq, FilterOp::In(1), FilterOp::In(12), FilterOp::Range] {
+            assert_eq!(FilterOp::from_name(&op.to_string()), Some(op));
+        }
+        assert_eq!(FilterOp::from_name("in"), Some(FilterOp::In(3)));
+        assert_eq!(FilterOp::from_name("in0"), None);
+        assert_eq!(FilterOp::from_name("inx"), None);
+        assert_eq!(
+            serde_json::to_string(&FilterOp::In(4)).unwrap(),
+            "{\"in\":4}"
+        );
+        assert_eq!(
+            serde_json::to_string(&Indexing::IncludedPaths(2)).unwrap(),
+            "{\"included_paths\":2}"
+        );
+    }
+}
