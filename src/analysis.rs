@@ -44,7 +44,12 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         time_slot: None,
         time_bucket_secs: None,
     };
+    let timing = std::env::var_os("PKADVISOR_TIMING").is_some();
+    let started = std::time::Instant::now();
     let acc = pipeline::scan(&inputs, &plan, &opts)?;
+    if timing {
+        eprintln!("timing: scan {:.3}s", started.elapsed().as_secs_f64());
+    }
     if acc.records_analyzed == 0 {
         let what = if acc.invalid_records.count > 0 {
             format!(
@@ -94,14 +99,36 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         }
     }
 
+    // Summaries are independent per candidate: build them in parallel, consuming the maps.
+    let mut acc = acc;
+    let maps: Vec<_> = acc
+        .candidates
+        .iter_mut()
+        .map(|c| std::mem::take(&mut c.partitions))
+        .collect();
+    let all_stats: Vec<CandidateStats> = {
+        use rayon::prelude::*;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(cfg.threads.max(1))
+            .build()
+            .expect("thread pool");
+        pool.install(|| {
+            maps.into_par_iter()
+                .zip(cfg.candidates.par_iter())
+                .map(|(m, cand)| {
+                    summarize(
+                        m,
+                        cand.levels.len(),
+                        scale,
+                        l.item_overhead_bytes,
+                        cfg.top.max(1),
+                    )
+                })
+                .collect()
+        })
+    };
     let mut reports: Vec<CandidateReport> = Vec::new();
-    for (i, cand) in cfg.candidates.iter().enumerate() {
-        let stats = summarize(
-            &acc.candidates[i],
-            cand.levels.len(),
-            scale,
-            l.item_overhead_bytes,
-        );
+    for ((i, cand), stats) in cfg.candidates.iter().enumerate().zip(all_stats) {
         let demand = lp_demand(&stats, cfg);
         let mut summary = DemandSummary::default();
         if let Some(d) = &demand {
@@ -187,6 +214,12 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             layout: layout.map(|(l, _)| l),
             workload: None,
         });
+    }
+    if timing {
+        eprintln!(
+            "timing: scan+summaries {:.3}s",
+            started.elapsed().as_secs_f64()
+        );
     }
     let order = advise::rank(
         &reports

@@ -19,6 +19,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod stats;
+pub mod workload;
 
 use std::io::Write;
 

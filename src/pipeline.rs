@@ -71,6 +71,7 @@ pub fn scan(
     let reader_error: Mutex<Option<IngestError>> = Mutex::new(None);
     let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
 
+    let t0 = std::time::Instant::now();
     let acc = std::thread::scope(|s| {
         let stop = &stop;
         let reader_error = &reader_error;
@@ -111,6 +112,9 @@ pub fn scan(
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
+                    if std::env::var_os("PKADVISOR_TIMING").is_some() {
+                        eprintln!("timing: worker done at {:.3}s", t0.elapsed().as_secs_f64());
+                    }
                     acc
                 })
                 .reduce(|| Accumulator::new(0), Accumulator::merge)
@@ -139,6 +143,7 @@ struct Worker<'p> {
     plan: &'p KeyPlan,
     opts: &'p ScanOptions,
     key: Vec<u8>,
+    check_utf8: bool,
 }
 
 impl<'p> Worker<'p> {
@@ -147,11 +152,15 @@ impl<'p> Worker<'p> {
             plan,
             opts,
             key: Vec::with_capacity(256),
+            check_utf8: false,
         }
     }
 
     fn block(&mut self, block: &Block, acc: &mut Accumulator) {
         let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
+        // Validate UTF-8 once per block; only a block that fails is checked record by record,
+        // to find and report the bad ones.
+        self.check_utf8 = std::str::from_utf8(&block.data).is_err();
         match &block.framing {
             Framing::Lines { first_line } => {
                 let data = &block.data[..];
@@ -223,9 +232,11 @@ impl<'p> Worker<'p> {
                 message,
             });
         };
-        if let Err(e) = std::str::from_utf8(rec) {
-            bad(e.valid_up_to(), "invalid UTF-8".into(), acc);
-            return;
+        if self.check_utf8 {
+            if let Err(e) = std::str::from_utf8(rec) {
+                bad(e.valid_up_to(), "invalid UTF-8".into(), acc);
+                return;
+            }
         }
         let summary = match scan_document(rec, &self.plan.trie, values) {
             Ok(s) => s,

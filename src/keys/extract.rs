@@ -69,11 +69,15 @@ impl PathTrie {
         self.slots
     }
 
+    #[inline]
     fn child(&self, node: usize, key: &[u8]) -> Option<usize> {
+        // Most property names are not key paths: reject on length and first byte before a
+        // full comparison (a libc memcmp call per property was a tenth of the scan time).
+        let first = *key.first()?;
         self.nodes[node]
             .children
             .iter()
-            .find(|(name, _)| &name[..] == key)
+            .find(|(name, _)| name.len() == key.len() && name[0] == first && name[1..] == key[1..])
             .map(|&(_, idx)| idx as usize)
     }
 }

@@ -288,6 +288,42 @@ pub fn decode_key(mut bytes: &[u8]) -> Vec<KeyComponent<'_>> {
     out
 }
 
+/// What a key holds, found without allocating.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyShape {
+    /// Some component is Undefined.
+    pub undefined: bool,
+    /// Some component is Null.
+    pub null: bool,
+    /// Partition key value size: UTF-8 bytes of strings plus 8 per number.
+    pub value_bytes: u64,
+}
+
+/// Scans an encoded key for its [`KeyShape`].
+pub fn key_shape(bytes: &[u8]) -> KeyShape {
+    let mut s = KeyShape::default();
+    let mut pos = 0;
+    while let Some(&m) = bytes.get(pos) {
+        match m {
+            marker::UNDEFINED => s.undefined = true,
+            marker::NULL => s.null = true,
+            marker::NUMBER => {
+                s.value_bytes += 8;
+                pos += 8;
+            }
+            marker::STRING => {
+                let len = memchr::memchr(marker::STRING_END, &bytes[pos + 1..])
+                    .unwrap_or(bytes.len() - pos - 1);
+                s.value_bytes += len as u64;
+                pos += len + 1;
+            }
+            _ => {}
+        }
+        pos += 1;
+    }
+    s
+}
+
 /// Byte length of the encoded prefix holding the first `levels` components.
 pub fn prefix_len(bytes: &[u8], levels: usize) -> usize {
     let mut pos = 0;
@@ -453,6 +489,14 @@ mod tests {
         assert_eq!(prefix_len(&want, 1), 3);
         assert_eq!(prefix_len(&want, 2), 4);
         assert_eq!(key_json(&want, true).to_string(), r#"["a",null,{}]"#);
+        assert_eq!(
+            key_shape(&want),
+            KeyShape {
+                undefined: true,
+                null: true,
+                value_bytes: 1
+            }
+        );
         assert_eq!(key_display(&want), "a > <null> > <undefined>");
     }
 

@@ -16,8 +16,12 @@ use crate::keys::KeyError;
 /// How many example positions of skipped records and key errors are kept.
 pub const MAX_EXAMPLES: usize = 5;
 
+/// An encoded logical partition key, stored inline when short (most keys are) so a hash-map
+/// probe does not chase a pointer.
+pub type Key = smallvec::SmallVec<[u8; 24]>;
+
 /// Counts for one logical partition (sample values, before projection).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartitionCounts {
     /// Documents in the partition.
     pub documents: u64,
@@ -25,10 +29,22 @@ pub struct PartitionCounts {
     pub raw_bytes: u64,
     /// Bytes of those documents minified (whitespace outside strings removed).
     pub minified_bytes: u64,
-    /// Earliest time-field value (epoch seconds), when a time field is tracked.
-    pub first_ts: Option<i64>,
-    /// Latest time-field value (epoch seconds).
-    pub last_ts: Option<i64>,
+    /// Earliest time-field value (epoch seconds); `i64::MAX` when none was seen.
+    pub first_ts: i64,
+    /// Latest time-field value (epoch seconds); `i64::MIN` when none was seen.
+    pub last_ts: i64,
+}
+
+impl Default for PartitionCounts {
+    fn default() -> Self {
+        PartitionCounts {
+            documents: 0,
+            raw_bytes: 0,
+            minified_bytes: 0,
+            first_ts: i64::MAX,
+            last_ts: i64::MIN,
+        }
+    }
 }
 
 impl PartitionCounts {
@@ -37,24 +53,13 @@ impl PartitionCounts {
         self.documents += o.documents;
         self.raw_bytes += o.raw_bytes;
         self.minified_bytes += o.minified_bytes;
-        self.first_ts = min_opt(self.first_ts, o.first_ts);
-        self.last_ts = max_opt(self.last_ts, o.last_ts);
+        self.first_ts = self.first_ts.min(o.first_ts);
+        self.last_ts = self.last_ts.max(o.last_ts);
     }
-}
 
-fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.min(y)),
-        (x, None) => x,
-        (None, y) => y,
-    }
-}
-
-fn max_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
-    match (a, b) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, None) => x,
-        (None, y) => y,
+    /// The time-field range seen in this partition, if any.
+    pub fn time_range(&self) -> Option<(i64, i64)> {
+        (self.first_ts <= self.last_ts).then_some((self.first_ts, self.last_ts))
     }
 }
 
@@ -101,7 +106,7 @@ impl IssueLog {
 #[derive(Debug, Clone, Default)]
 pub struct CandidateAcc {
     /// Logical partitions by encoded key.
-    pub partitions: HashMap<Box<[u8]>, PartitionCounts>,
+    pub partitions: HashMap<Key, PartitionCounts>,
     /// Documents whose key could not be computed, by reason.
     pub key_errors: BTreeMap<KeyError, IssueLog>,
 }
@@ -114,9 +119,9 @@ impl CandidateAcc {
         p.documents += 1;
         p.raw_bytes += raw_bytes;
         p.minified_bytes += minified_bytes;
-        if ts.is_some() {
-            p.first_ts = min_opt(p.first_ts, ts);
-            p.last_ts = max_opt(p.last_ts, ts);
+        if let Some(t) = ts {
+            p.first_ts = p.first_ts.min(t);
+            p.last_ts = p.last_ts.max(t);
         }
     }
 
@@ -154,7 +159,7 @@ pub struct Accumulator {
     /// Documents whose time field was missing or unparseable (when a time field is tracked).
     pub time_missing: u64,
     /// Write counts per (time bucket start, candidate, encoded key), when time hot spots are tracked.
-    pub time_buckets: HashMap<(i64, u32, Box<[u8]>), u64>,
+    pub time_buckets: HashMap<(i64, u32, Key), u64>,
 }
 
 impl Accumulator {
@@ -189,8 +194,13 @@ impl Accumulator {
         if o.candidates.is_empty() {
             return self;
         }
-        for (a, b) in self.candidates.iter_mut().zip(o.candidates) {
-            a.merge(b);
+        {
+            // Candidates merge independently: in parallel (rayon's pool of the caller).
+            use rayon::prelude::*;
+            self.candidates
+                .par_iter_mut()
+                .zip(o.candidates.into_par_iter())
+                .for_each(|(a, b)| a.merge(b));
         }
         self.records_analyzed += o.records_analyzed;
         self.raw_bytes += o.raw_bytes;
@@ -263,7 +273,8 @@ mod tests {
         a.merge(b);
         let k1 = a.partitions[&b"k1"[..]];
         assert_eq!((k1.documents, k1.raw_bytes, k1.minified_bytes), (2, 15, 13));
-        assert_eq!((k1.first_ts, k1.last_ts), (Some(2), Some(5)));
+        assert_eq!(k1.time_range(), Some((2, 5)));
+        assert_eq!(a.partitions[&b"k2"[..]].time_range(), None);
         assert_eq!(a.partitions.len(), 2);
     }
 }

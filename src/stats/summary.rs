@@ -5,14 +5,14 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::{CandidateAcc, PartitionCounts};
-use crate::keys::{self, decode_key, prefix_len};
+use super::PartitionCounts;
+use crate::keys::{self, prefix_len};
 
 /// One logical partition after projection.
 #[derive(Debug, Clone)]
 pub struct PartitionRow {
     /// The encoded key.
-    pub key: Box<[u8]>,
+    pub key: super::Key,
     /// Sample counts.
     pub sample: PartitionCounts,
     /// Projected documents (`sample.documents × scale`).
@@ -96,37 +96,43 @@ pub struct CandidateStats {
     pub levels: Vec<LevelStats>,
     /// Every partition, sorted by encoded key.
     pub partitions: Vec<PartitionRow>,
-    /// Indices into `partitions`, largest bytes first (ties: key order).
+    /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
     pub by_bytes: Vec<usize>,
 }
 
 /// Builds the statistics. `scale` projects the sample to production (1.0 = the sample as is);
-/// `overhead_bytes` is the per-item system-property estimate.
+/// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
 pub fn summarize(
-    acc: &CandidateAcc,
+    partitions: hashbrown::HashMap<super::Key, PartitionCounts>,
     hierarchical_levels: usize,
     scale: f64,
     overhead_bytes: f64,
+    top: usize,
 ) -> CandidateStats {
-    let mut partitions: Vec<PartitionRow> = acc
-        .partitions
-        .iter()
-        .map(|(k, c)| PartitionRow {
-            key: k.clone(),
-            sample: *c,
+    let mut partitions: Vec<PartitionRow> = partitions
+        .into_iter()
+        .map(|(key, c)| PartitionRow {
+            key,
+            sample: c,
             documents: c.documents as f64 * scale,
             bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * scale,
         })
         .collect();
     partitions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
 
+    // Only the largest `top` partitions are ever listed: select them, then sort those.
     let mut by_bytes: Vec<usize> = (0..partitions.len()).collect();
-    by_bytes.sort_by(|&a, &b| {
-        partitions[b]
+    let larger_first = |a: &usize, b: &usize| {
+        partitions[*b]
             .bytes
-            .total_cmp(&partitions[a].bytes)
-            .then(a.cmp(&b))
-    });
+            .total_cmp(&partitions[*a].bytes)
+            .then(a.cmp(b))
+    };
+    if top < by_bytes.len() {
+        by_bytes.select_nth_unstable_by(top, larger_first);
+        by_bytes.truncate(top);
+    }
+    by_bytes.sort_by(larger_first);
 
     let documents: u64 = partitions.iter().map(|p| p.sample.documents).sum();
     let total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
@@ -135,14 +141,14 @@ pub fn summarize(
     let mut max_key_bytes = 0u64;
     let mut max_key_idx = None;
     for (i, p) in partitions.iter().enumerate() {
-        let comps = decode_key(&p.key);
-        if comps.iter().any(|c| *c == keys::KeyComponent::Undefined) {
+        let shape = keys::key_shape(&p.key);
+        if shape.undefined {
             undefined_documents += p.sample.documents;
         }
-        if comps.iter().any(|c| *c == keys::KeyComponent::Null) {
+        if shape.null {
             null_documents += p.sample.documents;
         }
-        let kb: u64 = comps.iter().map(|c| c.value_bytes() as u64).sum();
+        let kb = shape.value_bytes;
         if kb > max_key_bytes || max_key_idx.is_none() {
             max_key_bytes = kb;
             max_key_idx = Some(i);
@@ -333,7 +339,7 @@ mod tests {
     #[test]
     fn summarize_counts_special_partitions_and_levels() {
         use crate::keys::marker::*;
-        let mut acc = CandidateAcc::default();
+        let mut acc = crate::stats::CandidateAcc::default();
         let key = |a: &str, b: Option<&str>| {
             let mut v = vec![STRING];
             v.extend_from_slice(a.as_bytes());
@@ -352,7 +358,7 @@ mod tests {
         acc.add(&key("a", Some("u2")), 100, 100, None);
         acc.add(&key("ab", Some("u1")), 50, 50, None);
         acc.add(&key("ab", None), 50, 40, None);
-        let s = summarize(&acc, 2, 2.0, 10.0);
+        let s = summarize(acc.partitions, 2, 2.0, 10.0, 10);
         assert_eq!(s.documents, 4);
         assert_eq!(s.logical_partitions, 4);
         assert_eq!(s.undefined_documents, 1);

@@ -95,14 +95,29 @@ mod tests {
     #[test]
     fn writes() {
         let l = Limits::default();
-        close(write_ru(1024.0, WriteKind::Insert, Indexing::Default, &l), 5.5);
-        close(write_ru(300.0, WriteKind::Insert, Indexing::Default, &l), 5.5);
+        close(
+            write_ru(1024.0, WriteKind::Insert, Indexing::Default, &l),
+            5.5,
+        );
+        close(
+            write_ru(300.0, WriteKind::Insert, Indexing::Default, &l),
+            5.5,
+        );
         close(write_ru(1024.0, WriteKind::Insert, Indexing::None, &l), 5.0);
         // 100 KB with indexing off: 100 × 5 = 500.
-        close(write_ru(102_400.0, WriteKind::Insert, Indexing::None, &l), 500.0);
+        close(
+            write_ru(102_400.0, WriteKind::Insert, Indexing::None, &l),
+            500.0,
+        );
         // Replace 2 KB: 2 × 5.5 × 2 = 22; upsert costs the same.
-        close(write_ru(2048.0, WriteKind::Replace, Indexing::Default, &l), 22.0);
-        close(write_ru(2048.0, WriteKind::Upsert, Indexing::Default, &l), 22.0);
+        close(
+            write_ru(2048.0, WriteKind::Replace, Indexing::Default, &l),
+            22.0,
+        );
+        close(
+            write_ru(2048.0, WriteKind::Upsert, Indexing::Default, &l),
+            22.0,
+        );
         // Indexed paths cost nothing extra by default...
         close(
             write_ru(1024.0, WriteKind::Insert, Indexing::IncludedPaths(4), &l),
@@ -118,7 +133,10 @@ mod tests {
             13.0,
         );
         // Replace with indexing off: 5 × 2 = 10.
-        close(write_ru(1024.0, WriteKind::Replace, Indexing::None, &l), 10.0);
+        close(
+            write_ru(1024.0, WriteKind::Replace, Indexing::None, &l),
+            10.0,
+        );
     }
 
     #[test]

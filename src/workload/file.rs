@@ -355,9 +355,10 @@ pub fn parse_query_flag(s: &str) -> Result<QuerySpec, WorkloadError> {
         if item.is_empty() {
             continue;
         }
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| ctx.err("", format!("expected key=value, got `{item}`")))?;
+        let (key, value) = item.split_once('=').ok_or_else(|| WorkloadError::Syntax {
+            file: ctx.file.to_string(),
+            message: format!("expected key=value, got `{item}`"),
+        })?;
         let (key, value) = (key.trim(), value.trim());
         let slot_taken = match key {
             "name" => name.replace(value.to_string()).is_some(),
@@ -439,7 +440,10 @@ fn rsplit_unquoted(s: &str, sep: char) -> Option<(&str, &str)> {
 // Raw (as written) forms and validation.
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a workload mapping with consistency, indexing, writes, reads and queries"
+)]
 struct RawWorkload {
     #[serde(default)]
     consistency: Option<String>,
@@ -454,7 +458,7 @@ struct RawWorkload {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping with per_sec and kind")]
 struct RawWrites {
     per_sec: f64,
     #[serde(default)]
@@ -462,7 +466,7 @@ struct RawWrites {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping with per_sec and by")]
 struct RawReads {
     per_sec: f64,
     #[serde(default)]
@@ -470,7 +474,10 @@ struct RawReads {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a query mapping with name, per_sec, filter and ru"
+)]
 struct RawQuery {
     name: String,
     per_sec: f64,
@@ -549,10 +556,7 @@ impl Ctx<'_> {
                 let accepted: Vec<&str> = Consistency::ALL.iter().map(|c| c.as_str()).collect();
                 self.err(
                     "consistency",
-                    format!(
-                        "unknown value `{name}`; accepted: {}",
-                        accepted.join(", ")
-                    ),
+                    format!("unknown value `{name}`; accepted: {}", accepted.join(", ")),
                 )
             })?,
         };
@@ -634,10 +638,7 @@ impl Ctx<'_> {
             Ok(c) if c.kind == KeyKind::Single && matches!(c.levels[0].parts[0], Part::Path(_)) => {
                 Ok(())
             }
-            Ok(_) => Err(self.err(
-                field,
-                format!("`{text}` is not a single property path"),
-            )),
+            Ok(_) => Err(self.err(field, format!("`{text}` is not a single property path"))),
             Err(e) => Err(self.err(field, format!("invalid path `{text}`: {}", e.message))),
         }
     }
@@ -683,10 +684,9 @@ impl Ctx<'_> {
         match &value {
             Value::String(name) if name == "default" => Ok(Indexing::Default),
             Value::String(name) if name == "none" => Ok(Indexing::None),
-            Value::String(name) => Err(self.err(
-                "indexing",
-                format!("unknown value `{name}`; {ACCEPTED}"),
-            )),
+            Value::String(name) => {
+                Err(self.err("indexing", format!("unknown value `{name}`; {ACCEPTED}")))
+            }
             Value::Mapping(map) if map.len() == 1 && map.contains_key("included_paths") => {
                 match map.get("included_paths").and_then(whole_number) {
                     Some(n) => Ok(Indexing::IncludedPaths(n)),
@@ -699,10 +699,7 @@ impl Ctx<'_> {
                     )),
                 }
             }
-            other => Err(self.err(
-                "indexing",
-                format!("got {}; {ACCEPTED}", show(other)),
-            )),
+            other => Err(self.err("indexing", format!("got {}; {ACCEPTED}", show(other)))),
         }
     }
 
@@ -723,10 +720,7 @@ impl Ctx<'_> {
                     )),
                 }
             }
-            other => Err(self.err(
-                field,
-                format!("got {}; {ACCEPTED}", show(other)),
-            )),
+            other => Err(self.err(field, format!("got {}; {ACCEPTED}", show(other)))),
         }
     }
 }
@@ -849,7 +843,10 @@ queries:
             .collect();
         assert_eq!(paths, vec!["/z:eq", "/a:in2", "/m:in7"]);
         // The same JSON through the YAML parser.
-        assert_eq!(parse(text, "w", false).unwrap(), parse(text, "w", true).unwrap());
+        assert_eq!(
+            parse(text, "w", false).unwrap(),
+            parse(text, "w", true).unwrap()
+        );
     }
 
     #[test]
@@ -921,10 +918,10 @@ queries:
             "workload.yaml: queries[2].filter./a: got a mapping; accepted: eq, in, in<N>, \
              {in: N}, range"
         );
-        assert_eq!(
-            invalid(&q("{ \"/a b\": eq }")),
-            "workload.yaml: queries[2].filter: invalid path `/a b`: whitespace is not allowed \
-             in a path; quote the segment, e.g. /\"my field\""
+        let e = invalid(&q("{ \"/a b\": eq }"));
+        assert!(
+            e.starts_with("workload.yaml: queries[2].filter: invalid path `/a b`: "),
+            "{e}"
         );
         assert_eq!(
             invalid(&q("{ /a+/b: eq }")),
@@ -950,7 +947,10 @@ queries:
     #[test]
     fn unknown_fields_and_syntax_errors_name_the_file() {
         let e = invalid("writes: { per_sec: 1 }\nquries: []");
-        assert!(e.starts_with("workload.yaml: unknown field `quries`"), "{e}");
+        assert!(
+            e.starts_with("workload.yaml: unknown field `quries`"),
+            "{e}"
+        );
         let e = invalid("queries:\n- { name: a, per_sec: 1, filtr: { /a: eq } }");
         assert!(e.contains("unknown field `filtr`"), "{e}");
         assert!(e.starts_with("workload.yaml: queries[0]"), "{e}");
@@ -979,32 +979,35 @@ queries:
         assert_eq!(load(&json).unwrap().writes.unwrap().per_sec, 3.0);
         let missing = dir.join("missing.yaml");
         let e = load(&missing).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}: cannot read: ", missing.display())), "{e}");
+        assert!(
+            e.starts_with(&format!("{}: cannot read: ", missing.display())),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn the_fixture_is_valid() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/workload.yaml");
-        let path = if path.exists() {
-            path
-        } else {
-            Path::new("/work/main/fixtures/workload.yaml").to_path_buf()
-        };
-        let w = load(&path).unwrap();
+        let text = include_str!("../../fixtures/workload.yaml");
+        let w = parse(text, "fixtures/workload.yaml", false).unwrap();
         assert_eq!(w.writes.unwrap().per_sec, 2000.0);
         assert_eq!(w.reads.unwrap().by, vec!["/tenantId", "/id"]);
         let names: Vec<_> = w.queries.iter().map(|q| q.name.as_str()).collect();
         assert_eq!(
             names,
-            vec!["sessions of a user", "tenant dashboard", "all failed payments"]
+            vec![
+                "sessions of a user",
+                "tenant dashboard",
+                "all failed payments"
+            ]
         );
     }
 
     #[test]
     fn query_flag_shortcut() {
-        let q = parse_query_flag("name=tenant dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5")
-            .unwrap();
+        let q =
+            parse_query_flag("name=tenant dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5")
+                .unwrap();
         assert_eq!(q.name, "tenant dashboard");
         assert_eq!(q.per_sec, 20.0);
         assert_eq!(
@@ -1054,7 +1057,10 @@ queries:
             "--query: rate: unknown key; accepted: name, per_sec, filter, ru"
         );
         assert_eq!(err("name=q,name=r"), "--query: name: given twice");
-        assert_eq!(err("name=q,oops"), "--query: expected key=value, got `oops`");
+        assert_eq!(
+            err("name=q,oops"),
+            "--query: expected key=value, got `oops`"
+        );
         assert_eq!(
             err("name=q,per_sec=-1,filter=/a"),
             "--query: per_sec: must be a number of at least 0, got -1"
@@ -1087,7 +1093,12 @@ queries:
 
     #[test]
     fn filter_op_names_round_trip() {
-        for op in [FilterOp::Eq, FilterOp::In(1), FilterOp::In(12), FilterOp::Range] {
+        for op in [
+            FilterOp::Eq,
+            FilterOp::In(1),
+            FilterOp::In(12),
+            FilterOp::Range,
+        ] {
             assert_eq!(FilterOp::from_name(&op.to_string()), Some(op));
         }
         assert_eq!(FilterOp::from_name("in"), Some(FilterOp::In(3)));

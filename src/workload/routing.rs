@@ -1,0 +1,679 @@
+//! Where a query goes under a candidate key: one partition, a few targeted ones, or all of them.
+//!
+//! The classes follow `docs/cosmos-model.md` (hierarchical-partition-keys, how-to-query-container,
+//! synthetic-partition-keys). A level of the key is *fixed* by a filter when every part of it can
+//! be computed from the filter:
+//!
+//! - a path part needs `eq` (one value) or `in` (n values: n lookups) on that path;
+//! - `hash(p)%N` is computed from `eq`/`in` on `p`; when `p` is not fixed the level can still be
+//!   enumerated as `N` lookups, one per bucket, provided its other parts are fixed (a tenant query
+//!   against `/tenantId+hash(/id)%16` becomes 16 targeted lookups);
+//! - `day(p)` etc. is computed from `eq`/`in` on `p`. A `range` on `p` counts as *not fixed*: the
+//!   workload does not say how wide the range is, so the number of time buckets it covers is
+//!   unknown and a wide range visits as many partitions as a fan-out; treating it as a fan-out is
+//!   the conservative estimate.
+//!
+//! A single-level key routes to one partition (or `in` lookups) when its level is fixed and fans
+//! out otherwise. A hierarchical key is routed by its fixed *prefix* (levels fixed from the first,
+//! stopping at the first unfixed one): all levels → single partition, a proper prefix → the
+//! physical partitions overlapping the prefix's EPK range, none → fan-out.
+
+use serde::Serialize;
+
+use crate::keys::spec::{parse_candidate, Candidate, KeyPath, Level, Part};
+
+use super::file::FilterOp;
+
+/// How a query is routed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoutingClass {
+    /// The filter fixes the whole key: one logical (so one physical) partition.
+    Single,
+    /// The filter fixes a key prefix, an `IN` list or a hash-bucket enumeration: only some
+    /// physical partitions are visited.
+    Targeted,
+    /// The filter does not fix the (first level of the) key: every physical partition is visited.
+    Fanout,
+}
+
+impl RoutingClass {
+    /// The lowercase name, as serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoutingClass::Single => "single",
+            RoutingClass::Targeted => "targeted",
+            RoutingClass::Fanout => "fanout",
+        }
+    }
+}
+
+impl std::fmt::Display for RoutingClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The routing of one query under one candidate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Routing {
+    /// The class.
+    pub class: RoutingClass,
+    /// Estimated physical partitions visited per execution (at least 1, at most the partition
+    /// count; fractional when it is an average over prefixes).
+    pub partitions_touched: f64,
+    /// Key values (or key prefixes) the query is split into: the product of `IN` sizes and hash
+    /// buckets enumerated. For a fan-out, the number of physical partitions queried.
+    pub lookups: u32,
+    /// A short human explanation.
+    pub reason: String,
+}
+
+/// What routing needs to know about the container.
+pub struct RoutingContext<'a> {
+    /// Physical partitions of the container (0 is treated as 1).
+    pub physical_partitions: u32,
+    /// Average physical partitions overlapped by a prefix of the first k levels (k = 1, 2), from
+    /// the projected layout; a context without a layout returns 1. Values below 1 (or not finite)
+    /// are treated as 1.
+    pub prefix_fanout: &'a dyn Fn(usize) -> f64,
+}
+
+fn one_partition_per_prefix(_levels: usize) -> f64 {
+    1.0
+}
+
+impl RoutingContext<'static> {
+    /// A context with no layout: every key prefix is assumed to sit in one physical partition.
+    pub fn uniform(physical_partitions: u32) -> RoutingContext<'static> {
+        RoutingContext {
+            physical_partitions,
+            prefix_fanout: &one_partition_per_prefix,
+        }
+    }
+}
+
+/// Property names of a path written in a workload (`/a/"b c"` → `["a", "b c"]`); `None` when it
+/// does not parse as a single path.
+fn segments(text: &str) -> Option<Vec<String>> {
+    let c = parse_candidate(text).ok()?;
+    match c.levels.as_slice() {
+        [level] => match level.parts.as_slice() {
+            [Part::Path(p)] => Some(p.segments.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the workload path `text` names the key path `p` (compared by property names, so
+/// `/"tenantId"` matches `/tenantId`).
+fn same_path(text: &str, p: &KeyPath) -> bool {
+    text == p.text || segments(text).is_some_and(|s| s == p.segments)
+}
+
+fn op_for(filter: &[(String, FilterOp)], p: &KeyPath) -> Option<FilterOp> {
+    filter
+        .iter()
+        .find(|(text, _)| same_path(text, p))
+        .map(|(_, op)| *op)
+}
+
+/// A part as written in the candidate grammar.
+fn describe_part(part: &Part) -> String {
+    match part {
+        Part::Path(p) => p.text.clone(),
+        Part::Hash { path, buckets } => format!("hash({path})%{buckets}"),
+        Part::Time { unit, path } => format!("{unit}({path})"),
+    }
+}
+
+fn describe_level(level: &Level) -> String {
+    level
+        .parts
+        .iter()
+        .map(describe_part)
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
+/// Whether a filter fixes one level, and how many lookups it takes.
+struct LevelState {
+    /// Product of `IN` sizes (and hash-derived values) over the level's fixed parts.
+    lookups: u64,
+    /// Buckets to enumerate (product over hash parts whose path is not fixed); 1 when none.
+    buckets: u64,
+    /// Parts fixed by the filter.
+    fixed: Vec<String>,
+    /// Hash parts enumerated bucket by bucket.
+    enumerated: Vec<String>,
+    /// Parts the filter leaves open (with why, for ranges).
+    open: Vec<String>,
+}
+
+impl LevelState {
+    fn is_fixed(&self) -> bool {
+        self.open.is_empty()
+    }
+}
+
+fn level_state(level: &Level, filter: &[(String, FilterOp)]) -> LevelState {
+    let mut s = LevelState {
+        lookups: 1,
+        buckets: 1,
+        fixed: Vec::new(),
+        enumerated: Vec::new(),
+        open: Vec::new(),
+    };
+    for part in &level.parts {
+        let op = op_for(filter, part.path());
+        let name = describe_part(part);
+        match (part, op) {
+            (_, Some(FilterOp::Eq)) => s.fixed.push(name),
+            (Part::Hash { buckets, .. }, Some(FilterOp::In(n))) => {
+                // n values hash to at most min(n, buckets) suffixes.
+                s.lookups = s.lookups.saturating_mul(u64::from(n.min(*buckets)));
+                s.fixed.push(name);
+            }
+            (_, Some(FilterOp::In(n))) => {
+                s.lookups = s.lookups.saturating_mul(u64::from(n));
+                s.fixed.push(name);
+            }
+            (Part::Hash { buckets, .. }, _) => {
+                s.buckets = s.buckets.saturating_mul(u64::from(*buckets));
+                s.enumerated.push(name);
+            }
+            (Part::Time { path, .. }, Some(FilterOp::Range)) => s.open.push(format!(
+                "{name} (a range on {path} covers an unknown number of buckets)"
+            )),
+            (_, Some(FilterOp::Range)) => s.open.push(format!("{name} (range only)")),
+            (_, None) => s.open.push(name),
+        }
+    }
+    s
+}
+
+fn clamp_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Routes a query with `filter` under candidate `c` (rules in the module documentation).
+pub fn route(c: &Candidate, filter: &[(String, FilterOp)], ctx: &RoutingContext) -> Routing {
+    let physical = ctx.physical_partitions.max(1);
+    let physical_f = f64::from(physical);
+    let levels: Vec<LevelState> = c.levels.iter().map(|l| level_state(l, filter)).collect();
+    let fanout = |reason: String| Routing {
+        class: RoutingClass::Fanout,
+        partitions_touched: physical_f,
+        lookups: physical,
+        reason: format!("{reason}: fan-out to every physical partition"),
+    };
+
+    // Levels fixed from the first one.
+    let k = levels.iter().take_while(|s| s.is_fixed()).count();
+    let lookups = levels[..k].iter().fold(1u64, |acc, s| {
+        acc.saturating_mul(s.lookups).saturating_mul(s.buckets)
+    });
+    let in_values = levels[..k]
+        .iter()
+        .fold(1u64, |acc, s| acc.saturating_mul(s.lookups));
+    let enumerated: Vec<String> = levels[..k]
+        .iter()
+        .flat_map(|s| s.enumerated.iter().cloned())
+        .collect();
+
+    if c.levels.len() == 1 {
+        let s = &levels[0];
+        if !s.is_fixed() {
+            let reason = if s.fixed.is_empty() {
+                format!("filter does not fix {}", s.open.join(", "))
+            } else {
+                format!(
+                    "filter fixes {} but not {}",
+                    s.fixed.join(", "),
+                    s.open.join(", ")
+                )
+            };
+            return fanout(reason);
+        }
+    } else if k == 0 {
+        return fanout(format!(
+            "filter does not fix the first level {}",
+            levels[0].open.join(", ")
+        ));
+    }
+
+    let touched_full = (lookups as f64).min(physical_f).max(1.0);
+    if k == c.levels.len() {
+        let what = if c.levels.len() == 1 {
+            "the key".to_string()
+        } else {
+            format!("all {} levels", c.levels.len())
+        };
+        if !enumerated.is_empty() {
+            let fixed: Vec<String> = levels.iter().flat_map(|s| s.fixed.clone()).collect();
+            let head = if fixed.is_empty() {
+                format!("filter does not fix {}", enumerated.join(", "))
+            } else {
+                format!(
+                    "filter fixes {} but not {}",
+                    fixed.join(", "),
+                    enumerated.join(", ")
+                )
+            };
+            let extra = if in_values > 1 {
+                format!(" ({in_values} IN values × buckets)")
+            } else {
+                String::new()
+            };
+            return Routing {
+                class: RoutingClass::Targeted,
+                partitions_touched: touched_full,
+                lookups: clamp_u32(lookups),
+                reason: format!("{head}: {lookups} targeted lookups, one per bucket{extra}"),
+            };
+        }
+        if lookups == 1 {
+            return Routing {
+                class: RoutingClass::Single,
+                partitions_touched: 1.0,
+                lookups: 1,
+                reason: format!("filter fixes {what}: single-partition query"),
+            };
+        }
+        return Routing {
+            class: RoutingClass::Targeted,
+            partitions_touched: touched_full,
+            lookups: clamp_u32(lookups),
+            reason: format!(
+                "filter fixes {what} with IN lists: {lookups} key values, targeted lookups"
+            ),
+        };
+    }
+
+    // A proper prefix of a hierarchical key.
+    let per_prefix = (ctx.prefix_fanout)(k);
+    let per_prefix = if per_prefix.is_finite() {
+        per_prefix.max(1.0)
+    } else {
+        1.0
+    };
+    let touched = (per_prefix * lookups as f64).min(physical_f).max(1.0);
+    let fixed: Vec<String> = c.levels[..k].iter().map(describe_level).collect();
+    let mut reason = format!(
+        "filter fixes {} but not {}: prefix query over {k} of {} levels",
+        fixed.join(", "),
+        levels[k].open.join(", "),
+        c.levels.len()
+    );
+    if lookups > 1 {
+        reason.push_str(&format!(", {lookups} prefixes"));
+    }
+    Routing {
+        class: RoutingClass::Targeted,
+        partitions_touched: touched,
+        lookups: clamp_u32(lookups),
+        reason,
+    }
+}
+
+/// `None` when an application knowing the properties `known` can compute `c`'s full key (every
+/// path part known; hash and time parts computed from their known path), so point reads stay
+/// point reads. Otherwise why not: such reads must become queries (finding
+/// `POINT_READ_NEEDS_QUERY`).
+pub fn point_read_route(c: &Candidate, known: &[String]) -> Option<String> {
+    let mut missing: Vec<String> = Vec::new();
+    for part in c.levels.iter().flat_map(|l| &l.parts) {
+        let path = part.path();
+        if known.iter().any(|k| same_path(k, path)) {
+            continue;
+        }
+        let item = match part {
+            Part::Path(p) => p.text.clone(),
+            _ => format!("{path} (for {})", describe_part(part)),
+        };
+        if !missing.contains(&item) {
+            missing.push(item);
+        }
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    let knows = if known.is_empty() {
+        "nothing".to_string()
+    } else {
+        known.join(", ")
+    };
+    Some(format!(
+        "key {} needs {}, which point reads do not know (they know {knows}): they become queries",
+        c.spec,
+        missing.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(spec: &str) -> Candidate {
+        parse_candidate(spec).unwrap()
+    }
+
+    fn f(items: &[(&str, FilterOp)]) -> Vec<(String, FilterOp)> {
+        items.iter().map(|(p, op)| (p.to_string(), *op)).collect()
+    }
+
+    use FilterOp::{Eq, In, Range};
+
+    fn layout_ctx(fanout: &dyn Fn(usize) -> f64) -> RoutingContext<'_> {
+        RoutingContext {
+            physical_partitions: 10,
+            prefix_fanout: fanout,
+        }
+    }
+
+    /// The docs' example: `/TenantId>/UserId>/SessionId` over 10 partitions, where a tenant
+    /// prefix overlaps 1.5 partitions on average and a tenant+user prefix 1.
+    #[test]
+    fn hierarchical_docs_example() {
+        let c = key("/TenantId>/UserId>/SessionId");
+        let fanout = |k: usize| if k == 1 { 1.5 } else { 1.0 };
+        let ctx = layout_ctx(&fanout);
+
+        let r = route(&c, &f(&[("/TenantId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Targeted);
+        assert_eq!(r.partitions_touched, 1.5);
+        assert_eq!(r.lookups, 1);
+        assert_eq!(
+            r.reason,
+            "filter fixes /TenantId but not /UserId: prefix query over 1 of 3 levels"
+        );
+
+        let r = route(&c, &f(&[("/UserId", Eq), ("/TenantId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Targeted);
+        assert_eq!(r.partitions_touched, 1.0);
+        assert_eq!(
+            r.reason,
+            "filter fixes /TenantId, /UserId but not /SessionId: prefix query over 2 of 3 levels"
+        );
+
+        let r = route(
+            &c,
+            &f(&[("/TenantId", Eq), ("/UserId", Eq), ("/SessionId", Eq)]),
+            &ctx,
+        );
+        assert_eq!(r.class, RoutingClass::Single);
+        assert_eq!((r.partitions_touched, r.lookups), (1.0, 1));
+        assert_eq!(
+            r.reason,
+            "filter fixes all 3 levels: single-partition query"
+        );
+
+        for only in ["/UserId", "/SessionId"] {
+            let r = route(&c, &f(&[(only, Eq)]), &ctx);
+            assert_eq!(r.class, RoutingClass::Fanout, "{only}");
+            assert_eq!((r.partitions_touched, r.lookups), (10.0, 10));
+            assert_eq!(
+                r.reason,
+                "filter does not fix the first level /TenantId: fan-out to every physical \
+                 partition"
+            );
+        }
+
+        // Skipping the middle level only uses the first.
+        let r = route(&c, &f(&[("/TenantId", Eq), ("/SessionId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Targeted);
+        assert_eq!(r.partitions_touched, 1.5);
+
+        // IN on the tenant: 4 prefixes × 1.5 = 6 partitions.
+        let r = route(&c, &f(&[("/TenantId", In(4))]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 6.0, 4)
+        );
+        assert!(r
+            .reason
+            .ends_with("prefix query over 1 of 3 levels, 4 prefixes"));
+        // 10 tenants × 1 + user: capped at the 10 partitions.
+        let r = route(&c, &f(&[("/TenantId", In(20)), ("/UserId", Eq)]), &ctx);
+        assert_eq!(r.partitions_touched, 10.0);
+        // A range on the second level stops the prefix there.
+        let r = route(&c, &f(&[("/TenantId", Eq), ("/UserId", Range)]), &ctx);
+        assert_eq!(
+            r.reason,
+            "filter fixes /TenantId but not /UserId (range only): prefix query over 1 of 3 levels"
+        );
+        // Full key through IN lists: 2 × 3 = 6 lookups.
+        let r = route(
+            &c,
+            &f(&[("/TenantId", In(2)), ("/UserId", Eq), ("/SessionId", In(3))]),
+            &ctx,
+        );
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 6.0, 6)
+        );
+    }
+
+    #[test]
+    fn two_level_hierarchical() {
+        let c = key("/tenantId>/id");
+        let ctx = RoutingContext::uniform(4);
+        let r = route(&c, &f(&[("/tenantId", Eq)]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched),
+            (RoutingClass::Targeted, 1.0)
+        );
+        assert_eq!(
+            r.reason,
+            "filter fixes /tenantId but not /id: prefix query over 1 of 2 levels"
+        );
+        let r = route(&c, &f(&[("/tenantId", Eq), ("/id", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        let r = route(&c, &f(&[("/id", Eq)]), &ctx);
+        assert_eq!((r.class, r.partitions_touched), (RoutingClass::Fanout, 4.0));
+        // Bad layout values are treated as 1.
+        let nan = |_: usize| f64::NAN;
+        let zero = |_: usize| 0.0;
+        for bad in [&nan as &dyn Fn(usize) -> f64, &zero] {
+            let ctx = RoutingContext {
+                physical_partitions: 4,
+                prefix_fanout: bad,
+            };
+            let r = route(&c, &f(&[("/tenantId", Eq)]), &ctx);
+            assert_eq!(r.partitions_touched, 1.0);
+        }
+    }
+
+    #[test]
+    fn single_keys() {
+        let c = key("/tenantId");
+        let ctx = RoutingContext::uniform(10);
+        let r = route(&c, &f(&[("/tenantId", Eq), ("/x", Range)]), &ctx);
+        assert_eq!(
+            r,
+            Routing {
+                class: RoutingClass::Single,
+                partitions_touched: 1.0,
+                lookups: 1,
+                reason: "filter fixes the key: single-partition query".into()
+            }
+        );
+        let r = route(&c, &f(&[("/tenantId", In(5))]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 5.0, 5)
+        );
+        assert_eq!(
+            r.reason,
+            "filter fixes the key with IN lists: 5 key values, targeted lookups"
+        );
+        // More IN values than partitions: every partition at most.
+        let r = route(&c, &f(&[("/tenantId", In(5))]), &RoutingContext::uniform(3));
+        assert_eq!((r.partitions_touched, r.lookups), (3.0, 5));
+        let r = route(&c, &f(&[("/userId", Eq)]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Fanout, 10.0, 10)
+        );
+        assert_eq!(
+            r.reason,
+            "filter does not fix /tenantId: fan-out to every physical partition"
+        );
+        let r = route(&c, &f(&[("/tenantId", Range)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+        assert_eq!(
+            r.reason,
+            "filter does not fix /tenantId (range only): fan-out to every physical partition"
+        );
+        // Paths match by property names, not spelling; nested paths work.
+        let r = route(&c, &f(&[("/\"tenantId\"", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        let r = route(&key("/device/region"), &f(&[("/device/region", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        let r = route(&key("/device/region"), &f(&[("/device", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+        // Zero partitions count as one.
+        let r = route(&c, &f(&[("/userId", Eq)]), &RoutingContext::uniform(0));
+        assert_eq!((r.partitions_touched, r.lookups), (1.0, 1));
+    }
+
+    #[test]
+    fn synthetic_keys() {
+        let c = key("/tenantId+/userId");
+        let ctx = RoutingContext::uniform(10);
+        let r = route(&c, &f(&[("/tenantId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+        assert_eq!(
+            r.reason,
+            "filter fixes /tenantId but not /userId: fan-out to every physical partition"
+        );
+        let r = route(&c, &f(&[("/userId", Eq), ("/tenantId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        let r = route(&c, &f(&[("/userId", In(2)), ("/tenantId", In(3))]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 6.0, 6)
+        );
+    }
+
+    #[test]
+    fn hashed_keys() {
+        let c = key("/tenantId+hash(/id)%16");
+        let ctx = RoutingContext::uniform(10);
+        let r = route(&c, &f(&[("/tenantId", Eq)]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 10.0, 16)
+        );
+        assert_eq!(
+            r.reason,
+            "filter fixes /tenantId but not hash(/id)%16: 16 targeted lookups, one per bucket"
+        );
+        let r = route(&c, &f(&[("/tenantId", Eq)]), &RoutingContext::uniform(40));
+        assert_eq!(r.partitions_touched, 16.0);
+        let r = route(&c, &f(&[("/tenantId", Eq), ("/id", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        // IN on the tenant multiplies the buckets: 3 × 16 = 48.
+        let r = route(
+            &c,
+            &f(&[("/tenantId", In(3))]),
+            &RoutingContext::uniform(100),
+        );
+        assert_eq!((r.partitions_touched, r.lookups), (48.0, 48));
+        assert!(
+            r.reason.ends_with("(3 IN values × buckets)"),
+            "{}",
+            r.reason
+        );
+        // IN on the hashed path: at most that many suffixes.
+        let r = route(&c, &f(&[("/tenantId", Eq), ("/id", In(4))]), &ctx);
+        assert_eq!((r.class, r.lookups), (RoutingClass::Targeted, 4));
+        let r = route(
+            &key("/t+hash(/id)%2"),
+            &f(&[("/t", Eq), ("/id", In(9))]),
+            &ctx,
+        );
+        assert_eq!(r.lookups, 2);
+        // Without the tenant: fan-out.
+        let r = route(&c, &f(&[("/id", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+        // A hash-only key has only N values.
+        let r = route(&key("hash(/id)%4"), &f(&[("/x", Eq)]), &ctx);
+        assert_eq!(
+            (r.class, r.partitions_touched, r.lookups),
+            (RoutingClass::Targeted, 4.0, 4)
+        );
+        assert_eq!(
+            r.reason,
+            "filter does not fix hash(/id)%4: 4 targeted lookups, one per bucket"
+        );
+        // Hash inside a hierarchical level.
+        let c = key("/tenantId>/userId+hash(/id)%4");
+        let r = route(&c, &f(&[("/tenantId", Eq), ("/userId", Eq)]), &ctx);
+        assert_eq!((r.class, r.lookups), (RoutingClass::Targeted, 4));
+        let r = route(&c, &f(&[("/tenantId", Eq)]), &ctx);
+        assert_eq!(
+            r.reason,
+            "filter fixes /tenantId but not /userId: prefix query over 1 of 2 levels"
+        );
+    }
+
+    #[test]
+    fn time_keys() {
+        let c = key("/deviceId+day(/ts)");
+        let ctx = RoutingContext::uniform(8);
+        let r = route(&c, &f(&[("/deviceId", Eq), ("/ts", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Single);
+        let r = route(&c, &f(&[("/deviceId", Eq), ("/ts", In(2))]), &ctx);
+        assert_eq!((r.class, r.lookups), (RoutingClass::Targeted, 2));
+        let r = route(&c, &f(&[("/deviceId", Eq), ("/ts", Range)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+        assert_eq!(
+            r.reason,
+            "filter fixes /deviceId but not day(/ts) (a range on /ts covers an unknown number of \
+             buckets): fan-out to every physical partition"
+        );
+        let r = route(&c, &f(&[("/deviceId", Eq)]), &ctx);
+        assert_eq!(r.class, RoutingClass::Fanout);
+    }
+
+    #[test]
+    fn point_reads() {
+        let known = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let by = known(&["/tenantId", "/id"]);
+        assert_eq!(point_read_route(&key("/id"), &by), None);
+        assert_eq!(point_read_route(&key("/tenantId"), &by), None);
+        assert_eq!(point_read_route(&key("/tenantId>/id"), &by), None);
+        assert_eq!(point_read_route(&key("/tenantId+hash(/id)%16"), &by), None);
+        assert_eq!(point_read_route(&key("/\"tenantId\"+/id"), &by), None);
+        assert_eq!(
+            point_read_route(&key("/tenantId>/userId>/sessionId"), &by).unwrap(),
+            "key /tenantId>/userId>/sessionId needs /userId, /sessionId, which point reads do not \
+             know (they know /tenantId, /id): they become queries"
+        );
+        assert_eq!(
+            point_read_route(&key("/tenantId+day(/ts)"), &by).unwrap(),
+            "key /tenantId+day(/ts) needs /ts (for day(/ts)), which point reads do not know \
+             (they know /tenantId, /id): they become queries"
+        );
+        assert!(
+            point_read_route(&key("/tenantId+day(/ts)"), &known(&["/tenantId", "/ts"])).is_none()
+        );
+        assert_eq!(
+            point_read_route(&key("hash(/userId)%8"), &[]).unwrap(),
+            "key hash(/userId)%8 needs /userId (for hash(/userId)%8), which point reads do not \
+             know (they know nothing): they become queries"
+        );
+    }
+
+    #[test]
+    fn class_names() {
+        assert_eq!(
+            serde_json::to_string(&RoutingClass::Fanout).unwrap(),
+            "\"fanout\""
+        );
+        assert_eq!(RoutingClass::Targeted.to_string(), "targeted");
+        assert_eq!(RoutingClass::Single.as_str(), "single");
+    }
+}
