@@ -7,7 +7,7 @@ use crate::cosmos::{
     CountParams, Epk, LayoutItem, LayoutParams, PkVersion,
 };
 use crate::ingest::{self, IngestError};
-use crate::keys::spec::KeyKind;
+use crate::keys::spec::{Candidate, KeyKind};
 use crate::keys::{self, KeyPlan};
 use crate::pipeline::{self, ScanOptions};
 use crate::report::{
@@ -16,7 +16,8 @@ use crate::report::{
     SCHEMA_VERSION,
 };
 use crate::stats::summary::{summarize, CandidateStats};
-use crate::stats::{Accumulator, RecordIssue};
+use crate::stats::{Accumulator, Key, RecordIssue};
+use crate::workload::RoutingContext;
 
 /// Errors of an analysis run.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +28,9 @@ pub enum AnalyzeError {
     /// Scan problems (bad records).
     #[error(transparent)]
     Scan(#[from] pipeline::ScanError),
+    /// The access log is unreadable.
+    #[error(transparent)]
+    Ops(#[from] crate::ops::OpsError),
     /// The input held no documents.
     #[error("no documents to analyze: {0}")]
     Empty(String),
@@ -35,14 +39,21 @@ pub enum AnalyzeError {
 /// Runs the whole analysis and returns the ranked report.
 pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     let inputs = ingest::discover(&cfg.inputs, cfg.input_format)?;
-    let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
+    let mut plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
+    let time_slot = cfg
+        .time_field
+        .as_ref()
+        .map(|p| plan.trie.insert(&p.segments));
+    // Writes are counted per key in fine buckets (the requested width, else one minute) and
+    // coarsened once the sample's time span is known.
+    let fine_bucket = cfg.time_bucket_secs.unwrap_or(60);
     let opts = ScanOptions {
         threads: cfg.threads,
         skip_invalid: cfg.skip_invalid,
         csv_strings: cfg.csv_strings,
         progress: cfg.progress,
-        time_slot: None,
-        time_bucket_secs: None,
+        time_slot,
+        time_bucket_secs: time_slot.map(|_| fine_bucket),
     };
     let timing = std::env::var_os("PKADVISOR_TIMING").is_some();
     let started = std::time::Instant::now();
@@ -127,27 +138,25 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
                 .collect()
         })
     };
+    let ops = match &cfg.ops {
+        Some(path) => Some(crate::ops::read_ops(path, &plan)?),
+        None => None,
+    };
+    let time = time_buckets(&mut acc, cfg, fine_bucket);
     let mut reports: Vec<CandidateReport> = Vec::new();
     for ((i, cand), stats) in cfg.candidates.iter().enumerate().zip(all_stats) {
-        let demand = lp_demand(&stats, cfg);
-        let mut summary = DemandSummary::default();
-        if let Some(d) = &demand {
-            if let Some((idx, ru)) = d
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
-            {
-                summary.hottest_logical =
-                    Some((*ru, keys::key_display(&stats.partitions[idx].key)));
-            }
-        }
-        let mut findings = advise::storage_findings(cand, &stats, l);
-        findings.extend(advise::throughput_findings(&summary, l));
-        let layout = layout_for(cand.kind, &stats, demand.as_deref(), cfg);
-        if let Some((lr, lf)) = &layout {
-            summary.hottest_physical_utilisation = lr.hottest_utilisation;
-            findings.extend(lf.iter().cloned());
-        }
+        let ctx = CandidateContext {
+            cand,
+            stats: &stats,
+            cfg,
+            ops: ops.as_ref().map(|o| &o[i]),
+            time: time.as_ref().map(|t| TimeInput {
+                buckets: &t.0[i],
+                bucket_secs: t.1,
+                span: acc.time_span,
+            }),
+        };
+        let mut report = evaluate_candidate(&ctx);
         let key_errors: Vec<KeyErrorSummary> = acc.candidates[i]
             .key_errors
             .iter()
@@ -159,7 +168,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             .collect();
         let invalid: u64 = key_errors.iter().map(|k| k.documents).sum();
         if invalid > 0 {
-            findings.push(Finding::new(
+            report.findings.push(Finding::new(
                 "INVALID_KEY_VALUES",
                 Severity::Fail,
                 format!(
@@ -173,47 +182,13 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
                 serde_json::json!({"documents": invalid}),
             ));
         }
-        findings.sort_by(|a, b| b.severity.cmp(&a.severity));
-        let parts = advise::score_parts(&stats, &summary, l);
-        reports.push(CandidateReport {
-            spec: cand.spec.clone(),
-            kind: cand.kind,
-            rank: 0,
-            verdict: advise::verdict(&findings),
-            score: (parts.score() * 10.0).round() / 10.0,
-            score_parts: parts,
-            findings,
-            logical_partitions: stats.logical_partitions,
-            documents: stats.documents,
-            undefined_documents: stats.undefined_documents,
-            null_documents: stats.null_documents,
-            invalid_key_documents: invalid,
-            key_errors,
-            max_logical_partition_bytes: stats.bytes_per_partition.max,
-            total_bytes: stats.total_bytes,
-            documents_per_partition: stats.documents_per_partition,
-            bytes_per_partition: stats.bytes_per_partition,
-            top_partitions: stats
-                .by_bytes
-                .iter()
-                .take(cfg.top)
-                .map(|&p| TopPartition {
-                    key: keys::key_json(
-                        &stats.partitions[p].key,
-                        cand.kind == KeyKind::Hierarchical,
-                    ),
-                    documents: stats.partitions[p].documents,
-                    bytes: stats.partitions[p].bytes,
-                    share: stats.partitions[p].bytes / stats.total_bytes.max(f64::MIN_POSITIVE),
-                })
-                .collect(),
-            skew: stats.skew,
-            max_key_bytes: stats.max_key_bytes,
-            levels: stats.levels.clone(),
-            hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
-            layout: layout.map(|(l, _)| l),
-            workload: None,
-        });
+        report
+            .findings
+            .sort_by_key(|f| std::cmp::Reverse(f.severity));
+        report.verdict = advise::verdict(&report.findings);
+        report.invalid_key_documents = invalid;
+        report.key_errors = key_errors;
+        reports.push(report);
     }
     if timing {
         eprintln!(
@@ -310,40 +285,22 @@ fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
     if cfg.projection.is_some() {
         e.push("projection scales every logical partition's documents and bytes linearly; the set of keys is the sample's".into());
     }
-    if cfg.writes_per_sec.is_some() || cfg.reads_per_sec.is_some() {
+    if cfg.workload.is_some() {
         e.push(format!(
-            "RU/s: writes and reads spread over logical partitions in proportion to their documents; insert {} RU/KB, point read {} RU/KB (minimum 1 KB)",
-            l.write_ru_per_kb, l.read_ru_per_kb
+            "RU/s: the cost model of docs/workload.md (insert {} RU/KB, point read {} RU/KB, at least 1 KB; {} RU per partition a query visits); traffic spread over logical partitions {}",
+            l.write_ru_per_kb,
+            l.read_ru_per_kb,
+            l.query_ru_per_partition,
+            if cfg.ops.is_some() { "as measured in the access log" } else { "in proportion to their documents" }
         ));
     }
-    if cfg.provisioning.is_some() || cfg.physical_partitions.is_some() {
+    if cfg.time_field.is_some() || cfg.growth_per_year.is_some() {
+        e.push("time to limits: linear growth (the sample's bytes accrued over its time span, or --growth); dates count from the end of the sample".into());
+    }
+    if cfg.provisioning.is_some() || cfg.physical_partitions.is_some() || cfg.workload.is_some() {
         e.push("physical layout: partition counts and split points are the service's internal choices; pkadvisor applies the documented rules (docs/model.md)".into());
     }
     e
-}
-
-/// RU/s demand per logical partition (aligned with `stats.partitions`), from the simple rates.
-fn lp_demand(stats: &CandidateStats, cfg: &AnalyzeConfig) -> Option<Vec<f64>> {
-    if cfg.writes_per_sec.is_none() && cfg.reads_per_sec.is_none() {
-        return None;
-    }
-    let l = &cfg.limits;
-    let w = cfg.writes_per_sec.unwrap_or(0.0);
-    let r = cfg.reads_per_sec.unwrap_or(0.0);
-    let total_docs = stats.documents.max(1) as f64;
-    Some(
-        stats
-            .partitions
-            .iter()
-            .map(|p| {
-                let share = p.sample.documents as f64 / total_docs;
-                let doc_bytes = (p.sample.minified_bytes as f64 / p.sample.documents.max(1) as f64)
-                    + l.item_overhead_bytes;
-                let kb = (doc_bytes / 1024.0).max(1.0);
-                share * (w * kb * l.write_ru_per_kb + r * kb * l.read_ru_per_kb)
-            })
-            .collect(),
-    )
 }
 
 /// The EPK of an encoded logical partition key under a hash version.
@@ -358,15 +315,370 @@ pub fn key_epk(key: &[u8], version: PkVersion) -> Epk {
     }
 }
 
+/// Time buckets of one candidate: (bucket start, partition key, writes), sorted.
+type Buckets = Vec<(i64, Key, u64)>;
+
+/// The time-bucket input of one candidate.
+struct TimeInput<'a> {
+    buckets: &'a Buckets,
+    bucket_secs: i64,
+    span: Option<(i64, i64)>,
+}
+
+/// Everything needed to evaluate one candidate.
+struct CandidateContext<'a> {
+    cand: &'a Candidate,
+    stats: &'a CandidateStats,
+    cfg: &'a AnalyzeConfig,
+    ops: Option<&'a crate::ops::OpsCounts>,
+    time: Option<TimeInput<'a>>,
+}
+
+/// Splits the fine time buckets by candidate and coarsens them to the final width (the
+/// requested one, else about 100 buckets over the sample's span, at least one minute).
+fn time_buckets(
+    acc: &mut Accumulator,
+    cfg: &AnalyzeConfig,
+    fine: i64,
+) -> Option<(Vec<Buckets>, i64)> {
+    cfg.time_field.as_ref()?;
+    let width = match (cfg.time_bucket_secs, acc.time_span) {
+        (Some(w), _) => w,
+        (None, Some((a, b))) => crate::workload::auto_bucket_secs(b - a).max(fine),
+        (None, None) => fine,
+    };
+    let mut per: Vec<hashbrown::HashMap<(i64, Key), u64>> =
+        vec![Default::default(); cfg.candidates.len()];
+    for ((bucket, cand, key), n) in std::mem::take(&mut acc.time_buckets) {
+        let b = bucket.div_euclid(width) * width;
+        *per[cand as usize].entry((b, key)).or_default() += n;
+    }
+    let out = per
+        .into_iter()
+        .map(|m| {
+            let mut v: Buckets = m.into_iter().map(|((b, k), n)| (b, k, n)).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    Some((out, width))
+}
+
+/// Traffic shares per logical partition: from the access log, else from document counts.
+fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f64>, Vec<f64>) {
+    let docs = advise::workload::document_shares(stats);
+    let Some(o) = ops else {
+        return (docs.clone(), docs);
+    };
+    let from = |m: &hashbrown::HashMap<Key, f64>, total: f64| -> Option<Vec<f64>> {
+        (total > 0.0).then(|| {
+            stats
+                .partitions
+                .iter()
+                .map(|p| m.get(&p.key[..]).copied().unwrap_or(0.0) / total)
+                .collect()
+        })
+    };
+    (
+        from(&o.writes, o.total_writes).unwrap_or_else(|| docs.clone()),
+        from(&o.reads, o.total_reads).unwrap_or(docs),
+    )
+}
+
+fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+    let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
+    let l = &cfg.limits;
+    let mut findings = advise::storage_findings(cand, stats, l);
+    let wants_layout = cfg.provisioning.is_some()
+        || cfg.physical_partitions.is_some()
+        || cfg.workload.is_some()
+        || ctx.time.is_some();
+    // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
+    // without demand for routing, then again with the workload's demand.
+    let shape = wants_layout.then(|| layout_for(cand.kind, stats, &[], 0.0, cfg));
+    let mut eval = None;
+    let mut summary = DemandSummary::default();
+    if let Some(w) = &cfg.workload {
+        let (ws, rs) = shares(stats, ctx.ops);
+        let (partitions, means) = match &shape {
+            Some(s) => (
+                s.0.physical_partitions as u32,
+                s.0.prefix_fanout
+                    .iter()
+                    .map(|f| {
+                        let total: u64 = f.distribution.iter().map(|(_, n)| n).sum();
+                        f.distribution
+                            .iter()
+                            .map(|(p, n)| (p * n) as f64)
+                            .sum::<f64>()
+                            / total.max(1) as f64
+                    })
+                    .collect::<Vec<f64>>(),
+            ),
+            None => (1, Vec::new()),
+        };
+        let fan = |k: usize| means.get(k.wrapping_sub(1)).copied().unwrap_or(1.0);
+        let rctx = RoutingContext {
+            physical_partitions: partitions,
+            prefix_fanout: &fan,
+        };
+        let mut e = advise::workload::evaluate(
+            cand,
+            stats,
+            w,
+            &advise::workload::Shares {
+                writes: &ws,
+                reads: &rs,
+            },
+            &rctx,
+            l,
+        );
+        if let Some(o) = ctx.ops {
+            // Measured RU per operation, when the log has them, replaces the cost model's.
+            if let (Some(wru), Some(_)) = (o.mean_write_ru, &w.writes) {
+                let modelled = e.ru_demand.writes;
+                let measured = w.writes.as_ref().map(|x| x.per_sec * wru).unwrap_or(0.0);
+                if modelled > 0.0 {
+                    for (d, s) in e.lp_demand.iter_mut().zip(&ws) {
+                        *d += (measured - modelled) * s;
+                    }
+                }
+                e.ru_demand.writes = measured;
+                e.ru_demand.total += measured - modelled;
+            }
+        }
+        if let Some((idx, ru)) = e
+            .lp_demand
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        {
+            summary.hottest_logical = Some((*ru, keys::key_display(&stats.partitions[idx].key)));
+        }
+        let total_q = e.ru_demand.queries;
+        summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
+        findings.extend(advise::throughput_findings(&summary, l));
+        findings.extend(advise::workload::query_findings(&e));
+        eval = Some(e);
+    }
+    let layout = if wants_layout {
+        let (demand, even) = match &eval {
+            Some(e) => (e.lp_demand.as_slice(), e.even_ru_per_sec),
+            None => (&[][..], 0.0),
+        };
+        Some(layout_for(cand.kind, stats, demand, even, cfg))
+    } else {
+        None
+    };
+    if let Some((lr, lf, _)) = &layout {
+        summary.hottest_physical_utilisation = lr.hottest_utilisation;
+        findings.extend(lf.iter().cloned());
+    }
+    if let Some(t) = &ctx.time {
+        let lp_phys = layout.as_ref().map(|(_, _, map)| map.as_slice());
+        let te = time_eval(stats, t, lp_phys);
+        findings.extend(advise::workload::time_findings(
+            cand,
+            &te,
+            stats.logical_partitions,
+        ));
+        let e = eval.get_or_insert_with(|| empty_eval(stats));
+        e.time = Some(te);
+    }
+    if let Some(ttl) = time_to_limit(stats, ctx, layout.as_ref().map(|l| &l.0)) {
+        findings.extend(advise::workload::limit_findings(&ttl, l));
+        let e = eval.get_or_insert_with(|| empty_eval(stats));
+        e.time_to_limit = Some(ttl);
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let parts = advise::score_parts(stats, &summary, l);
+    let hierarchical = cand.kind == KeyKind::Hierarchical;
+    CandidateReport {
+        spec: cand.spec.clone(),
+        kind: cand.kind,
+        rank: 0,
+        verdict: advise::verdict(&findings),
+        score: (parts.score() * 10.0).round() / 10.0,
+        score_parts: parts,
+        findings,
+        logical_partitions: stats.logical_partitions,
+        documents: stats.documents,
+        undefined_documents: stats.undefined_documents,
+        null_documents: stats.null_documents,
+        invalid_key_documents: 0,
+        key_errors: Vec::new(),
+        max_logical_partition_bytes: stats.bytes_per_partition.max,
+        total_bytes: stats.total_bytes,
+        documents_per_partition: stats.documents_per_partition,
+        bytes_per_partition: stats.bytes_per_partition,
+        top_partitions: stats
+            .by_bytes
+            .iter()
+            .map(|&p| TopPartition {
+                key: keys::key_json(&stats.partitions[p].key, hierarchical),
+                documents: stats.partitions[p].documents,
+                bytes: stats.partitions[p].bytes,
+                share: stats.partitions[p].bytes / stats.total_bytes.max(f64::MIN_POSITIVE),
+            })
+            .collect(),
+        skew: stats.skew,
+        max_key_bytes: stats.max_key_bytes,
+        levels: stats.levels.clone(),
+        hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
+        layout: layout.map(|(l, _, _)| l),
+        workload: eval.map(|e| serde_json::to_value(e).expect("serializes")),
+    }
+}
+
+fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
+    advise::workload::WorkloadEval {
+        queries: Vec::new(),
+        point_reads: None,
+        ru_demand: Default::default(),
+        fanout_growth: Vec::new(),
+        time: None,
+        time_to_limit: None,
+        lp_demand: vec![0.0; stats.partitions.len()],
+        even_ru_per_sec: 0.0,
+    }
+}
+
+/// Peak shares of one time bucket's writes on one logical / physical partition.
+fn time_eval(
+    stats: &CandidateStats,
+    t: &TimeInput<'_>,
+    lp_phys: Option<&[usize]>,
+) -> advise::workload::TimeEval {
+    let lp_index = |key: &[u8]| {
+        stats
+            .partitions
+            .binary_search_by(|p| p.key[..].cmp(key))
+            .ok()
+    };
+    let mut peak = (0.0f64, i64::MIN);
+    let mut peak_phys: Option<f64> = lp_phys.map(|_| 0.0);
+    let mut latest = 0.0;
+    let mut buckets = 0u64;
+    let b = t.buckets;
+    let mut i = 0;
+    // Buckets with few writes say little: count a peak only where a bucket holds at least 10.
+    let min_writes = 10u64;
+    while i < b.len() {
+        let start = b[i].0;
+        let mut j = i;
+        let mut total = 0u64;
+        let mut max_lp = 0u64;
+        let mut phys: hashbrown::HashMap<usize, u64> = Default::default();
+        while j < b.len() && b[j].0 == start {
+            total += b[j].2;
+            max_lp = max_lp.max(b[j].2);
+            if let (Some(map), Some(lp)) = (lp_phys, lp_index(&b[j].1)) {
+                *phys.entry(map[lp]).or_default() += b[j].2;
+            }
+            j += 1;
+        }
+        buckets += 1;
+        let share = max_lp as f64 / total.max(1) as f64;
+        latest = share;
+        if total >= min_writes && share > peak.0 {
+            peak = (share, start);
+        }
+        if let Some(p) = peak_phys.as_mut() {
+            let m = phys.values().copied().max().unwrap_or(0) as f64 / total.max(1) as f64;
+            if total >= min_writes && m > *p {
+                *p = m;
+            }
+        }
+        i = j;
+    }
+    advise::workload::TimeEval {
+        bucket_secs: t.bucket_secs,
+        buckets,
+        peak_logical_share: peak.0,
+        peak_bucket: if peak.1 == i64::MIN {
+            String::new()
+        } else {
+            advise::workload::iso(peak.1)
+        },
+        peak_physical_share: peak_phys,
+        latest_bucket_logical_share: latest,
+        monotonic_correlation: advise::workload::monotonic_correlation(stats),
+    }
+}
+
+/// Projects when the fastest-filling logical partition reaches 70 % and 100 % of its limit, and
+/// when the container next splits: from `--growth`, else from the sample's time span.
+fn time_to_limit(
+    stats: &CandidateStats,
+    ctx: &CandidateContext<'_>,
+    layout: Option<&LayoutReport>,
+) -> Option<advise::workload::TimeToLimitEval> {
+    let l = &ctx.cfg.limits;
+    let span = ctx.time.as_ref().and_then(|t| t.span);
+    let (basis, daily_factor, end): (&'static str, f64, i64) = match (ctx.cfg.growth_per_year, span)
+    {
+        (Some(f), span) => ("growth", (f - 1.0) / 365.0, span.map(|s| s.1).unwrap_or(0)),
+        (None, Some((a, b))) if b > a => ("measured", 86_400.0 / (b - a) as f64, b),
+        _ => return None,
+    };
+    // bytes_per_day = bytes × daily_factor: measured growth is "the sample accumulated over its
+    // span"; --growth is the yearly factor spread linearly.
+    let mut best: Option<(usize, advise::workload::TimeToLimitEval)> = None;
+    for &i in stats.by_bytes.iter().take(1) {
+        let p = &stats.partitions[i];
+        let per_day = p.bytes * daily_factor;
+        let days = crate::workload::time_to_limit(
+            p.bytes,
+            per_day,
+            l.logical_partition_bytes,
+            l.warn_fraction,
+        );
+        best = Some((
+            i,
+            advise::workload::TimeToLimitEval {
+                basis,
+                key: keys::key_json(&p.key, ctx.cand.kind == KeyKind::Hierarchical),
+                bytes: p.bytes,
+                bytes_per_day: per_day,
+                warn_date: days
+                    .days_to_warn
+                    .and_then(|d| advise::workload::date_after(end, d)),
+                limit_date: days
+                    .days_to_limit
+                    .and_then(|d| advise::workload::date_after(end, d)),
+                days,
+                days_to_next_split: None,
+            },
+        ));
+    }
+    let (_, mut ttl) = best?;
+    let cap = l.physical_partition_bytes;
+    ttl.days_to_next_split = match layout {
+        Some(lr) => lr
+            .partitions
+            .iter()
+            .filter(|p| p.bytes > 0.0 && daily_factor > 0.0)
+            .map(|p| ((cap - p.bytes) / (p.bytes * daily_factor)).max(0.0))
+            .min_by(f64::total_cmp),
+        None => {
+            let total = stats.total_bytes;
+            let n = (total / cap).ceil().max(1.0);
+            (daily_factor > 0.0 && total > 0.0)
+                .then(|| ((n * cap - total) / (total * daily_factor)).max(0.0))
+        }
+    };
+    Some(ttl)
+}
+
+/// Projects the physical layout. Returns the report, its findings, and for each logical partition
+/// (in `stats.partitions` order) the index of its physical partition.
 fn layout_for(
     kind: KeyKind,
     stats: &CandidateStats,
-    demand: Option<&[f64]>,
+    demand: &[f64],
+    even_ru_per_sec: f64,
     cfg: &AnalyzeConfig,
-) -> Option<(LayoutReport, Vec<Finding>)> {
-    if cfg.provisioning.is_none() && cfg.physical_partitions.is_none() {
-        return None;
-    }
+) -> (LayoutReport, Vec<Finding>, Vec<usize>) {
     let l = &cfg.limits;
     let version = if kind == KeyKind::Hierarchical {
         PkVersion::MultiHash
@@ -380,7 +692,7 @@ fn layout_for(
         .map(|(i, p)| LayoutItem {
             epk: key_epk(&p.key, version),
             bytes: p.bytes,
-            ru_demand: demand.map(|d| d[i]).unwrap_or(0.0),
+            ru_demand: demand.get(i).copied().unwrap_or(0.0),
         })
         .collect();
     let params = CountParams {
@@ -394,7 +706,7 @@ fn layout_for(
         stats.total_bytes,
         &params,
     );
-    let layout = project_layout(
+    let mut layout = project_layout(
         &items,
         &LayoutParams {
             version,
@@ -403,6 +715,16 @@ fn layout_for(
             provisioned_ru_per_sec: cfg.provisioning.map(|p| p.ru_per_sec()),
         },
     );
+    // Fan-out queries visit every physical partition: their RU/s is spread evenly.
+    for p in layout.partitions.iter_mut() {
+        p.ru_demand += even_ru_per_sec;
+    }
+    let mut lp_phys = vec![0usize; items.len()];
+    for (pi, p) in layout.partitions.iter().enumerate() {
+        for &item in &layout.order[p.members.clone()] {
+            lp_phys[item] = pi;
+        }
+    }
     let mut findings = Vec::new();
     for &u in &layout.unsplittable {
         let p = &layout.partitions[u];
@@ -432,7 +754,7 @@ fn layout_for(
     }
     let n = layout.partitions.len();
     let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
-    if n > 1 && total_demand > 0.0 {
+    if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
         let busiest = layout
             .partitions
             .iter()
@@ -449,7 +771,11 @@ fn layout_for(
     }
     let mut prefix_fanout = Vec::new();
     if kind == KeyKind::Hierarchical {
-        let levels = keys::decode_key(&stats.partitions.first()?.key).len();
+        let levels = stats
+            .partitions
+            .first()
+            .map(|p| keys::decode_key(&p.key).len())
+            .unwrap_or(0);
         for level in 1..levels {
             prefix_fanout.push(fanout(stats, &layout, level));
         }
@@ -491,7 +817,7 @@ fn layout_for(
         usable_throughput_share: layout.usable_share(),
         prefix_fanout,
     };
-    Some((report, findings))
+    (report, findings, lp_phys)
 }
 
 /// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.

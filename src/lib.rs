@@ -15,6 +15,7 @@ pub mod commands;
 pub mod cosmos;
 pub mod ingest;
 pub mod keys;
+pub mod ops;
 pub mod pipeline;
 pub mod progress;
 pub mod report;

@@ -2,6 +2,8 @@
 //! limits table. Every finding carries a stable `code`, a severity, a sentence and the numbers
 //! behind it, so CI can act on codes while people read the sentences.
 
+pub mod workload;
+
 use serde::Serialize;
 use serde_json::json;
 

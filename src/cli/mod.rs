@@ -36,7 +36,7 @@ pub struct Args {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Analyze sample documents and rank candidate partition keys.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Print effective partition keys (EPKs) and initial range boundaries.
     Epk(EpkArgs),
 }
@@ -140,6 +140,32 @@ pub struct AnalyzeArgs {
     /// Point reads per second, spread like writes.
     #[arg(long, value_name = "N")]
     pub reads_per_sec: Option<f64>,
+
+    /// Workload file (YAML or JSON; docs/workload.md): writes, point reads and queries.
+    #[arg(long, value_name = "FILE")]
+    pub workload: Option<PathBuf>,
+
+    /// A query, e.g. 'name=dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5' (repeatable).
+    #[arg(long = "query", value_name = "SPEC")]
+    pub queries: Vec<String>,
+
+    /// Access log: JSON Lines, one operation per line ({"op": "read"|"write"|"query", key
+    /// properties...}); replaces the assumption that traffic follows document counts.
+    #[arg(long, value_name = "FILE")]
+    pub ops: Option<PathBuf>,
+
+    /// Property holding each document's time (ISO 8601 or epoch seconds/millis): enables hot
+    /// spots in time, monotonic-key detection and time to the 20 GB limit.
+    #[arg(long, value_name = "PATH")]
+    pub time_field: Option<String>,
+
+    /// Width of time buckets for hot spots (30s, 1m, 15m, 1h, 1d; default: automatic).
+    #[arg(long, value_name = "DURATION", requires = "time_field")]
+    pub time_bucket: Option<String>,
+
+    /// Growth instead of the rate measured over the sample's time span, e.g. 3x/year.
+    #[arg(long, value_name = "RATE")]
+    pub growth: Option<String>,
 
     /// Manual provisioned throughput (RU/s): adds the physical layout.
     #[arg(long, value_name = "RU", conflicts_with = "autoscale_max_ru")]
@@ -262,6 +288,16 @@ pub struct AnalyzeConfig {
     pub physical_partitions: Option<u32>,
     /// Hash version for single-path keys.
     pub hash_version: PkVersion,
+    /// The workload (from --workload and the rate/query shortcuts), if any traffic is stated.
+    pub workload: Option<crate::workload::Workload>,
+    /// Access log.
+    pub ops: Option<PathBuf>,
+    /// Time field path.
+    pub time_field: Option<crate::keys::spec::KeyPath>,
+    /// Time bucket width, seconds (None = automatic).
+    pub time_bucket_secs: Option<i64>,
+    /// Growth factor per year (`--growth`).
+    pub growth_per_year: Option<f64>,
 }
 
 /// What to run.
@@ -302,7 +338,7 @@ impl TryFrom<Args> for Config {
 
     fn try_from(args: Args) -> Result<Config, ConfigError> {
         match args.command {
-            Command::Analyze(a) => Ok(Config::Analyze(Box::new(analyze_config(a)?))),
+            Command::Analyze(a) => Ok(Config::Analyze(Box::new(analyze_config(*a)?))),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,
@@ -404,6 +440,76 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     if a.threads == Some(0) {
         return Err(ConfigError::Invalid("--threads needs at least 1".into()));
     }
+    let mut workload = match &a.workload {
+        Some(p) => crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
+        None => crate::workload::Workload::default(),
+    };
+    let writes_per_sec = positive("writes-per-sec", a.writes_per_sec)?;
+    let reads_per_sec = positive("reads-per-sec", a.reads_per_sec)?;
+    let mut queries = Vec::new();
+    for q in &a.queries {
+        queries.push(
+            crate::workload::parse_query_flag(q)
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?,
+        );
+    }
+    // Command-line rates override the file's; command-line queries are added to its list.
+    let shortcuts = crate::workload::Workload::from_rates(writes_per_sec, reads_per_sec, queries)
+        .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+    if let Some(w) = shortcuts.writes {
+        workload.writes = Some(w);
+    }
+    if let Some(r) = shortcuts.reads {
+        workload.reads = Some(r);
+    }
+    for q in shortcuts.queries {
+        if workload.queries.iter().any(|x| x.name == q.name) {
+            return Err(ConfigError::Invalid(format!(
+                "--query: a query named `{}` is already in the workload file",
+                q.name
+            )));
+        }
+        workload.queries.push(q);
+    }
+    let time_field = match &a.time_field {
+        Some(t) => {
+            let c = crate::keys::spec::parse_candidate(t)?;
+            match c.levels.as_slice() {
+                [level] => match level.parts.as_slice() {
+                    [crate::keys::spec::Part::Path(p)] => Some(p.clone()),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--time-field needs one property path such as /ts, got `{t}`"
+                ))
+            })?
+            .into()
+        }
+        None => None,
+    };
+    let time_bucket_secs = match &a.time_bucket {
+        Some(t) => Some(
+            crate::workload::parse_duration(t)
+                .filter(|s| *s > 0)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                "--time-bucket: cannot read `{t}`; use a duration like 30s, 1m, 15m, 1h or 1d"
+            ))
+                })?,
+        ),
+        None => None,
+    };
+    let growth_per_year = match &a.growth {
+        Some(g) => Some(crate::workload::parse_growth(g).ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month"
+            ))
+        })?),
+        None => None,
+    };
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -427,14 +533,19 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         top: a.top,
         projection,
         limits,
-        writes_per_sec: positive("writes-per-sec", a.writes_per_sec)?,
-        reads_per_sec: positive("reads-per-sec", a.reads_per_sec)?,
+        writes_per_sec,
+        reads_per_sec,
         provisioning,
         physical_partitions: a.physical_partitions,
         hash_version: match a.hash_version {
             HashVersionArg::V1 => PkVersion::V1,
             HashVersionArg::V2 => PkVersion::V2,
         },
+        workload: (!workload.is_empty()).then_some(workload),
+        ops: a.ops,
+        time_field,
+        time_bucket_secs,
+        growth_per_year,
     })
 }
 

@@ -317,25 +317,14 @@ pub fn open(
 
 /// `[` first means a JSON array; anything else is read as JSON Lines.
 fn sniff<R: BufRead>(r: &mut R) -> io::Result<InputFormat> {
-    loop {
-        let buf = r.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(InputFormat::Jsonl);
-        }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => {
-                return Ok(if buf[i] == b'[' {
-                    InputFormat::Json
-                } else {
-                    InputFormat::Jsonl
-                })
-            }
-            None => {
-                // All whitespace: cannot consume without losing line counts; treat as lines.
-                return Ok(InputFormat::Jsonl);
-            }
-        }
-    }
+    let buf = r.fill_buf()?;
+    // Only the first buffer is looked at: leading whitespace longer than 1 MiB reads as lines.
+    let first = buf.iter().find(|b| !b.is_ascii_whitespace());
+    Ok(if first == Some(&b'[') {
+        InputFormat::Json
+    } else {
+        InputFormat::Jsonl
+    })
 }
 
 /// Converts a byte offset inside a record that starts at (`line`, `column`) to a line and a

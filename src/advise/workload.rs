@@ -1,0 +1,482 @@
+//! Judging a candidate against the workload: RU demand per logical partition, query routing and
+//! cost, fan-out overhead, hot spots in time, monotonic keys, and time to the 20 GB wall.
+//! Pure functions of the statistics, the workload and the layout's shape.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::{human_bytes, Finding, Severity};
+use crate::cosmos::limits::Limits;
+use crate::keys::spec::{Candidate, KeyKind};
+use crate::keys::{self, KeyComponent};
+use crate::stats::summary::CandidateStats;
+use crate::workload::{
+    self, fanout_overhead_ru_per_sec, query_ru, read_ru, route, write_ru, FilterOp, RoutingClass,
+    RoutingContext, TimeToLimit, Workload,
+};
+
+/// One query under one candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryEval {
+    /// Query name.
+    pub name: String,
+    /// Executions per second.
+    pub per_sec: f64,
+    /// `single`, `targeted` or `fanout`.
+    pub routing: RoutingClass,
+    /// Physical partitions visited per execution (average).
+    pub partitions_touched: f64,
+    /// Key values or prefixes looked up per execution.
+    pub lookups: u32,
+    /// Estimated RU per execution.
+    pub ru_per_query: f64,
+    /// Estimated RU/s.
+    pub ru_per_sec: f64,
+    /// RU/s spent visiting partitions beyond the first.
+    pub fanout_overhead_ru_per_sec: f64,
+    /// Why it routes so.
+    pub reason: String,
+}
+
+/// Point reads under one candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct PointReadEval {
+    /// Reads per second.
+    pub per_sec: f64,
+    /// Estimated RU per read (average document size).
+    pub ru_per_read: f64,
+    /// When the known properties do not determine the key: why (the reads must become queries,
+    /// and are costed as the query in `queries` named `point reads`).
+    pub needs_query: Option<String>,
+}
+
+/// Estimated RU/s by operation type.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct RuDemand {
+    /// Writes.
+    pub writes: f64,
+    /// Point reads that can be served as point reads.
+    pub reads: f64,
+    /// Queries (including point reads turned into queries).
+    pub queries: f64,
+    /// Sum of the above.
+    pub total: f64,
+    /// Part of `queries` spent visiting partitions beyond the first.
+    pub fanout_overhead: f64,
+}
+
+/// Fan-out overhead at a given partition count.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FanoutGrowth {
+    /// Physical partitions.
+    pub physical_partitions: u32,
+    /// Fan-out overhead RU/s of this workload's fan-out queries at that count.
+    pub overhead_ru_per_sec: f64,
+}
+
+/// Hot spots in time (with `--time-field`).
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeEval {
+    /// Width of a time bucket, seconds.
+    pub bucket_secs: i64,
+    /// Buckets with writes.
+    pub buckets: u64,
+    /// Largest share of one bucket's writes landing on a single logical partition.
+    pub peak_logical_share: f64,
+    /// Start of that bucket (ISO 8601, UTC).
+    pub peak_bucket: String,
+    /// Largest share of one bucket's writes landing on a single physical partition (with a layout).
+    pub peak_physical_share: Option<f64>,
+    /// Share of the latest bucket's writes on its busiest logical partition.
+    pub latest_bucket_logical_share: f64,
+    /// Spearman rank correlation between key order and first-seen time (|ρ| ≥ 0.7: monotonic).
+    pub monotonic_correlation: Option<f64>,
+}
+
+/// When storage runs into limits.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeToLimitEval {
+    /// `measured` (sample span) or `growth` (`--growth`).
+    pub basis: &'static str,
+    /// The logical partition that reaches the limit first.
+    pub key: serde_json::Value,
+    /// Its projected bytes now.
+    pub bytes: f64,
+    /// Its growth, bytes per day.
+    pub bytes_per_day: f64,
+    /// Days until 70 % and 100 % of the logical partition limit.
+    pub days: TimeToLimit,
+    /// The dates (UTC, from the end of the sample).
+    pub warn_date: Option<String>,
+    /// The date the limit is reached.
+    pub limit_date: Option<String>,
+    /// Days until the next storage split of the container (a physical partition reaching 50 GB).
+    pub days_to_next_split: Option<f64>,
+}
+
+/// The workload evaluation of one candidate (serialized as the candidate's `workload`).
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkloadEval {
+    /// Per-query routing and cost.
+    pub queries: Vec<QueryEval>,
+    /// Point reads.
+    pub point_reads: Option<PointReadEval>,
+    /// RU/s totals.
+    pub ru_demand: RuDemand,
+    /// Fan-out overhead as the container grows (current, ×2, ×4, ×8 partitions).
+    pub fanout_growth: Vec<FanoutGrowth>,
+    /// Time hot spots (with `--time-field`).
+    pub time: Option<TimeEval>,
+    /// Time to limits (with `--time-field` or `--growth`).
+    pub time_to_limit: Option<TimeToLimitEval>,
+    /// RU/s per logical partition, aligned with the candidate's partitions (not serialized).
+    #[serde(skip)]
+    pub lp_demand: Vec<f64>,
+    /// Fan-out RU/s spread evenly over all physical partitions (not serialized).
+    #[serde(skip)]
+    pub even_ru_per_sec: f64,
+}
+
+/// Per-partition traffic shares (sum to 1 over partitions).
+pub struct Shares<'a> {
+    /// Share of writes per logical partition.
+    pub writes: &'a [f64],
+    /// Share of reads and partition-scoped queries per logical partition.
+    pub reads: &'a [f64],
+}
+
+/// Document shares: each partition's documents over all documents.
+pub fn document_shares(stats: &CandidateStats) -> Vec<f64> {
+    let total = stats.documents.max(1) as f64;
+    stats
+        .partitions
+        .iter()
+        .map(|p| p.sample.documents as f64 / total)
+        .collect()
+}
+
+/// Evaluates the workload. `ctx` describes the layout's shape (partition count, prefix fan-out).
+pub fn evaluate(
+    c: &Candidate,
+    stats: &CandidateStats,
+    w: &Workload,
+    shares: &Shares<'_>,
+    ctx: &RoutingContext<'_>,
+    l: &Limits,
+) -> WorkloadEval {
+    let n = stats.partitions.len();
+    let avg_doc = |i: usize| {
+        let p = &stats.partitions[i].sample;
+        p.minified_bytes as f64 / p.documents.max(1) as f64 + l.item_overhead_bytes
+    };
+    let mean_doc = (0..n)
+        .map(|i| avg_doc(i) * shares.reads[i])
+        .sum::<f64>()
+        .max(1.0);
+    let mut lp_demand = vec![0.0; n];
+    let mut demand = RuDemand::default();
+    if let Some(wr) = &w.writes {
+        for (i, d) in lp_demand.iter_mut().enumerate() {
+            let ru = wr.per_sec * shares.writes[i] * write_ru(avg_doc(i), wr.kind, w.indexing, l);
+            *d += ru;
+            demand.writes += ru;
+        }
+    }
+    let mut queries: Vec<workload::QuerySpec> = w.queries.clone();
+    let point_reads = w.reads.as_ref().map(|r| {
+        let needs_query = w.point_read_problem(c);
+        let ru_per_read = read_ru(mean_doc, w.consistency, l);
+        if needs_query.is_some() {
+            queries.push(workload::QuerySpec {
+                name: "point reads".to_string(),
+                per_sec: r.per_sec,
+                filter: r.by.iter().map(|p| (p.clone(), FilterOp::Eq)).collect(),
+                ru: Some(ru_per_read),
+            });
+        } else {
+            for (i, d) in lp_demand.iter_mut().enumerate() {
+                let ru = r.per_sec * shares.reads[i] * read_ru(avg_doc(i), w.consistency, l);
+                *d += ru;
+                demand.reads += ru;
+            }
+        }
+        PointReadEval {
+            per_sec: r.per_sec,
+            ru_per_read,
+            needs_query,
+        }
+    });
+    let partitions = ctx.physical_partitions.max(1);
+    let mut evals = Vec::new();
+    let mut even = 0.0;
+    let mut fanout_specs: Vec<(f64, RoutingClass, f64)> = Vec::new();
+    for q in &queries {
+        let (name, per_sec) = (&q.name, &q.per_sec);
+        let r = route(c, &q.filter, ctx);
+        let per_query = query_ru(r.partitions_touched, q.ru, l);
+        let ru_per_sec = per_sec * per_query;
+        let overhead = fanout_overhead_ru_per_sec(*per_sec, r.partitions_touched, l);
+        match r.class {
+            RoutingClass::Fanout => even += ru_per_sec / partitions as f64,
+            RoutingClass::Single | RoutingClass::Targeted => {
+                for (i, d) in lp_demand.iter_mut().enumerate() {
+                    *d += ru_per_sec * shares.reads[i];
+                }
+            }
+        }
+        demand.queries += ru_per_sec;
+        demand.fanout_overhead += overhead;
+        fanout_specs.push((*per_sec, r.class, r.partitions_touched));
+        evals.push(QueryEval {
+            name: name.clone(),
+            per_sec: *per_sec,
+            routing: r.class,
+            partitions_touched: r.partitions_touched,
+            lookups: r.lookups,
+            ru_per_query: per_query,
+            ru_per_sec,
+            fanout_overhead_ru_per_sec: overhead,
+            reason: r.reason,
+        });
+    }
+    demand.total = demand.writes + demand.reads + demand.queries;
+    let fanout_growth = [1u32, 2, 4, 8]
+        .iter()
+        .map(|m| {
+            let p = partitions * m;
+            FanoutGrowth {
+                physical_partitions: p,
+                overhead_ru_per_sec: fanout_specs
+                    .iter()
+                    .map(|(per_sec, class, touched)| {
+                        // Fan-outs visit every partition; single and targeted queries keep
+                        // visiting the partitions their keys live in.
+                        let t = if *class == RoutingClass::Fanout {
+                            p as f64
+                        } else {
+                            *touched
+                        };
+                        fanout_overhead_ru_per_sec(*per_sec, t, l)
+                    })
+                    .sum(),
+            }
+        })
+        .collect();
+    WorkloadEval {
+        queries: evals,
+        point_reads,
+        ru_demand: demand,
+        fanout_growth,
+        time: None,
+        time_to_limit: None,
+        lp_demand,
+        even_ru_per_sec: even,
+    }
+}
+
+/// Findings about queries and point reads.
+pub fn query_findings(e: &WorkloadEval) -> Vec<Finding> {
+    let mut f = Vec::new();
+    for q in &e.queries {
+        if q.routing == RoutingClass::Fanout && q.partitions_touched > 1.0 {
+            f.push(Finding::new(
+                "FANOUT_QUERY",
+                Severity::Warn,
+                format!(
+                    "query `{}` ({}/s) fans out to all {:.0} physical partitions: {:.0} RU/s, of which {:.0} RU/s is per-partition overhead that grows with the container",
+                    q.name, q.per_sec, q.partitions_touched, q.ru_per_sec, q.fanout_overhead_ru_per_sec
+                ),
+                json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched, "ru_per_sec": q.ru_per_sec, "overhead_ru_per_sec": q.fanout_overhead_ru_per_sec}),
+            ));
+        } else if q.routing == RoutingClass::Fanout {
+            f.push(Finding::new(
+                "FANOUT_QUERY",
+                Severity::Info,
+                format!(
+                    "query `{}` does not filter on the key: it is cross-partition, cheap only while the container has one physical partition",
+                    q.name
+                ),
+                json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched}),
+            ));
+        }
+    }
+    if let Some(pr) = &e.point_reads {
+        if let Some(why) = &pr.needs_query {
+            f.push(Finding::new(
+                "POINT_READ_NEEDS_QUERY",
+                Severity::Warn,
+                format!(
+                    "point reads ({}/s) cannot compute the key ({why}): they must become queries",
+                    pr.per_sec
+                ),
+                json!({"per_sec": pr.per_sec, "reason": why}),
+            ));
+        }
+    }
+    f
+}
+
+/// Ranks of `order` positions: `ranks[i]` = position of partition `i` when partitions are sorted
+/// by their key *value* (numbers numerically, strings by bytes).
+fn value_ranks(stats: &CandidateStats) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..stats.partitions.len()).collect();
+    let cmp_comp = |a: &KeyComponent, b: &KeyComponent| -> std::cmp::Ordering {
+        use KeyComponent::*;
+        let tag = |c: &KeyComponent| match c {
+            Undefined => 0,
+            Null => 1,
+            Bool(_) => 2,
+            Number(_) => 3,
+            Str(_) => 4,
+        };
+        match (a, b) {
+            (Number(x), Number(y)) => x.total_cmp(y),
+            (Str(x), Str(y)) => x.cmp(y),
+            (Bool(x), Bool(y)) => x.cmp(y),
+            _ => tag(a).cmp(&tag(b)),
+        }
+    };
+    idx.sort_by(|&a, &b| {
+        let ka = keys::decode_key(&stats.partitions[a].key);
+        let kb = keys::decode_key(&stats.partitions[b].key);
+        ka.iter()
+            .zip(kb.iter())
+            .map(|(x, y)| cmp_comp(x, y))
+            .find(|o| o.is_ne())
+            .unwrap_or(ka.len().cmp(&kb.len()))
+    });
+    let mut ranks = vec![0.0; idx.len()];
+    for (r, i) in idx.into_iter().enumerate() {
+        ranks[i] = r as f64;
+    }
+    ranks
+}
+
+/// Monotonicity: rank correlation between key order and each partition's first write.
+pub fn monotonic_correlation(stats: &CandidateStats) -> Option<f64> {
+    let ranks = value_ranks(stats);
+    let (xs, ys): (Vec<f64>, Vec<f64>) = stats
+        .partitions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.sample
+                .time_range()
+                .map(|(first, _)| (ranks[i], first as f64))
+        })
+        .unzip();
+    workload::spearman(&xs, &ys)
+}
+
+/// Time findings: monotonic keys, writes concentrated in one partition at a time, a date key
+/// whose current bucket takes every write.
+pub fn time_findings(c: &Candidate, t: &TimeEval, logical_partitions: u64) -> Vec<Finding> {
+    let mut f = Vec::new();
+    if let Some(rho) = t.monotonic_correlation {
+        if rho.abs() >= 0.7 && logical_partitions > 2 {
+            f.push(Finding::new(
+                "MONOTONIC_KEY",
+                Severity::Warn,
+                format!(
+                    "key values follow time (rank correlation {rho:.2}): new writes always go to the newest key, one partition at a time"
+                ),
+                json!({"spearman": rho, "threshold": 0.7}),
+            ));
+        }
+    }
+    if logical_partitions > 1 && t.peak_logical_share >= 0.5 {
+        f.push(Finding::new(
+            "TIME_HOT_SPOT",
+            Severity::Warn,
+            format!(
+                "in the time bucket starting {}, {:.0}% of writes went to one logical partition",
+                t.peak_bucket,
+                t.peak_logical_share * 100.0
+            ),
+            json!({"bucket_start": t.peak_bucket, "bucket_secs": t.bucket_secs, "share": t.peak_logical_share}),
+        ));
+    }
+    let time_keyed = c
+        .levels
+        .iter()
+        .flat_map(|lv| lv.parts.iter())
+        .any(|p| matches!(p, crate::keys::spec::Part::Time { .. }));
+    if c.kind == KeyKind::Time && time_keyed && t.latest_bucket_logical_share >= 0.9 {
+        f.push(Finding::new(
+            "CURRENT_BUCKET_TAKES_ALL_WRITES",
+            Severity::Fail,
+            format!(
+                "the date-bucketed key sends {:.0}% of the latest writes to the current bucket's partition: one partition absorbs all ingestion",
+                t.latest_bucket_logical_share * 100.0
+            ),
+            json!({"share": t.latest_bucket_logical_share}),
+        ));
+    }
+    f
+}
+
+/// Time-to-limit finding: warn within a year, fail within 90 days.
+pub fn limit_findings(t: &TimeToLimitEval, l: &Limits) -> Vec<Finding> {
+    let mut f = Vec::new();
+    if let Some(days) = t.days.days_to_limit {
+        if days <= 365.0 {
+            let severity = if days <= 90.0 {
+                Severity::Fail
+            } else {
+                Severity::Warn
+            };
+            f.push(Finding::new(
+                "LIMIT_IN_N_DAYS",
+                severity,
+                format!(
+                    "logical partition {} ({} now, +{}/day) reaches the {} limit in {:.0} days{}",
+                    t.key,
+                    human_bytes(t.bytes),
+                    human_bytes(t.bytes_per_day),
+                    human_bytes(l.logical_partition_bytes),
+                    days,
+                    t.limit_date
+                        .as_ref()
+                        .map(|d| format!(" ({d})"))
+                        .unwrap_or_default()
+                ),
+                json!({"key": t.key, "days": days, "date": t.limit_date, "bytes_per_day": t.bytes_per_day}),
+            ));
+        }
+    }
+    f
+}
+
+/// ISO date of `epoch_secs + days`.
+pub fn date_after(epoch_secs: i64, days: f64) -> Option<String> {
+    if !days.is_finite() || days > 3_650_000.0 {
+        return None;
+    }
+    let t = epoch_secs + (days * 86_400.0) as i64;
+    let (y, m, d) = keys::time::civil_from_days(t.div_euclid(86_400));
+    Some(format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// ISO timestamp of a bucket start.
+pub fn iso(epoch_secs: i64) -> String {
+    let (y, m, d) = keys::time::civil_from_days(epoch_secs.div_euclid(86_400));
+    let s = epoch_secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        (s % 3600) / 60,
+        s % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_timestamps() {
+        assert_eq!(iso(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(date_after(0, 31.0).as_deref(), Some("1970-02-01"));
+        assert_eq!(date_after(0, f64::INFINITY), None);
+    }
+}
