@@ -579,7 +579,10 @@ fn time_eval(
         }
         buckets += 1;
         let share = max_lp as f64 / total.max(1) as f64;
-        latest = share;
+        if total >= min_writes {
+            // The latest bucket with enough writes to say something.
+            latest = share;
+        }
         if total >= min_writes && share > peak.0 {
             peak = (share, start);
         }
@@ -615,12 +618,12 @@ fn time_to_limit(
 ) -> Option<advise::workload::TimeToLimitEval> {
     let l = &ctx.cfg.limits;
     let span = ctx.time.as_ref().and_then(|t| t.span);
-    let (basis, daily_factor, end): (&'static str, f64, i64) = match (ctx.cfg.growth_per_year, span)
-    {
-        (Some(f), span) => ("growth", (f - 1.0) / 365.0, span.map(|s| s.1).unwrap_or(0)),
-        (None, Some((a, b))) if b > a => ("measured", 86_400.0 / (b - a) as f64, b),
-        _ => return None,
-    };
+    let (basis, daily_factor, end): (&'static str, f64, Option<i64>) =
+        match (ctx.cfg.growth_per_year, span) {
+            (Some(f), span) => ("growth", (f - 1.0) / 365.0, span.map(|s| s.1)),
+            (None, Some((a, b))) if b > a => ("measured", 86_400.0 / (b - a) as f64, Some(b)),
+            _ => return None,
+        };
     // bytes_per_day = bytes × daily_factor: measured growth is "the sample accumulated over its
     // span"; --growth is the yearly factor spread linearly.
     let mut best: Option<(usize, advise::workload::TimeToLimitEval)> = None;
@@ -642,10 +645,10 @@ fn time_to_limit(
                 bytes_per_day: per_day,
                 warn_date: days
                     .days_to_warn
-                    .and_then(|d| advise::workload::date_after(end, d)),
+                    .and_then(|d| end.and_then(|e| advise::workload::date_after(e, d))),
                 limit_date: days
                     .days_to_limit
-                    .and_then(|d| advise::workload::date_after(end, d)),
+                    .and_then(|d| end.and_then(|e| advise::workload::date_after(e, d))),
                 days,
                 days_to_next_split: None,
             },
@@ -706,6 +709,19 @@ fn layout_for(
         stats.total_bytes,
         &params,
     );
+    // A forced count cannot hold more RU/s per partition than one partition serves: the
+    // service would split until each has at most `physical_partition_ru_per_sec`.
+    let (initial, rule) = match cfg.provisioning {
+        Some(p) if cfg.physical_partitions.is_some() => {
+            let needed = (p.ru_per_sec() / l.physical_partition_ru_per_sec).ceil() as u32;
+            if needed > initial {
+                (needed, rule)
+            } else {
+                (initial, rule)
+            }
+        }
+        _ => (initial, rule),
+    };
     let mut layout = project_layout(
         &items,
         &LayoutParams {
@@ -715,6 +731,8 @@ fn layout_for(
             provisioned_ru_per_sec: cfg.provisioning.map(|p| p.ru_per_sec()),
         },
     );
+    // Without a workload there is no demand: utilisation would read as a measured 0 %.
+    let has_demand = !demand.is_empty() || even_ru_per_sec > 0.0;
     // Fan-out queries visit every physical partition: their RU/s is spread evenly.
     for p in layout.partitions.iter_mut() {
         p.ru_demand += even_ru_per_sec;
@@ -810,11 +828,11 @@ fn layout_for(
                 bytes: p.bytes,
                 ru_demand: p.ru_demand,
                 ru_allocated: p.ru_allocated,
-                utilisation: p.utilisation(),
+                utilisation: has_demand.then(|| p.utilisation()).flatten(),
             })
             .collect(),
-        hottest_utilisation: layout.hottest_utilisation(),
-        usable_throughput_share: layout.usable_share(),
+        hottest_utilisation: has_demand.then(|| layout.hottest_utilisation()).flatten(),
+        usable_throughput_share: has_demand.then(|| layout.usable_share()).flatten(),
         prefix_fanout,
     };
     (report, findings, lp_phys)

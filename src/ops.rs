@@ -36,12 +36,12 @@ pub struct OpsCounts {
 #[derive(Debug, thiserror::Error)]
 pub enum OpsError {
     /// The file could not be read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {cause}")]
     Io {
         /// File name.
         file: String,
         /// Cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A line is not a valid operation.
     #[error("{file}:{line}: {message}")]
@@ -60,7 +60,7 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
     let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| OpsError::Io {
         file: name.clone(),
-        source: e,
+        cause: e,
     })?;
     let mut plan = plan.clone();
     let op_slot = plan.trie.insert(&["op"]);
@@ -77,7 +77,7 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
         };
         let line = line.map_err(|e| OpsError::Io {
             file: name.clone(),
-            source: e,
+            cause: e,
         })?;
         if line.trim().is_empty() {
             continue;

@@ -101,7 +101,7 @@ pub struct ScoreParts {
 }
 
 impl ScoreParts {
-    /// The weighted score, 0–100 (weights in `docs/scoring.md`).
+    /// The weighted score, 0–100 (weights in `docs/model.md`).
     pub fn score(&self) -> f64 {
         100.0
             * (0.25 * self.cardinality
@@ -207,7 +207,7 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             "UNDEFINED_PARTITION",
             Severity::Warn,
             format!(
-                "{} documents ({}) lack a key path and share the single Undefined logical partition, which grows forever",
+                "{} documents ({}) lack a key path: they land in Undefined logical partitions (for a single path, one partition that grows forever)",
                 s.undefined_documents,
                 pct(s.undefined_documents as f64 / docs)
             ),
@@ -219,7 +219,7 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             "NULL_PARTITION",
             Severity::Warn,
             format!(
-                "{} documents ({}) have a null key value and share the single Null logical partition",
+                "{} documents ({}) have a null key value: they land in Null logical partitions (for a single path, one shared partition)",
                 s.null_documents,
                 pct(s.null_documents as f64 / docs)
             ),

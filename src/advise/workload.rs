@@ -419,7 +419,8 @@ pub fn time_findings(c: &Candidate, t: &TimeEval, logical_partitions: u64) -> Ve
 pub fn limit_findings(t: &TimeToLimitEval, l: &Limits) -> Vec<Finding> {
     let mut f = Vec::new();
     if let Some(days) = t.days.days_to_limit {
-        if days <= 365.0 {
+        // Already over the limit is LOGICAL_PARTITION_OVER_LIMIT's finding.
+        if days > 0.0 && days <= 365.0 {
             let severity = if days <= 90.0 {
                 Severity::Fail
             } else {

@@ -12,12 +12,12 @@ pub enum EpkCommandError {
     #[error("{0}")]
     Value(String),
     /// Reading the batch file failed.
-    #[error("{file}: {source}")]
+    #[error("{file}: {cause}")]
     Io {
         /// File name.
         file: String,
         /// Cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
 }
 
@@ -34,7 +34,7 @@ fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
 pub fn run(cfg: &EpkConfig, out: &mut dyn Write) -> Result<(), EpkCommandError> {
     let io = |e: std::io::Error| EpkCommandError::Io {
         file: "<stdout>".into(),
-        source: e,
+        cause: e,
     };
     if let Some(n) = cfg.ranges {
         let version = if cfg.version == PkVersion::V1 {
@@ -55,14 +55,14 @@ pub fn run(cfg: &EpkConfig, out: &mut dyn Write) -> Result<(), EpkCommandError> 
             Box::new(BufReader::new(std::fs::File::open(path).map_err(|e| {
                 EpkCommandError::Io {
                     file: name.clone(),
-                    source: e,
+                    cause: e,
                 }
             })?))
         };
         for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(|e| EpkCommandError::Io {
                 file: name.clone(),
-                source: e,
+                cause: e,
             })?;
             if line.trim().is_empty() {
                 continue;

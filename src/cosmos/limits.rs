@@ -89,7 +89,7 @@ pub enum LimitError {
     #[error("unknown limit `{0}`; known limits: {known}", known = Limits::names().join(", "))]
     Unknown(String),
     /// The value is not a positive number.
-    #[error("limit `{0}` needs a positive number, got `{1}`")]
+    #[error("limit `{0}` needs a non-negative number, got `{1}`")]
     BadValue(String, String),
     /// Not of the form name=value.
     #[error("expected name=value, got `{0}`")]

@@ -96,7 +96,7 @@ impl<R: BufRead + Send> RecordReader for JsonArrayReader<R> {
         loop {
             let buf = self.inner.fill_buf().map_err(|e| IngestError::Io {
                 file: self.name.clone(),
-                source: e,
+                cause: e,
             })?;
             if buf.is_empty() {
                 self.finished = true;

@@ -51,7 +51,7 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
                 .read_to_end(&mut data)
                 .map_err(|e| IngestError::Io {
                     file: self.name.clone(),
-                    source: e,
+                    cause: e,
                 })?;
             if n == 0 {
                 self.eof = true;

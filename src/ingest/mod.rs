@@ -117,12 +117,12 @@ pub struct Block {
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     /// The file could not be opened or read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {cause}")]
     Io {
         /// File name as shown to the user.
         file: String,
         /// The underlying error.
-        source: io::Error,
+        cause: io::Error,
     },
     /// The file's structure is broken beyond one record (e.g. an unterminated JSON array).
     #[error("{file}:{line}:{column}: {message}")]
@@ -206,7 +206,7 @@ pub fn discover(
         }
         let meta = std::fs::metadata(p).map_err(|e| IngestError::Io {
             file: p.display().to_string(),
-            source: e,
+            cause: e,
         })?;
         if meta.is_dir() {
             let mut files = Vec::new();
@@ -261,12 +261,12 @@ pub fn discover(
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
     let rd = std::fs::read_dir(dir).map_err(|e| IngestError::Io {
         file: dir.display().to_string(),
-        source: e,
+        cause: e,
     })?;
     for entry in rd {
         let entry = entry.map_err(|e| IngestError::Io {
             file: dir.display().to_string(),
-            source: e,
+            cause: e,
         })?;
         let path = entry.path();
         if path.is_dir() {
@@ -287,7 +287,7 @@ pub fn open(
 ) -> Result<Box<dyn RecordReader>, IngestError> {
     let io_err = |e: io::Error| IngestError::Io {
         file: src.display.clone(),
-        source: e,
+        cause: e,
     };
     let raw: Box<dyn Read + Send> = match &src.path {
         Some(p) => Box::new(File::open(p).map_err(io_err)?),

@@ -210,7 +210,7 @@ pub struct CandidateReport {
     pub rank: usize,
     /// `pass`, `warn` or `fail`.
     pub verdict: Verdict,
-    /// 0–100, higher is better (see `docs/scoring.md`).
+    /// 0–100, higher is better (see `docs/model.md`).
     pub score: f64,
     /// The parts the score is made of.
     pub score_parts: ScoreParts,
@@ -246,10 +246,10 @@ pub struct CandidateReport {
     pub levels: Vec<LevelStats>,
     /// Estimated RU/s of the hottest logical partition (`null` without a workload).
     pub hottest_logical_partition_ru_per_sec: Option<f64>,
-    /// The projected physical layout (`null` without `--ru`, `--autoscale-max-ru` or
-    /// `--physical-partitions`).
+    /// The projected physical layout (`null` unless `--ru`, `--autoscale-max-ru`,
+    /// `--physical-partitions`, a workload or `--time-field` is given).
     pub layout: Option<LayoutReport>,
-    /// Workload evaluation (`null` without a workload).
+    /// Workload and time evaluation (`null` without a workload, `--time-field` or `--growth`).
     pub workload: Option<serde_json::Value>,
 }
 

@@ -1,0 +1,350 @@
+//! The documentation's worked examples and hand-computed workload arithmetic, end to end through
+//! the real binary. Inputs are generated into temp files so each scenario states its numbers.
+
+use std::io::Write;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (i32, Value, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), json, stderr)
+}
+
+fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
+    report["candidates"]
+        .as_array()
+        .expect("candidates")
+        .iter()
+        .find(|c| c["spec"] == spec)
+        .unwrap_or_else(|| panic!("no candidate {spec}"))
+}
+
+fn codes(c: &Value) -> Vec<String> {
+    c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn temp_jsonl(lines: impl IntoIterator<Item = String>) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+    f.flush().unwrap();
+    f
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+}
+
+/// partitioning-overview: 18,000 RU/s over 3 partitions gives 6,000 RU/s each.
+#[test]
+fn manual_18000_ru_is_three_partitions_of_6000() {
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--ru",
+        "18000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let layout = &candidate(&r, "/tenantId")["layout"];
+    assert_eq!(layout["physical_partitions"], 3);
+    assert_eq!(layout["partition_count_rule"], "manual_throughput");
+    for p in layout["partitions"].as_array().unwrap() {
+        assert_eq!(p["ru_allocated"].as_f64(), Some(6000.0));
+    }
+}
+
+/// scaling-provisioned-throughput-best-practices: 1 TB at 40 GB per partition = 25 partitions,
+/// and 25 partitions need 150,000 RU/s manual.
+#[test]
+fn one_terabyte_at_40gb_per_partition_is_25_partitions() {
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/events.jsonl",
+        "-c",
+        "/id",
+        "--total-size",
+        "1TB",
+        "--physical-partitions",
+        "1",
+        "--limit",
+        "physical_partition_bytes=40GB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let layout = &candidate(&r, "/id")["layout"];
+    // Forced to 1 at creation, storage splits take it to at least 25 partitions of <= 40 GB.
+    let n = layout["physical_partitions"].as_u64().unwrap();
+    assert!(n >= 25, "{n}");
+    let (code, r, _) = run(&[
+        "analyze",
+        "fixtures/events.jsonl",
+        "-c",
+        "/id",
+        "--total-size",
+        "1TB",
+        "--ru",
+        "150000",
+        "--limit",
+        "physical_partition_bytes=40GB",
+    ]);
+    assert_eq!(code, 0);
+    let layout = &candidate(&r, "/id")["layout"];
+    assert_eq!(layout["initial_partitions"], 25);
+    assert_eq!(layout["partition_count_rule"], "manual_throughput");
+}
+
+/// Five tenants under `/tenantId>/userId` on one physical partition: every write lands there
+/// until the data passes 50 GB, then the partition splits.
+#[test]
+fn five_tenants_stay_on_one_partition_until_50gb() {
+    let lines = (0..500).map(|i| {
+        format!(
+            r#"{{"id":"d{i}","tenantId":"t{}","userId":"u{i}","pad":"{}"}}"#,
+            i % 5,
+            "x".repeat(100)
+        )
+    });
+    let f = temp_jsonl(lines);
+    let path = f.path().to_str().unwrap();
+    let args = |size: &'static str| {
+        vec![
+            "analyze",
+            path,
+            "-c",
+            "/tenantId>/userId",
+            "--physical-partitions",
+            "1",
+            "--writes-per-sec",
+            "1000",
+            "--total-size",
+            size,
+        ]
+    };
+    let (code, r, err) = run(&args("40GB"));
+    assert_eq!(code, 0, "{err}");
+    let layout = &candidate(&r, "/tenantId>/userId")["layout"];
+    assert_eq!(layout["physical_partitions"], 1);
+    assert_eq!(layout["storage_splits"], 0);
+    // Every write (1,000/s × 5.5 RU for documents under 1 KB) lands on that one partition.
+    assert!(close(
+        layout["partitions"][0]["ru_demand"].as_f64().unwrap(),
+        5500.0
+    ));
+    let (_, r, _) = run(&args("60GB"));
+    let c = candidate(&r, "/tenantId>/userId");
+    assert_eq!(
+        c["layout"]["physical_partitions"], 2,
+        "one split past 50 GB"
+    );
+    assert_eq!(c["layout"]["storage_splits"], 1);
+}
+
+/// hierarchical-partition-keys: a 120 GB tenant spreads over at least 3 physical partitions
+/// under `/tenantId>/userId`, while `/tenantId` alone is a 20 GB failure.
+#[test]
+fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
+    // 1,200 users of tenant "big" (one document each) and 100 small tenants of one document;
+    // every document has the same size (tenant ids of 3 characters, user ids of 5).
+    let mut lines: Vec<String> = (0..1200)
+        .map(|i| {
+            format!(
+                r#"{{"tenantId":"big","userId":"b{i:04}","pad":"{}"}}"#,
+                "x".repeat(80)
+            )
+        })
+        .collect();
+    lines.extend((0..100).map(|i| {
+        format!(
+            r#"{{"tenantId":"s{i:02}","userId":"s{i:02}xx","pad":"{}"}}"#,
+            "x".repeat(80)
+        )
+    }));
+    let f = temp_jsonl(lines);
+    // All documents have the same size, so "big" holds 1200/1300 of 130 GB = 120 GB.
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/tenantId",
+        "-c",
+        "/tenantId>/userId",
+        "--total-size",
+        "130GB",
+        "--ru",
+        "6000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let single = candidate(&r, "/tenantId");
+    assert_eq!(single["verdict"], "fail");
+    assert!(codes(single).contains(&"LOGICAL_PARTITION_OVER_LIMIT".to_string()));
+    assert!(close(
+        single["max_logical_partition_bytes"].as_f64().unwrap(),
+        120e9
+    ));
+    let h = candidate(&r, "/tenantId>/userId");
+    assert!(!codes(h).contains(&"LOGICAL_PARTITION_OVER_LIMIT".to_string()));
+    let worst = &h["layout"]["prefix_fanout"][0]["worst"][0];
+    assert_eq!(worst["prefix"], serde_json::json!(["big"]));
+    assert!(worst["partitions"].as_u64().unwrap() >= 3, "{worst}");
+}
+
+/// RU arithmetic on tiny.jsonl by hand. Tenant `a`: 3 of 8 documents, 81 minified bytes, so an
+/// average stored document of 27 + 200 = 227 bytes (< 1 KB, priced as 1 KB).
+/// writes 800/s × 3/8 × 5.5 RU = 1,650; reads 100/s × 3/8 × 1 RU = 37.5;
+/// the single-partition query 10/s × (10 + 1 × 2.5) RU = 125 RU/s, of which 3/8 lands on `a`.
+#[test]
+fn workload_ru_arithmetic_by_hand() {
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "800",
+        "--reads-per-sec",
+        "100",
+        "--query",
+        "name=by tenant,per_sec=10,filter=/tenantId:eq",
+        "--query",
+        "name=by id,per_sec=4,filter=/id:eq",
+        "--physical-partitions",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/tenantId");
+    let w = &c["workload"];
+    assert!(close(
+        w["ru_demand"]["writes"].as_f64().unwrap(),
+        800.0 * 5.5
+    ));
+    assert!(close(w["ru_demand"]["reads"].as_f64().unwrap(), 100.0));
+    let q = w["queries"].as_array().unwrap();
+    assert_eq!(q[0]["routing"], "single");
+    assert!(close(q[0]["ru_per_sec"].as_f64().unwrap(), 125.0));
+    // The fan-out visits all 4 partitions: 4/s × (10 + 4 × 2.5) = 80 RU/s; overhead beyond the
+    // first partition 4 × 2.5 × 3 = 30 RU/s; at 8 partitions 4 × 2.5 × 7 = 70.
+    assert_eq!(q[1]["routing"], "fanout");
+    assert_eq!(q[1]["partitions_touched"].as_f64(), Some(4.0));
+    assert!(close(q[1]["ru_per_sec"].as_f64().unwrap(), 80.0));
+    assert!(close(
+        q[1]["fanout_overhead_ru_per_sec"].as_f64().unwrap(),
+        30.0
+    ));
+    let growth = w["fanout_growth"].as_array().unwrap();
+    assert_eq!(growth[1]["physical_partitions"], 8);
+    assert!(close(
+        growth[1]["overhead_ru_per_sec"].as_f64().unwrap(),
+        70.0
+    ));
+    let hottest = c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap();
+    assert!(
+        close(hottest, 1650.0 + 37.5 + 125.0 * 3.0 / 8.0),
+        "{hottest}"
+    );
+    assert!(codes(c).contains(&"FANOUT_QUERY".to_string()));
+}
+
+fn timed_docs() -> tempfile::NamedTempFile {
+    // 500 documents one minute apart; users cycle through a permutation of 50.
+    let lines = (0..500).map(|i| {
+        let secs = 1_704_067_200 + i * 60; // 2024-01-01T00:00:00Z
+        format!(r#"{{"ts":{secs},"user":"u{}","seq":{i}}}"#, (i * 37) % 50)
+    });
+    temp_jsonl(lines)
+}
+
+/// A timestamp-like key is monotonic (rank correlation 1 between key order and time); a key whose
+/// first appearances are shuffled is not (ρ ≈ −0.06 for this permutation).
+#[test]
+fn monotonic_key_flagged_uniform_key_not() {
+    let f = timed_docs();
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/seq",
+        "-c",
+        "/user",
+        "--time-field",
+        "/ts",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let seq = candidate(&r, "/seq");
+    assert!(codes(seq).contains(&"MONOTONIC_KEY".to_string()));
+    assert!(close(
+        seq["workload"]["time"]["monotonic_correlation"]
+            .as_f64()
+            .unwrap(),
+        1.0
+    ));
+    let user = candidate(&r, "/user");
+    assert!(!codes(user).contains(&"MONOTONIC_KEY".to_string()));
+    let rho = user["workload"]["time"]["monotonic_correlation"]
+        .as_f64()
+        .unwrap();
+    assert!(rho.abs() < 0.1, "{rho}");
+}
+
+/// One key, ten days of data projected to 10 GB: it grows 1 GB/day, so it reaches 14 GB (70 %)
+/// in 4 days and 20 GB in 10 days, on 2024-01-21; with --growth 3x/year it grows
+/// 10 GB × 2 / 365 per day and reaches 20 GB in 182.5 days.
+#[test]
+fn time_to_limit_from_measured_and_given_growth() {
+    let lines = (0..=100).map(|i| {
+        let secs = 1_704_067_200 + i * 8_640; // 2024-01-01 .. 2024-01-11, a tenth of a day apart
+        format!(r#"{{"ts":{secs},"k":"only"}}"#)
+    });
+    let f = temp_jsonl(lines);
+    let path = f.path().to_str().unwrap();
+    let (code, r, err) = run(&[
+        "analyze",
+        path,
+        "-c",
+        "/k",
+        "--time-field",
+        "/ts",
+        "--total-size",
+        "10GB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t = &candidate(&r, "/k")["workload"]["time_to_limit"];
+    assert_eq!(t["basis"], "measured");
+    assert!(close(t["bytes_per_day"].as_f64().unwrap(), 1e9));
+    assert!(close(t["days"]["days_to_warn"].as_f64().unwrap(), 4.0));
+    assert!(close(t["days"]["days_to_limit"].as_f64().unwrap(), 10.0));
+    assert_eq!(t["limit_date"], "2024-01-21");
+    assert!(codes(candidate(&r, "/k")).contains(&"LIMIT_IN_N_DAYS".to_string()));
+
+    let (_, r, _) = run(&[
+        "analyze",
+        path,
+        "-c",
+        "/k",
+        "--time-field",
+        "/ts",
+        "--total-size",
+        "10GB",
+        "--growth",
+        "3x/year",
+    ]);
+    let t = &candidate(&r, "/k")["workload"]["time_to_limit"];
+    assert_eq!(t["basis"], "growth");
+    assert!(close(t["days"]["days_to_limit"].as_f64().unwrap(), 182.5));
+}
