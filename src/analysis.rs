@@ -514,6 +514,7 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         top_partitions: stats
             .by_bytes
             .iter()
+            .take(cfg.top)
             .map(|&p| TopPartition {
                 key: keys::key_json(&stats.partitions[p].key, hierarchical),
                 documents: stats.partitions[p].documents,

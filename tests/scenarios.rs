@@ -348,3 +348,21 @@ fn time_to_limit_from_measured_and_given_growth() {
     assert_eq!(t["basis"], "growth");
     assert!(close(t["days"]["days_to_limit"].as_f64().unwrap(), 182.5));
 }
+
+/// A UTF-8 byte-order mark at the start of a file (Excel and PowerShell write one) is skipped,
+/// not reported as a malformed first record, and is not counted in the record's bytes.
+#[test]
+fn byte_order_mark_is_skipped() {
+    let mut f = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
+    f.write_all(b"\xEF\xBB\xBF{\"a\":\"x\"}\n{\"a\":\"y\"}\n")
+        .unwrap();
+    f.flush().unwrap();
+    let (code, r, err) = run(&["analyze", f.path().to_str().unwrap(), "-c", "/a"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(r["input"]["records_analyzed"], 2);
+    assert_eq!(r["input"]["raw_bytes"], 18);
+    assert_eq!(candidate(&r, "/a")["logical_partitions"], 2);
+}

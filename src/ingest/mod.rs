@@ -303,6 +303,14 @@ pub fn open(
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
     };
     let mut reader = BufReader::with_capacity(1 << 20, decoded);
+    // A UTF-8 byte-order mark (common in files exported on Windows) is not part of the data.
+    if reader
+        .fill_buf()
+        .map_err(io_err)?
+        .starts_with(b"\xEF\xBB\xBF")
+    {
+        reader.consume(3);
+    }
     let format = match src.format {
         Some(f) => f,
         None => sniff(&mut reader).map_err(io_err)?,
