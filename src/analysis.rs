@@ -842,20 +842,8 @@ fn layout_for(
 /// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.
 fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> PrefixFanout {
     let mut entries: Vec<PrefixFanoutEntry> = Vec::new();
-    let mut i = 0;
-    let parts = &stats.partitions;
-    while i < parts.len() {
-        let plen = keys::prefix_len(&parts[i].key, level);
-        let prefix = &parts[i].key[..plen];
-        let mut bytes = 0.0;
-        let mut j = i;
-        while j < parts.len()
-            && parts[j].key.starts_with(prefix)
-            && keys::prefix_len(&parts[j].key, level) == plen
-        {
-            bytes += parts[j].bytes;
-            j += 1;
-        }
+    for g in crate::stats::summary::prefix_groups(&stats.partitions, level) {
+        let (prefix, bytes) = (g.prefix, g.bytes);
         let comps = cosmos::decode_encoded(prefix).unwrap_or_default();
         let (lo, hi) = prefix_range(&comps);
         let n = layout.overlapping(&lo, &hi).len() as u64;
@@ -864,7 +852,6 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
             partitions: n,
             bytes,
         });
-        i = j;
     }
     let mut dist = std::collections::BTreeMap::new();
     for e in &entries {

@@ -188,28 +188,53 @@ pub fn summarize(
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
 /// components are contiguous in key order.
-fn level_stats(partitions: &[PartitionRow], level: usize) -> LevelStats {
-    let mut distinct = 0u64;
-    let mut best: Option<(f64, usize)> = None;
+/// One group of partitions sharing the first `level` key components.
+#[derive(Debug, Clone)]
+pub struct PrefixGroup<'a> {
+    /// The encoded prefix.
+    pub prefix: &'a [u8],
+    /// The partitions in the group (a range of the sorted partitions).
+    pub members: std::ops::Range<usize>,
+    /// Their projected bytes.
+    pub bytes: f64,
+}
+
+/// Groups partitions (sorted by key) by their first `level` components. The encoding is
+/// prefix-free, so each group is contiguous.
+pub fn prefix_groups(partitions: &[PartitionRow], level: usize) -> Vec<PrefixGroup<'_>> {
+    let mut out = Vec::new();
     let mut i = 0;
     while i < partitions.len() {
         let plen = prefix_len(&partitions[i].key, level);
         let prefix = &partitions[i].key[..plen];
         let mut j = i;
-        let mut sum = 0.0;
+        let mut bytes = 0.0;
         while j < partitions.len()
             && partitions[j].key.starts_with(prefix)
             && prefix_len(&partitions[j].key, level) == plen
         {
-            sum += partitions[j].bytes;
+            bytes += partitions[j].bytes;
             j += 1;
         }
-        distinct += 1;
-        if best.is_none_or(|(b, _)| sum > b) {
-            best = Some((sum, i));
-        }
+        out.push(PrefixGroup {
+            prefix,
+            members: i..j,
+            bytes,
+        });
         i = j;
     }
+    out
+}
+
+fn level_stats(partitions: &[PartitionRow], level: usize) -> LevelStats {
+    let groups = prefix_groups(partitions, level);
+    let mut best: Option<(f64, usize)> = None;
+    for g in &groups {
+        if best.is_none_or(|(b, _)| g.bytes > b) {
+            best = Some((g.bytes, g.members.start));
+        }
+    }
+    let distinct = groups.len() as u64;
     let (largest_prefix_bytes, largest_prefix) = match best {
         Some((b, i)) => {
             let key = &partitions[i].key;
