@@ -296,6 +296,16 @@ pub fn throughput_findings(d: &DemandSummary, l: &Limits) -> Vec<Finding> {
 
 /// Score parts from statistics and demand.
 pub fn score_parts(s: &CandidateStats, d: &DemandSummary, l: &Limits) -> ScoreParts {
+    if s.logical_partitions == 0 {
+        // Every document lacked a valid key: nothing to score.
+        return ScoreParts {
+            cardinality: 0.0,
+            evenness: 0.0,
+            storage_headroom: 0.0,
+            throughput_headroom: 0.0,
+            query_efficiency: 0.0,
+        };
+    }
     let n = s.logical_partitions.max(1) as f64;
     let mut throughput_headroom: f64 = 1.0;
     if let Some((ru, _)) = &d.hottest_logical {

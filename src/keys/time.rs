@@ -79,6 +79,9 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// Returns `None` for anything else, including surrounding whitespace.
 pub fn parse_iso8601(s: &str) -> Option<i64> {
     let b = s.as_bytes();
+    if b.get(2) == Some(&b'/') {
+        return parse_invariant(b);
+    }
     let mut i = 0;
     let year = i64::from(digits(b, &mut i, 4)?);
     expect(b, &mut i, b'-')?;
@@ -140,6 +143,38 @@ pub fn parse_iso8601(s: &str) -> Option<i64> {
         }
         Some(_) => None,
     }
+}
+
+/// .NET's invariant-culture `DateTime` text, `MM/dd/yyyy[ HH:mm[:ss]]` (what `ToString()` writes
+/// and what Microsoft's CosmicWorks sample data holds), read as UTC.
+fn parse_invariant(b: &[u8]) -> Option<i64> {
+    let mut i = 0;
+    let month = digits(b, &mut i, 2)?;
+    expect(b, &mut i, b'/')?;
+    let day = digits(b, &mut i, 2)?;
+    expect(b, &mut i, b'/')?;
+    let year = i64::from(digits(b, &mut i, 4)?);
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut secs = days_from_civil(year, month, day) * SECS_PER_DAY;
+    if i == b.len() {
+        return Some(secs);
+    }
+    expect(b, &mut i, b' ')?;
+    let hour = digits(b, &mut i, 2)?;
+    expect(b, &mut i, b':')?;
+    let minute = digits(b, &mut i, 2)?;
+    let mut second = 0;
+    if i < b.len() {
+        expect(b, &mut i, b':')?;
+        second = digits(b, &mut i, 2)?;
+    }
+    if i != b.len() || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    secs += i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second);
+    Some(secs)
 }
 
 /// Reads exactly `n` ASCII digits at `*i`.
@@ -270,6 +305,23 @@ mod tests {
             label(secs, TimeUnit::Month),
             label(secs, TimeUnit::Year),
         ]
+    }
+
+    #[test]
+    fn dotnet_invariant_dates() {
+        // 2013-05-30T00:00:00Z
+        assert_eq!(parse_iso8601("05/30/2013 00:00:00"), Some(1_369_872_000));
+        assert_eq!(parse_iso8601("05/30/2013"), Some(1_369_872_000));
+        assert_eq!(
+            parse_iso8601("05/30/2013 13:05"),
+            Some(1_369_872_000 + 13 * 3600 + 300)
+        );
+        assert_eq!(
+            parse_iso8601("30/05/2013 00:00:00"),
+            None,
+            "day first is not invariant"
+        );
+        assert_eq!(parse_iso8601("02/30/2013"), None);
     }
 
     #[test]
