@@ -160,7 +160,7 @@ impl<'p> Worker<'p> {
         let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
         // Validate UTF-8 once per block; only a block that fails is checked record by record,
         // to find and report the bad ones.
-        self.check_utf8 = std::str::from_utf8(&block.data).is_err();
+        self.check_utf8 = simdutf8::basic::from_utf8(&block.data).is_err();
         match &block.framing {
             Framing::Lines { first_line } => {
                 let data = &block.data[..];
@@ -270,7 +270,7 @@ impl<'p> Worker<'p> {
         for i in 0..self.plan.len() {
             match self.plan.build_key(i, values, &mut self.key) {
                 Ok(()) => {
-                    acc.candidates[i].add(&self.key, raw, minified, ts);
+                    acc.candidates[i].add(&self.key, minified, ts);
                     if let (Some(t), Some(w)) = (ts, self.opts.time_bucket_secs) {
                         let bucket = t.div_euclid(w) * w;
                         *acc.time_buckets

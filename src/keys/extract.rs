@@ -273,8 +273,19 @@ impl<'a> Scanner<'a, '_> {
             }
             let child = match node {
                 Some(n) => {
-                    let key = self.string()?;
-                    self.trie.child(n, key.as_bytes())
+                    // Property names are compared as bytes: no UTF-8 conversion per name (the
+                    // record's UTF-8 is validated once, per block).
+                    let start = self.pos + 1;
+                    if self.skip_string()? {
+                        let raw = &self.buf[start..self.pos - 1];
+                        let name = unescape(raw).ok_or(ScanError {
+                            offset: start,
+                            message: "invalid escape sequence or unpaired surrogate in a string",
+                        })?;
+                        self.trie.child(n, name.as_bytes())
+                    } else {
+                        self.trie.child(n, &self.buf[start..self.pos - 1])
+                    }
                 }
                 None => {
                     self.skip_string()?;
@@ -335,6 +346,23 @@ impl<'a> Scanner<'a, '_> {
         let start = self.pos + 1;
         let mut i = start;
         let mut escaped = false;
+        // Most strings (property names, ids) are short: a byte loop that also rejects control
+        // characters beats a memchr call plus a second pass. Longer strings fall through.
+        let short_end = (start + 24).min(self.buf.len());
+        while i < short_end {
+            match self.buf[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Ok(false);
+                }
+                b'\\' => break,
+                0..=0x1f => {
+                    self.pos = i;
+                    return Err(self.error("control character inside a string (must be escaped)"));
+                }
+                _ => i += 1,
+            }
+        }
         loop {
             match memchr::memchr2(b'"', b'\\', &self.buf[i..]) {
                 None => {

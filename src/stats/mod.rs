@@ -25,8 +25,6 @@ pub type Key = smallvec::SmallVec<[u8; 24]>;
 pub struct PartitionCounts {
     /// Documents in the partition.
     pub documents: u64,
-    /// Bytes of those documents as read from the input.
-    pub raw_bytes: u64,
     /// Bytes of those documents minified (whitespace outside strings removed).
     pub minified_bytes: u64,
     /// Earliest time-field value (epoch seconds); `i64::MAX` when none was seen.
@@ -39,7 +37,6 @@ impl Default for PartitionCounts {
     fn default() -> Self {
         PartitionCounts {
             documents: 0,
-            raw_bytes: 0,
             minified_bytes: 0,
             first_ts: i64::MAX,
             last_ts: i64::MIN,
@@ -51,7 +48,6 @@ impl PartitionCounts {
     /// Adds another partition's counts.
     pub fn merge(&mut self, o: &PartitionCounts) {
         self.documents += o.documents;
-        self.raw_bytes += o.raw_bytes;
         self.minified_bytes += o.minified_bytes;
         self.first_ts = self.first_ts.min(o.first_ts);
         self.last_ts = self.last_ts.max(o.last_ts);
@@ -112,12 +108,12 @@ pub struct CandidateAcc {
 }
 
 impl CandidateAcc {
-    /// Adds one document to the partition `key`.
+    /// Adds one document to the partition `key`. (Raw bytes are only totalled per run: keeping
+    /// them per partition would grow every hash-map entry past one cache line.)
     #[inline]
-    pub fn add(&mut self, key: &[u8], raw_bytes: u64, minified_bytes: u64, ts: Option<i64>) {
+    pub fn add(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
         let p = self.partitions.entry_ref(key).or_default();
         p.documents += 1;
-        p.raw_bytes += raw_bytes;
         p.minified_bytes += minified_bytes;
         if let Some(t) = ts {
             p.first_ts = p.first_ts.min(t);
@@ -130,6 +126,7 @@ impl CandidateAcc {
         if o.partitions.len() > self.partitions.len() {
             std::mem::swap(&mut self.partitions, &mut o.partitions);
         }
+        self.partitions.reserve(o.partitions.len());
         for (k, v) in o.partitions {
             self.partitions.entry(k).or_default().merge(&v);
         }
@@ -266,13 +263,13 @@ mod tests {
     #[test]
     fn merge_adds_partitions() {
         let mut a = CandidateAcc::default();
-        a.add(b"k1", 10, 8, Some(5));
-        a.add(b"k2", 1, 1, None);
+        a.add(b"k1", 8, Some(5));
+        a.add(b"k2", 1, None);
         let mut b = CandidateAcc::default();
-        b.add(b"k1", 5, 5, Some(2));
+        b.add(b"k1", 5, Some(2));
         a.merge(b);
         let k1 = a.partitions[&b"k1"[..]];
-        assert_eq!((k1.documents, k1.raw_bytes, k1.minified_bytes), (2, 15, 13));
+        assert_eq!((k1.documents, k1.minified_bytes), (2, 13));
         assert_eq!(k1.time_range(), Some((2, 5)));
         assert_eq!(a.partitions[&b"k2"[..]].time_range(), None);
         assert_eq!(a.partitions.len(), 2);

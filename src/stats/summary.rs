@@ -379,10 +379,10 @@ mod tests {
             }
             v
         };
-        acc.add(&key("a", Some("u1")), 100, 100, None);
-        acc.add(&key("a", Some("u2")), 100, 100, None);
-        acc.add(&key("ab", Some("u1")), 50, 50, None);
-        acc.add(&key("ab", None), 50, 40, None);
+        acc.add(&key("a", Some("u1")), 100, None);
+        acc.add(&key("a", Some("u2")), 100, None);
+        acc.add(&key("ab", Some("u1")), 50, None);
+        acc.add(&key("ab", None), 40, None);
         let s = summarize(acc.partitions, 2, 2.0, 10.0, 10);
         assert_eq!(s.documents, 4);
         assert_eq!(s.logical_partitions, 4);
