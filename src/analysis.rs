@@ -435,16 +435,32 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         );
         if let Some(o) = ctx.ops {
             // Measured RU per operation, when the log has them, replaces the cost model's.
-            if let (Some(wru), Some(_)) = (o.mean_write_ru, &w.writes) {
-                let modelled = e.ru_demand.writes;
-                let measured = w.writes.as_ref().map(|x| x.per_sec * wru).unwrap_or(0.0);
-                if modelled > 0.0 {
-                    for (d, s) in e.lp_demand.iter_mut().zip(&ws) {
-                        *d += (measured - modelled) * s;
-                    }
+            let writes = w
+                .writes
+                .as_ref()
+                .zip(o.mean_write_ru)
+                .map(|(x, ru)| x.per_sec * ru);
+            let reads = w
+                .reads
+                .as_ref()
+                .filter(|_| e.ru_demand.reads > 0.0)
+                .zip(o.mean_read_ru)
+                .map(|(x, ru)| x.per_sec * ru);
+            for (measured, modelled, share) in [
+                (writes, e.ru_demand.writes, &ws),
+                (reads, e.ru_demand.reads, &rs),
+            ] {
+                let Some(measured) = measured else { continue };
+                for (d, s) in e.lp_demand.iter_mut().zip(share.iter()) {
+                    *d += (measured - modelled) * s;
                 }
-                e.ru_demand.writes = measured;
                 e.ru_demand.total += measured - modelled;
+            }
+            if let Some(m) = writes {
+                e.ru_demand.writes = m;
+            }
+            if let Some(m) = reads {
+                e.ru_demand.reads = m;
             }
         }
         if let Some((idx, ru)) = e

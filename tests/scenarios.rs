@@ -366,3 +366,84 @@ fn byte_order_mark_is_skipped() {
     assert_eq!(r["input"]["raw_bytes"], 18);
     assert_eq!(candidate(&r, "/a")["logical_partitions"], 2);
 }
+
+/// An access log replaces "traffic follows documents": tiny.jsonl has tenant `a` with 3 of 8
+/// documents (the hottest by documents), but the log sends all 4 logged writes to `c`, so `c`
+/// takes every write: 100/s × 5.5 RU = 550 RU/s. The log's measured 7 RU per write replaces the
+/// modelled 5.5: 100/s × 7 = 700 RU/s.
+#[test]
+fn access_log_replaces_document_shares() {
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "100",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/tenantId");
+    assert!(close(
+        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
+        100.0 * 3.0 / 8.0 * 5.5
+    ));
+
+    let log = temp_jsonl((0..4).map(|_| r#"{"op":"write","tenantId":"c"}"#.to_string()));
+    let path = log.path().to_str().unwrap().to_string();
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "100",
+        "--ops",
+        &path,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/tenantId");
+    assert!(close(
+        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
+        550.0
+    ));
+
+    let log = temp_jsonl((0..4).map(|_| r#"{"op":"write","tenantId":"c","ru":7}"#.to_string()));
+    let path = log.path().to_str().unwrap().to_string();
+    let (_, r, _) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "100",
+        "--ops",
+        &path,
+    ]);
+    let c = candidate(&r, "/tenantId");
+    assert!(close(
+        c["workload"]["ru_demand"]["writes"].as_f64().unwrap(),
+        700.0
+    ));
+    assert!(close(
+        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
+        700.0
+    ));
+
+    let bad = temp_jsonl([r#"{"op":"delete","tenantId":"c"}"#.to_string()]);
+    let path = bad.path().to_str().unwrap().to_string();
+    let (code, _, err) = run(&[
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "1",
+        "--ops",
+        &path,
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(":1: `op` must be \"read\", \"write\" or \"query\""),
+        "{err}"
+    );
+}
