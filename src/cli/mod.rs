@@ -85,8 +85,8 @@ pub struct AnalyzeArgs {
     #[arg(long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
     pub candidates: Vec<String>,
 
-    /// One candidate key (repeatable).
-    #[arg(short = 'c', long = "candidate", value_name = "SPEC", long_help = CANDIDATE_HELP)]
+    /// One candidate key (repeatable); same grammar as --candidates.
+    #[arg(short = 'c', long = "candidate", value_name = "SPEC")]
     pub candidate: Vec<String>,
 
     /// Separator joining the parts of synthetic, hashed and time keys.
