@@ -6,8 +6,25 @@ use super::{Renderer, Report};
 /// Renders GitHub-flavoured Markdown.
 pub struct MarkdownRenderer;
 
+/// Escapes text for a Markdown table cell or list item: pipes would split cells, and `<null>` /
+/// `<undefined>` would be swallowed as HTML tags by GitHub.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('|', "\\|")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn cells_escape_pipes_and_angle_brackets() {
+        assert_eq!(cell("<undefined>"), "&lt;undefined&gt;");
+        assert_eq!(cell("a|b"), "a\\|b");
+        assert_eq!(cell("t1 > u1"), "t1 &gt; u1");
+    }
 }
 
 impl Renderer for MarkdownRenderer {
