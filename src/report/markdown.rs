@@ -15,18 +15,6 @@ fn cell(s: &str) -> String {
         .replace('\n', " ")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::cell;
-
-    #[test]
-    fn cells_escape_pipes_and_angle_brackets() {
-        assert_eq!(cell("<undefined>"), "&lt;undefined&gt;");
-        assert_eq!(cell("a|b"), "a\\|b");
-        assert_eq!(cell("t1 > u1"), "t1 &gt; u1");
-    }
-}
-
 impl Renderer for MarkdownRenderer {
     fn render(&self, report: &Report) -> String {
         let mut out = String::new();
@@ -75,5 +63,17 @@ impl Renderer for MarkdownRenderer {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn cells_escape_pipes_and_angle_brackets() {
+        assert_eq!(cell("<undefined>"), "&lt;undefined&gt;");
+        assert_eq!(cell("a|b"), "a\\|b");
+        assert_eq!(cell("t1 > u1"), "t1 &gt; u1");
     }
 }
