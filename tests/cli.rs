@@ -596,10 +596,9 @@ fn gzip_error_locations_are_in_decompressed_lines() {
 
 // --------------------------------------------------------------------------------- 7. stdin
 
-#[test]
-fn stdin_equals_file() {
-    let data = fs::read(fixture("events500.jsonl")).unwrap();
-    let piped = Test::new()
+/// `pkadvisor analyze - -c /tenantId` with `file`'s bytes on stdin.
+fn piped(file: &str) -> Value {
+    Test::new()
         .args([
             "analyze",
             "-",
@@ -610,8 +609,13 @@ fn stdin_equals_file() {
             "--top",
             ALL,
         ])
-        .stdin(data)
-        .json();
+        .stdin(fs::read(fixture(file)).unwrap())
+        .json()
+}
+
+#[test]
+fn stdin_equals_file() {
+    let piped = piped("events500.jsonl");
     let file = analyze("fixtures/events500.jsonl", &["/tenantId"], &[]).json();
     assert_eq!(piped["candidates"], file["candidates"]);
     assert_eq!(s(&piped["input"]["files"][0]["path"]), "<stdin>");
@@ -621,20 +625,7 @@ fn stdin_equals_file() {
 
 #[test]
 fn stdin_json_array_is_sniffed() {
-    let data = fs::read(fixture("events.json")).unwrap();
-    let piped = Test::new()
-        .args([
-            "analyze",
-            "-",
-            "-c",
-            "/tenantId",
-            "--format",
-            "json",
-            "--top",
-            ALL,
-        ])
-        .stdin(data)
-        .json();
+    let piped = piped("events.json");
     let file = analyze("fixtures/events500.jsonl", &["/tenantId"], &[]).json();
     assert_eq!(piped["candidates"], file["candidates"]);
     assert_eq!(u(&piped["input"]["raw_bytes"]), 168_517);

@@ -371,76 +371,51 @@ fn byte_order_mark_is_skipped() {
 /// documents (the hottest by documents), but the log sends all 4 logged writes to `c`, so `c`
 /// takes every write: 100/s × 5.5 RU = 550 RU/s. The log's measured 7 RU per write replaces the
 /// modelled 5.5: 100/s × 7 = 700 RU/s.
+/// Runs tiny.jsonl under `/tenantId` at 100 writes/s, with an optional access log.
+fn tiny_with_log(log_lines: &[&str]) -> (i32, Value, String) {
+    let log = temp_jsonl(log_lines.iter().map(|l| l.to_string()));
+    let path = log.path().to_str().unwrap().to_string();
+    let mut args = vec![
+        "analyze",
+        "fixtures/tiny.jsonl",
+        "-c",
+        "/tenantId",
+        "--writes-per-sec",
+        "100",
+    ];
+    if !log_lines.is_empty() {
+        args.extend(["--ops", path.as_str()]);
+    }
+    run(&args)
+}
+
+fn hottest(r: &Value) -> f64 {
+    candidate(r, "/tenantId")["hottest_logical_partition_ru_per_sec"]
+        .as_f64()
+        .unwrap()
+}
+
+/// An access log replaces "traffic follows documents": tiny.jsonl has tenant `a` with 3 of 8
+/// documents (the hottest by documents), but the log sends all 4 logged writes to `c`, so `c`
+/// takes every write: 100/s × 5.5 RU = 550 RU/s. The log's measured 7 RU per write replaces the
+/// modelled 5.5: 100/s × 7 = 700 RU/s.
 #[test]
 fn access_log_replaces_document_shares() {
-    let (code, r, err) = run(&[
-        "analyze",
-        "fixtures/tiny.jsonl",
-        "-c",
-        "/tenantId",
-        "--writes-per-sec",
-        "100",
-    ]);
+    let (code, r, err) = tiny_with_log(&[]);
     assert_eq!(code, 0, "{err}");
-    let c = candidate(&r, "/tenantId");
-    assert!(close(
-        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
-        100.0 * 3.0 / 8.0 * 5.5
-    ));
+    assert!(close(hottest(&r), 100.0 * 3.0 / 8.0 * 5.5));
 
-    let log = temp_jsonl((0..4).map(|_| r#"{"op":"write","tenantId":"c"}"#.to_string()));
-    let path = log.path().to_str().unwrap().to_string();
-    let (code, r, err) = run(&[
-        "analyze",
-        "fixtures/tiny.jsonl",
-        "-c",
-        "/tenantId",
-        "--writes-per-sec",
-        "100",
-        "--ops",
-        &path,
-    ]);
+    let write_c = r#"{"op":"write","tenantId":"c"}"#;
+    let (code, r, err) = tiny_with_log(&[write_c; 4]);
     assert_eq!(code, 0, "{err}");
-    let c = candidate(&r, "/tenantId");
-    assert!(close(
-        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
-        550.0
-    ));
+    assert!(close(hottest(&r), 550.0));
 
-    let log = temp_jsonl((0..4).map(|_| r#"{"op":"write","tenantId":"c","ru":7}"#.to_string()));
-    let path = log.path().to_str().unwrap().to_string();
-    let (_, r, _) = run(&[
-        "analyze",
-        "fixtures/tiny.jsonl",
-        "-c",
-        "/tenantId",
-        "--writes-per-sec",
-        "100",
-        "--ops",
-        &path,
-    ]);
-    let c = candidate(&r, "/tenantId");
-    assert!(close(
-        c["workload"]["ru_demand"]["writes"].as_f64().unwrap(),
-        700.0
-    ));
-    assert!(close(
-        c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap(),
-        700.0
-    ));
+    let (_, r, _) = tiny_with_log(&[r#"{"op":"write","tenantId":"c","ru":7}"#; 4]);
+    let writes = &candidate(&r, "/tenantId")["workload"]["ru_demand"]["writes"];
+    assert!(close(writes.as_f64().unwrap(), 700.0));
+    assert!(close(hottest(&r), 700.0));
 
-    let bad = temp_jsonl([r#"{"op":"delete","tenantId":"c"}"#.to_string()]);
-    let path = bad.path().to_str().unwrap().to_string();
-    let (code, _, err) = run(&[
-        "analyze",
-        "fixtures/tiny.jsonl",
-        "-c",
-        "/tenantId",
-        "--writes-per-sec",
-        "1",
-        "--ops",
-        &path,
-    ]);
+    let (code, _, err) = tiny_with_log(&[r#"{"op":"delete","tenantId":"c"}"#]);
     assert_eq!(code, 2);
     assert!(
         err.contains(":1: `op` must be \"read\", \"write\" or \"query\""),
