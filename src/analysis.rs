@@ -4,8 +4,9 @@ use crate::advise::{self, DemandSummary, Finding, Severity};
 use crate::cli::{AnalyzeConfig, Projection};
 use crate::cosmos::{
     self, epk_multihash_encoded, epk_v2_encoded, partition_count, prefix_range, project_layout,
-    CountParams, Epk, LayoutItem, LayoutParams, PkVersion,
+    CountParams, Epk, LayoutParams, PkVersion,
 };
+use crate::estimate::{self, Projector};
 use crate::ingest::{self, IngestError};
 use crate::keys::spec::{Candidate, KeyKind};
 use crate::keys::{self, KeyPlan};
@@ -83,16 +84,22 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     let l = &cfg.limits;
     let sample_stored =
         acc.minified_bytes as f64 + l.item_overhead_bytes * acc.records_analyzed as f64;
-    let (scale, projection) = match cfg.projection {
-        None => (1.0, None),
-        Some(Projection::TotalDocs(n)) => (
-            n / acc.records_analyzed as f64,
-            Some(format!("{} documents", crate::report::count(n))),
-        ),
+    let mean_doc_bytes = sample_stored / acc.records_analyzed as f64;
+    let (population, projection) = match cfg.projection {
+        None => (acc.records_analyzed as f64, None),
+        Some(Projection::TotalDocs(n)) => {
+            (n, Some(format!("{} documents", crate::report::count(n))))
+        }
         Some(Projection::TotalSize(b)) => (
-            b / sample_stored,
+            b / mean_doc_bytes,
             Some(format!("{} stored", advise::human_bytes(b))),
         ),
+    };
+    let scale = population / acc.records_analyzed as f64;
+    let target = estimate::Target {
+        documents: population,
+        mean_doc_bytes,
+        projected: cfg.projection.is_some(),
     };
 
     let mut input_findings = Vec::new();
@@ -117,6 +124,15 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         .iter_mut()
         .map(|c| std::mem::take(&mut c.partitions))
         .collect();
+    // The projection of each candidate comes from its frequency profile (estimate stage).
+    let projectors: Vec<Projector> = maps
+        .iter()
+        .zip(&cfg.candidates)
+        .map(|(m, cand)| {
+            let counts: Vec<u64> = m.values().map(|c| c.documents).collect();
+            Projector::new(&counts, &target, estimate::one_item_per_partition(cand))
+        })
+        .collect();
     let all_stats: Vec<CandidateStats> = {
         use rayon::prelude::*;
         let pool = rayon::ThreadPoolBuilder::new()
@@ -126,14 +142,20 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         pool.install(|| {
             maps.into_par_iter()
                 .zip(cfg.candidates.par_iter())
-                .map(|(m, cand)| {
-                    summarize(
+                .zip(projectors.par_iter())
+                .map(|((m, cand), proj)| {
+                    let mut s = summarize(
                         m,
                         cand.levels.len(),
-                        scale,
+                        &|c| proj.documents(c) / c.max(1) as f64,
                         l.item_overhead_bytes,
                         cfg.top.max(1),
-                    )
+                    );
+                    if proj.projected {
+                        // Keys the sample never saw hold the rest of production's bytes.
+                        s.total_bytes = s.total_bytes.max(population * mean_doc_bytes);
+                    }
+                    s
                 })
                 .collect()
         })
@@ -144,10 +166,18 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     };
     let time = time_buckets(&mut acc, cfg, fine_bucket);
     let mut reports: Vec<CandidateReport> = Vec::new();
-    for ((i, cand), stats) in cfg.candidates.iter().enumerate().zip(all_stats) {
+    for (((i, cand), stats), proj) in cfg
+        .candidates
+        .iter()
+        .enumerate()
+        .zip(all_stats)
+        .zip(&projectors)
+    {
         let ctx = CandidateContext {
             cand,
             stats: &stats,
+            proj,
+            mean_doc_bytes,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
             time: time.as_ref().map(|t| TimeInput {
@@ -329,6 +359,8 @@ struct TimeInput<'a> {
 struct CandidateContext<'a> {
     cand: &'a Candidate,
     stats: &'a CandidateStats,
+    proj: &'a Projector,
+    mean_doc_bytes: f64,
     cfg: &'a AnalyzeConfig,
     ops: Option<&'a crate::ops::OpsCounts>,
     time: Option<TimeInput<'a>>,
@@ -388,14 +420,16 @@ fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f
 fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
-    let mut findings = advise::storage_findings(cand, stats, l);
+    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
+    findings.extend(advise::storage_findings(cand, stats, l));
     let wants_layout = cfg.provisioning.is_some()
         || cfg.physical_partitions.is_some()
         || cfg.workload.is_some()
         || ctx.time.is_some();
     // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
     // without demand for routing, then again with the workload's demand.
-    let shape = wants_layout.then(|| layout_for(cand.kind, stats, &[], 0.0, cfg));
+    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
     let mut eval = None;
     let mut summary = DemandSummary::default();
     if let Some(w) = &cfg.workload {
@@ -482,7 +516,7 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
             Some(e) => (e.lp_demand.as_slice(), e.even_ru_per_sec),
             None => (&[][..], 0.0),
         };
-        Some(layout_for(cand.kind, stats, demand, even, cfg))
+        Some(layout_for(cand.kind, stats, ctx.proj, demand, even, cfg))
     } else {
         None
     };
@@ -523,7 +557,12 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         null_documents: stats.null_documents,
         invalid_key_documents: 0,
         key_errors: Vec::new(),
-        max_logical_partition_bytes: stats.bytes_per_partition.max,
+        max_logical_partition_bytes: sizes.max_bytes,
+        max_logical_partition_bytes_range: sizes.max_range,
+        tail_bound_bytes: sizes.tail_bound_bytes,
+        distinct_estimate: ctx.proj.distinct.clone(),
+        regime: ctx.proj.regime,
+        regime_evidence: ctx.proj.regime_evidence.clone(),
         total_bytes: stats.total_bytes,
         documents_per_partition: stats.documents_per_partition,
         bytes_per_partition: stats.bytes_per_partition,
@@ -535,6 +574,7 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
                 key: keys::key_json(&stats.partitions[p].key, hierarchical),
                 documents: stats.partitions[p].documents,
                 bytes: stats.partitions[p].bytes,
+                bytes_range: estimate::sizes::bytes_range(&stats.partitions[p], ctx.proj),
                 share: stats.partitions[p].bytes / stats.total_bytes.max(f64::MIN_POSITIVE),
             })
             .collect(),
@@ -695,6 +735,7 @@ fn time_to_limit(
 fn layout_for(
     kind: KeyKind,
     stats: &CandidateStats,
+    proj: &Projector,
     demand: &[f64],
     even_ru_per_sec: f64,
     cfg: &AnalyzeConfig,
@@ -705,27 +746,22 @@ fn layout_for(
     } else {
         cfg.hash_version
     };
-    let items: Vec<LayoutItem> = stats
-        .partitions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| LayoutItem {
-            epk: key_epk(&p.key, version),
-            bytes: p.bytes,
-            ru_demand: demand.get(i).copied().unwrap_or(0.0),
-        })
-        .collect();
+    let epk_of = |i: usize| key_epk(&stats.partitions[i].key, version);
+    let placement = estimate::placement::place(
+        stats,
+        proj,
+        version,
+        demand,
+        l.physical_partition_bytes,
+        &epk_of,
+    );
+    let items = &placement.items;
     let params = CountParams {
         manual_ru_per_partition: l.manual_ru_per_partition,
         autoscale_ru_per_partition: l.autoscale_ru_per_partition,
         max_partition_bytes: l.physical_partition_bytes,
     };
-    let (initial, rule) = partition_count(
-        cfg.provisioning,
-        cfg.physical_partitions,
-        stats.total_bytes,
-        &params,
-    );
+    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
     // A forced count cannot hold more RU/s per partition than one partition serves: the
     // service would split until each has at most `physical_partition_ru_per_sec`.
     let (initial, rule) = match cfg.provisioning {
@@ -740,7 +776,7 @@ fn layout_for(
         _ => (initial, rule),
     };
     let mut layout = project_layout(
-        &items,
+        items,
         &LayoutParams {
             version,
             initial_partitions: initial,
@@ -754,10 +790,20 @@ fn layout_for(
     for p in layout.partitions.iter_mut() {
         p.ru_demand += even_ru_per_sec;
     }
-    let mut lp_phys = vec![0usize; items.len()];
+    // Each sampled key's physical partition: placed keys by membership, the rest by their EPK.
+    let mut lp_phys: Vec<usize> = (0..stats.partitions.len())
+        .map(|i| layout.partition_of(&epk_of(i)))
+        .collect();
+    let mut keys_in: Vec<f64> = vec![0.0; layout.partitions.len()];
     for (pi, p) in layout.partitions.iter().enumerate() {
         for &item in &layout.order[p.members.clone()] {
-            lp_phys[item] = pi;
+            match placement.source[item] {
+                Some(i) => {
+                    lp_phys[i] = pi;
+                    keys_in[pi] += 1.0;
+                }
+                None => keys_in[pi] += placement.keys_per_virtual[item],
+            }
         }
     }
     let mut findings = Vec::new();
@@ -767,26 +813,13 @@ fn layout_for(
             "PHYSICAL_PARTITION_CANNOT_SPLIT",
             Severity::Fail,
             format!(
-                "physical partition [{}, {}) holds {} in one logical partition: it is over the {} physical limit and cannot split",
+                "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
                 p.min_epk, p.max_epk, advise::human_bytes(p.bytes), advise::human_bytes(l.physical_partition_bytes)
             ),
             serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
         ));
     }
-    if let Some(h) = layout.hottest_utilisation() {
-        if h > 1.0 {
-            findings.push(Finding::new(
-                "HOT_PHYSICAL_PARTITION",
-                Severity::Fail,
-                format!(
-                    "the hottest physical partition needs {} of its share of provisioned RU/s: it throttles (429) while others idle; only {} of provisioned throughput is usable",
-                    crate::report::percent(h),
-                    crate::report::percent(layout.usable_share().unwrap_or(0.0))
-                ),
-                serde_json::json!({"utilisation": h, "usable_share": layout.usable_share()}),
-            ));
-        }
-    }
+    findings.extend(throughput_layout_findings(&layout));
     let n = layout.partitions.len();
     let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
     if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
@@ -838,10 +871,11 @@ fn layout_for(
         partitions: layout
             .partitions
             .iter()
-            .map(|p| PartitionReport {
+            .enumerate()
+            .map(|(i, p)| PartitionReport {
                 min_epk: p.min_epk.to_hex(),
                 max_epk: p.max_epk.to_hex(),
-                logical_partitions: p.logical_partitions,
+                logical_partitions: keys_in[i].round() as u64,
                 bytes: p.bytes,
                 ru_demand: p.ru_demand,
                 ru_allocated: p.ru_allocated,
@@ -853,6 +887,44 @@ fn layout_for(
         prefix_fanout,
     };
     (report, findings, lp_phys)
+}
+
+/// Throttling findings of a layout: UNDER_PROVISIONED when the container as a whole needs more
+/// RU/s than it has (even demand, too little throughput), HOT_PHYSICAL_PARTITION when one
+/// partition's share of the demand makes it throttle while less than 90 % of the provisioned
+/// throughput is usable (uneven demand). Both are estimates from the projected layout.
+fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let Some(h) = layout.hottest_utilisation() else {
+        return findings;
+    };
+    let total: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
+    let provisioned = layout.provisioned_ru_per_sec.unwrap_or(0.0);
+    let usable = layout.usable_share().unwrap_or(1.0);
+    if provisioned > 0.0 && total > provisioned {
+        findings.push(Finding::new(
+            "UNDER_PROVISIONED",
+            Severity::Fail,
+            format!(
+                "the workload needs an estimated {total:.0} RU/s in total but {provisioned:.0} RU/s are provisioned: every partition throttles (429); provision at least {:.0} RU/s",
+                total / usable.max(1e-9)
+            ),
+            serde_json::json!({"ru_demand": total, "provisioned_ru_per_sec": provisioned, "needed_ru_per_sec": total / usable.max(1e-9)}),
+        ));
+    }
+    if h > 1.0 && usable < 0.9 {
+        findings.push(Finding::new(
+            "HOT_PHYSICAL_PARTITION",
+            Severity::Fail,
+            format!(
+                "the hottest physical partition needs an estimated {} of its share of provisioned RU/s: it throttles (429) while others have spare capacity; only {} of provisioned throughput is usable",
+                crate::report::percent(h),
+                crate::report::percent(usable)
+            ),
+            serde_json::json!({"utilisation": h, "usable_share": usable}),
+        ));
+    }
+    findings
 }
 
 /// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.

@@ -13,6 +13,7 @@ pub mod analysis;
 pub mod cli;
 pub mod commands;
 pub mod cosmos;
+pub mod estimate;
 pub mod ingest;
 pub mod keys;
 pub mod ops;

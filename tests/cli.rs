@@ -340,8 +340,8 @@ fn tiny_top_n_limits_the_listed_partitions() {
     assert_eq!(
         t["top_partitions"],
         json!([
-            {"key": "a", "documents": 3.0, "bytes": 681.0, "share": 681.0 / 1802.0},
-            {"key": "b", "documents": 2.0, "bytes": 460.0, "share": 460.0 / 1802.0},
+            {"key": "a", "documents": 3.0, "bytes": 681.0, "bytes_range": [681.0, 681.0], "share": 681.0 / 1802.0},
+            {"key": "b", "documents": 2.0, "bytes": 460.0, "bytes_range": [460.0, 460.0], "share": 460.0 / 1802.0},
         ])
     );
     // The counters still cover every partition.
@@ -1308,7 +1308,7 @@ fn output_file_gets_the_json_report() {
         .success();
     assert_eq!(out.stdout, "", "the report goes to the file, not stdout");
     let written = read_json(&dir.path().join("report.json"));
-    assert_eq!(u(&written["schema_version"]), 1);
+    assert_eq!(u(&written["schema_version"]), 2);
     assert_eq!(s(&written["tool"]["name"]), "pkadvisor");
     let t = candidate(&written, "/tenantId");
     assert_eq!(u(&t["logical_partitions"]), 5);

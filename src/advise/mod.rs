@@ -144,39 +144,15 @@ pub fn human_bytes(b: f64) -> String {
     format!("{b:.0} B")
 }
 
-/// Findings that depend only on the candidate's statistics and the limits.
+/// Findings that depend only on the candidate's statistics and the limits (the size verdicts
+/// live in [`crate::estimate::sizes`], where the projection's ranges are).
 pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Finding> {
     let mut f = Vec::new();
-    let max_lp = s.bytes_per_partition.max;
     let lp_limit = l.logical_partition_bytes;
     if let Some(&top) = s.by_bytes.first() {
         let key = crate::keys::key_display(&s.partitions[top].key);
-        if max_lp >= lp_limit {
-            f.push(Finding::new(
-                "LOGICAL_PARTITION_OVER_LIMIT",
-                Severity::Fail,
-                format!(
-                    "logical partition `{key}` holds an estimated {} ({} of the {} limit): it stops accepting writes",
-                    human_bytes(max_lp),
-                    pct(max_lp / lp_limit),
-                    human_bytes(lp_limit)
-                ),
-                json!({"key": key, "bytes": max_lp, "limit_bytes": lp_limit}),
-            ));
-        } else if max_lp >= l.warn_fraction * lp_limit {
-            f.push(Finding::new(
-                "LOGICAL_PARTITION_NEAR_LIMIT",
-                Severity::Warn,
-                format!(
-                    "logical partition `{key}` holds an estimated {} ({} of the {} limit)",
-                    human_bytes(max_lp),
-                    pct(max_lp / lp_limit),
-                    human_bytes(lp_limit)
-                ),
-                json!({"key": key, "bytes": max_lp, "limit_bytes": lp_limit, "warn_fraction": l.warn_fraction}),
-            ));
-        }
-        let share = s.partitions[top].bytes / s.total_bytes.max(1.0);
+        // A sample fact: the largest key's share of the sample's stored bytes.
+        let share = s.skew.top1_share;
         if s.logical_partitions > 1 && share >= 0.2 {
             f.push(Finding::new(
                 "SKEWED_STORAGE",

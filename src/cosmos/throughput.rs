@@ -39,8 +39,6 @@ pub enum CountRule {
     ManualThroughput,
     /// `ceil(max RU/s / 10,000)` for autoscale or shared throughput.
     AutoscaleThroughput,
-    /// `ceil(storage / 50 GB)`.
-    Storage,
     /// The user gave the count.
     Forced,
     /// Nothing required more than one partition.
@@ -55,7 +53,6 @@ impl CountRule {
             CountRule::AutoscaleThroughput => {
                 "autoscale max RU/s divided by the RU/s a new partition gets"
             }
-            CountRule::Storage => "stored bytes divided by the physical partition size limit",
             CountRule::Forced => "partition count given by the user",
             CountRule::Minimum => "one partition (nothing requires more)",
         }
@@ -95,22 +92,22 @@ fn ceil_count(a: f64, b: f64) -> u32 {
     }
 }
 
-/// Estimated physical partition count and the rule that decided it.
+/// Estimated physical partition count at creation and the rule that decided it.
 ///
-/// A forced count wins (at least 1). Otherwise the count is the largest of the throughput rule
-/// (`ceil(RU/s / 6,000)` manual, `ceil(max RU/s / 10,000)` autoscale) and the storage rule
-/// (`ceil(bytes / max_partition_bytes)`); throughput wins ties. When no rule asks for more than
-/// one partition the result is `(1, Minimum)`.
+/// A forced count wins (at least 1). Otherwise the count comes from throughput alone
+/// (`ceil(RU/s / 6,000)` manual, `ceil(max RU/s / 10,000)` autoscale): storage does not create
+/// partitions at creation; data that grows past the physical limit splits a partition in two
+/// later (cosmos-model.md, "How a container is laid out"; see `layout`). When no rule asks for
+/// more than one partition the result is `(1, Minimum)`.
 pub fn partition_count(
     provisioning: Option<Provisioning>,
     forced: Option<u32>,
-    storage_bytes: f64,
     p: &CountParams,
 ) -> (u32, CountRule) {
     if let Some(n) = forced {
         return (n.max(1), CountRule::Forced);
     }
-    let (by_throughput, throughput_rule) = match provisioning {
+    let (n, rule) = match provisioning {
         Some(Provisioning::Manual { ru_per_sec }) => (
             ceil_count(ru_per_sec, p.manual_ru_per_partition),
             CountRule::ManualThroughput,
@@ -120,12 +117,6 @@ pub fn partition_count(
             CountRule::AutoscaleThroughput,
         ),
         None => (0, CountRule::Minimum),
-    };
-    let by_storage = ceil_count(storage_bytes, p.max_partition_bytes);
-    let (n, rule) = if by_throughput >= by_storage {
-        (by_throughput, throughput_rule)
-    } else {
-        (by_storage, CountRule::Storage)
     };
     if n <= 1 {
         (1, CountRule::Minimum)
@@ -156,44 +147,26 @@ mod tests {
         let p = CountParams::default();
         // 18,000 RU/s over 3 partitions: 6,000 each.
         assert_eq!(
-            partition_count(manual(18_000.0), None, 0.0, &p),
+            partition_count(manual(18_000.0), None, &p),
             (3, CountRule::ManualThroughput)
         );
         assert_eq!(ru_per_partition(18_000.0, 3), 6_000.0);
         // 1 TB at 40 GB per partition: 25 partitions, i.e. 150,000 RU/s manual, 250,000 autoscale.
-        let p40 = CountParams {
-            max_partition_bytes: 40e9,
-            ..p
-        };
         assert_eq!(
-            partition_count(None, None, 1e12, &p40),
-            (25, CountRule::Storage)
-        );
-        assert_eq!(
-            partition_count(manual(150_000.0), None, 0.0, &p),
+            partition_count(manual(150_000.0), None, &p),
             (25, CountRule::ManualThroughput)
         );
         assert_eq!(
-            partition_count(autoscale(250_000.0), None, 0.0, &p),
+            partition_count(autoscale(250_000.0), None, &p),
             (25, CountRule::AutoscaleThroughput)
         );
-        // Throughput wins the tie with storage.
         assert_eq!(
-            partition_count(manual(150_000.0), None, 1e12, &p40),
-            (25, CountRule::ManualThroughput)
-        );
-        assert_eq!(
-            partition_count(manual(40_000.0), None, 0.0, &p),
+            partition_count(manual(40_000.0), None, &p),
             (7, CountRule::ManualThroughput)
         );
         assert_eq!(
-            partition_count(autoscale(40_000.0), None, 0.0, &p),
+            partition_count(autoscale(40_000.0), None, &p),
             (4, CountRule::AutoscaleThroughput)
-        );
-        // 1 TB at the real 50 GB limit outweighs 40,000 RU/s.
-        assert_eq!(
-            partition_count(manual(40_000.0), None, 1e12, &p),
-            (20, CountRule::Storage)
         );
     }
 
@@ -201,31 +174,21 @@ mod tests {
     fn forced_and_minimum() {
         let p = CountParams::default();
         assert_eq!(
-            partition_count(manual(400_000.0), Some(4), 1e13, &p),
+            partition_count(manual(400_000.0), Some(4), &p),
             (4, CountRule::Forced)
         );
+        assert_eq!(partition_count(None, Some(0), &p), (1, CountRule::Forced));
+        assert_eq!(partition_count(None, None, &p), (1, CountRule::Minimum));
         assert_eq!(
-            partition_count(None, Some(0), 0.0, &p),
-            (1, CountRule::Forced)
-        );
-        assert_eq!(
-            partition_count(None, None, 0.0, &p),
+            partition_count(manual(400.0), None, &p),
             (1, CountRule::Minimum)
         );
         assert_eq!(
-            partition_count(manual(400.0), None, 1e9, &p),
+            partition_count(autoscale(10_000.0), None, &p),
             (1, CountRule::Minimum)
         );
         assert_eq!(
-            partition_count(autoscale(10_000.0), None, 50e9, &p),
-            (1, CountRule::Minimum)
-        );
-        assert_eq!(
-            partition_count(None, None, 50e9 + 1.0, &p),
-            (2, CountRule::Storage)
-        );
-        assert_eq!(
-            partition_count(manual(f64::NAN), None, -5.0, &p),
+            partition_count(manual(f64::NAN), None, &p),
             (1, CountRule::Minimum)
         );
     }
@@ -243,7 +206,7 @@ mod tests {
             serde_json::to_string(&CountRule::Minimum).unwrap(),
             r#""minimum""#
         );
-        assert!(CountRule::Storage.describe().contains("size limit"));
+        assert!(CountRule::Forced.describe().contains("given by the user"));
         assert_eq!(manual(7.0).unwrap().ru_per_sec(), 7.0);
     }
 }

@@ -16,7 +16,7 @@ use crate::keys::spec::KeyKind;
 use crate::stats::summary::{Distribution, LevelStats, Skew};
 
 /// Version of the JSON document. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything an analysis produced, in rank order.
 #[derive(Debug, Clone, Serialize)]
@@ -116,6 +116,8 @@ pub struct TopPartition {
     pub documents: f64,
     /// Projected stored bytes (estimate).
     pub bytes: f64,
+    /// 95 % range of `bytes` (`[bytes, bytes]` when nothing is projected).
+    pub bytes_range: [f64; 2],
     /// Share of the candidate's stored bytes.
     pub share: f64,
 }
@@ -228,8 +230,20 @@ pub struct CandidateReport {
     pub invalid_key_documents: u64,
     /// Those documents by reason.
     pub key_errors: Vec<KeyErrorSummary>,
-    /// Projected stored bytes of the largest logical partition.
+    /// Projected stored bytes of the largest logical partition (point estimate).
     pub max_logical_partition_bytes: f64,
+    /// 95 % range of the largest logical partition: the largest lower bound of any listed key,
+    /// and the largest upper bound of any key including ones not listed.
+    pub max_logical_partition_bytes_range: [f64; 2],
+    /// One-sided 95 % bound on the bytes of any key seen fewer than 10 times or not at all (0
+    /// when nothing is projected).
+    pub tail_bound_bytes: f64,
+    /// Distinct logical partitions in production: a range, its point and the estimators.
+    pub distinct_estimate: crate::estimate::DistinctEstimate,
+    /// `exact`, `unique`, `growing`, `saturated` or `mixed`.
+    pub regime: crate::estimate::Regime,
+    /// The numbers the regime rests on.
+    pub regime_evidence: String,
     /// Projected stored bytes of all partitions.
     pub total_bytes: f64,
     /// Projected documents per logical partition.

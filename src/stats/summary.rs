@@ -15,9 +15,10 @@ pub struct PartitionRow {
     pub key: super::Key,
     /// Sample counts.
     pub sample: PartitionCounts,
-    /// Projected documents (`sample.documents × scale`).
+    /// Projected documents (`sample.documents × scale(sample.documents)`; see `estimate`).
     pub documents: f64,
-    /// Projected stored bytes: (minified bytes + overhead per document) × scale. An estimate.
+    /// Projected stored bytes: (minified bytes + overhead per document) × the same scale. An
+    /// estimate.
     pub bytes: f64,
 }
 
@@ -100,22 +101,27 @@ pub struct CandidateStats {
     pub by_bytes: Vec<usize>,
 }
 
-/// Builds the statistics. `scale` projects the sample to production (1.0 = the sample as is);
+/// Builds the statistics. `scale(c)` is how many production documents each sampled document of
+/// a key seen `c` times stands for (1.0 = the sample as is; see [`crate::estimate::Projector`]);
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
+/// Skew is measured on the sample's own bytes: it is a sample fact, not a projection.
 pub fn summarize(
     partitions: hashbrown::HashMap<super::Key, PartitionCounts>,
     hierarchical_levels: usize,
-    scale: f64,
+    scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
     let mut partitions: Vec<PartitionRow> = partitions
         .into_iter()
-        .map(|(key, c)| PartitionRow {
-            key,
-            sample: c,
-            documents: c.documents as f64 * scale,
-            bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * scale,
+        .map(|(key, c)| {
+            let f = scale(c.documents);
+            PartitionRow {
+                key,
+                sample: c,
+                documents: c.documents as f64 * f,
+                bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
+            }
         })
         .collect();
     partitions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
@@ -161,6 +167,10 @@ pub fn summarize(
 
     let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
     let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
+    let sample_bytes: Vec<f64> = partitions
+        .iter()
+        .map(|p| p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64)
+        .collect();
     let levels = if hierarchical {
         (1..hierarchical_levels)
             .map(|l| level_stats(&partitions, l))
@@ -177,7 +187,7 @@ pub fn summarize(
         documents_per_partition: distribution(&docs),
         bytes_per_partition: distribution(&bytes),
         total_bytes,
-        skew: skew(&bytes),
+        skew: skew(&sample_bytes),
         max_key_bytes,
         max_key,
         levels,
@@ -383,7 +393,7 @@ mod tests {
         acc.add(&key("a", Some("u2")), 100, None);
         acc.add(&key("ab", Some("u1")), 50, None);
         acc.add(&key("ab", None), 40, None);
-        let s = summarize(acc.partitions, 2, 2.0, 10.0, 10);
+        let s = summarize(acc.partitions, 2, &|_| 2.0, 10.0, 10);
         assert_eq!(s.documents, 4);
         assert_eq!(s.logical_partitions, 4);
         assert_eq!(s.undefined_documents, 1);

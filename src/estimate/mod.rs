@@ -1,0 +1,333 @@
+//! From a sample to production (docs/projection.md): the stage between the sample statistics and
+//! the service model. Pure functions of a candidate's per-key sample counts and the production
+//! size the user declared.
+//!
+//! Keys seen often (at least [`HEAVY_MIN_COUNT`] times) keep their sample share, with a Wilson
+//! interval. Rarer keys are never scaled one by one by `N / n`: the tail's production documents
+//! are shared among the tail's *estimated production* key count, so a unique id stays one
+//! document and a complete set of tenants scales linearly. Any key not listed is bounded by a
+//! one-sided Poisson limit on its share.
+
+pub mod distinct;
+pub mod intervals;
+pub mod placement;
+pub mod sizes;
+pub mod validation;
+
+use serde::{Deserialize, Serialize};
+
+pub use distinct::{DistinctEstimate, FrequencyProfile};
+use intervals::{poisson_ucl95, simultaneous_z95, wilson};
+
+/// Keys seen at least this often are "heavy": their share is estimated from their count.
+pub const HEAVY_MIN_COUNT: u64 = 10;
+
+/// How a candidate's key set behaves as data grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Regime {
+    /// Nothing projected: the input is judged as given (the whole population).
+    Exact,
+    /// One document per logical partition (ids).
+    Unique,
+    /// New keys keep arriving (users, orders, sessions).
+    Growing,
+    /// The key set is complete (tenants, categories, states).
+    Saturated,
+    /// A few heavy keys with a growing tail.
+    Mixed,
+}
+
+impl Regime {
+    /// The lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Regime::Exact => "exact",
+            Regime::Unique => "unique",
+            Regime::Growing => "growing",
+            Regime::Saturated => "saturated",
+            Regime::Mixed => "mixed",
+        }
+    }
+}
+
+/// What the user declared about production.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// Production documents `N` (`n` when nothing is projected).
+    pub documents: f64,
+    /// Mean stored bytes of a sampled document (to turn shares into bytes).
+    pub mean_doc_bytes: f64,
+    /// Whether a production size was declared (`--total-size` / `--total-docs`).
+    pub projected: bool,
+}
+
+/// The projection of one candidate: how each sampled key scales and what bounds the rest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projector {
+    /// Sample documents `n`.
+    pub sample_documents: f64,
+    /// Production documents `N`.
+    pub population_documents: f64,
+    /// Whether anything is projected (false: every number is the sample's own).
+    pub projected: bool,
+    /// Documents in production per sampled document of a heavy key (`N / n`).
+    pub heavy_scale: f64,
+    /// Documents in production per sampled document of a tail key (between 1 and `N / n`).
+    pub tail_scale: f64,
+    /// Every logical partition holds exactly one item (the key includes `/id`).
+    pub one_item: bool,
+    /// Largest count among tail keys (below [`HEAVY_MIN_COUNT`]), 0 without tail keys.
+    pub tail_max_count: u64,
+    /// The normal quantile of the heavy keys' intervals: 95 % simultaneously over every sampled
+    /// key (any of them could be the one that looks largest by chance).
+    pub z: f64,
+    /// The frequency profile it was built from.
+    pub profile: FrequencyProfile,
+    /// The distinct-key range at `N`.
+    pub distinct: DistinctEstimate,
+    /// The regime and the evidence for it.
+    pub regime: Regime,
+    /// Why that regime, in numbers.
+    pub regime_evidence: String,
+}
+
+impl Projector {
+    /// Builds the projection from each sampled key's document count.
+    pub fn new(counts: &[u64], target: &Target, one_item: bool) -> Projector {
+        let profile = FrequencyProfile::from_counts(counts.iter().copied());
+        let n = profile.n as f64;
+        let projected = target.projected && target.documents > n && n > 0.0;
+        let population = if projected { target.documents } else { n };
+        let mut distinct = distinct::estimate(&profile, population);
+        if one_item && projected {
+            // `id` is unique within a logical partition: one partition per item.
+            distinct = DistinctEstimate {
+                low: population,
+                estimate: population,
+                high: population,
+                method: "one item per logical partition (the key includes /id)".into(),
+                estimators: Default::default(),
+            };
+        }
+        let (regime, regime_evidence) = classify(&profile, projected, one_item);
+        let heavy_scale = if projected { population / n } else { 1.0 };
+        let (mut tail_docs, mut tail_keys, mut heavy_keys, mut tail_max) = (0u64, 0u64, 0u64, 0u64);
+        for (&c, &k) in &profile.f {
+            if c >= HEAVY_MIN_COUNT {
+                heavy_keys += k;
+            } else {
+                tail_docs += c * k;
+                tail_keys += k;
+                tail_max = tail_max.max(c);
+            }
+        }
+        let tail_scale = if !projected || tail_keys == 0 {
+            heavy_scale
+        } else if one_item || regime == Regime::Unique {
+            1.0
+        } else {
+            // Production tail documents shared among the production tail keys, per sampled
+            // document of a tail key.
+            let tail_prod_docs = population * tail_docs as f64 / n;
+            let tail_prod_keys = (distinct.estimate - heavy_keys as f64).max(tail_keys as f64);
+            let per_key_prod = tail_prod_docs / tail_prod_keys;
+            let per_key_sample = tail_docs as f64 / tail_keys as f64;
+            (per_key_prod / per_key_sample).clamp(1.0, heavy_scale)
+        };
+        Projector {
+            sample_documents: n,
+            population_documents: population,
+            projected,
+            heavy_scale,
+            tail_scale,
+            one_item,
+            tail_max_count: tail_max,
+            z: simultaneous_z95(profile.d as usize),
+            profile,
+            distinct,
+            regime,
+            regime_evidence,
+        }
+    }
+
+    /// Projected production documents of a key seen `c` times.
+    pub fn documents(&self, c: u64) -> f64 {
+        if c >= HEAVY_MIN_COUNT {
+            c as f64 * self.heavy_scale
+        } else {
+            c as f64 * self.tail_scale
+        }
+    }
+
+    /// 95 % range of the production documents of a key seen `c` times: a Wilson interval on its
+    /// share for heavy keys (simultaneous over every sampled key, so that the largest of them is
+    /// covered too); for tail keys from what was seen to the Poisson upper limit.
+    pub fn documents_range(&self, c: u64) -> (f64, f64) {
+        if !self.projected {
+            return (c as f64, c as f64);
+        }
+        if self.one_item {
+            return (1.0, 1.0);
+        }
+        let n = self.profile.n;
+        let big_n = self.population_documents;
+        if c >= HEAVY_MIN_COUNT {
+            let (lo, hi) = wilson(c, n, self.z);
+            (lo * big_n, hi * big_n)
+        } else {
+            let hi = poisson_ucl95(c) / n as f64 * big_n;
+            (c as f64, hi.max(self.documents(c)))
+        }
+    }
+
+    /// One-sided 95 % upper bound on the documents of any key *not* heavy (seen fewer than
+    /// [`HEAVY_MIN_COUNT`] times, or not at all): `UCL_Poisson(c_max) / n × N`. One item when the
+    /// key includes `/id`; 0 when nothing is projected (every key is listed).
+    pub fn tail_bound_documents(&self) -> f64 {
+        if !self.projected {
+            return 0.0;
+        }
+        if self.one_item {
+            return 1.0;
+        }
+        poisson_ucl95(self.tail_max_count) / self.sample_documents * self.population_documents
+    }
+
+    /// Sample documents needed for the tail bound to fall under `bytes_threshold`, given the
+    /// production bytes: `UCL_Poisson(c) × total / threshold`.
+    pub fn sample_needed(&self, total_bytes: f64, bytes_threshold: f64) -> f64 {
+        (poisson_ucl95(self.tail_max_count.max(HEAVY_MIN_COUNT - 1)) * total_bytes
+            / bytes_threshold)
+            .ceil()
+    }
+}
+
+/// Whether every logical partition of `cand` holds exactly one item: the key includes the `/id`
+/// property itself (a single key, a hierarchical level, or a part of a synthetic key), and
+/// Cosmos DB keeps `id` unique within a logical partition.
+pub fn one_item_per_partition(cand: &crate::keys::spec::Candidate) -> bool {
+    cand.levels.iter().any(|lv| {
+        lv.parts.iter().any(|p| {
+            matches!(p, crate::keys::spec::Part::Path(k) if k.segments.len() == 1 && k.segments[0] == "id")
+        })
+    })
+}
+
+/// The regime from the profile: unique when no key repeats, saturated when the sample has seen
+/// nearly every document's key (coverage ≥ 0.9) and the accumulation curve is flat (α < 0.2),
+/// growing when most documents bring a new key (coverage < 0.5), mixed otherwise.
+pub fn classify(p: &FrequencyProfile, projected: bool, one_item: bool) -> (Regime, String) {
+    let coverage = p.coverage();
+    let alpha = p.accumulation_slope();
+    let alpha_s = alpha.map_or("n/a".to_string(), |a| format!("{a:.2}"));
+    let evidence = format!(
+        "n = {}, d = {}, f1 = {} singletons, f2 = {}; Good–Turing coverage 1 − f1/n = {:.3}; accumulation slope α = {alpha_s}",
+        p.n,
+        p.d,
+        p.f(1),
+        p.f(2),
+        coverage
+    );
+    if one_item {
+        return (
+            Regime::Unique,
+            format!("the key includes /id, so each logical partition holds exactly one item; {evidence}"),
+        );
+    }
+    if !projected {
+        return (Regime::Exact, format!("no production size declared: the input is judged as the whole population; {evidence}"));
+    }
+    let regime = if p.n > 0 && p.f(1) == p.n {
+        Regime::Unique
+    } else if coverage >= 0.9 && alpha.is_none_or(|a| a < 0.2) {
+        Regime::Saturated
+    } else if coverage < 0.5 {
+        Regime::Growing
+    } else {
+        Regime::Mixed
+    };
+    (regime, evidence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(n: f64) -> Target {
+        Target {
+            documents: n,
+            mean_doc_bytes: 1000.0,
+            projected: true,
+        }
+    }
+
+    #[test]
+    fn unique_keys_stay_one_document() {
+        let counts = vec![1u64; 3000];
+        let p = Projector::new(&counts, &target(1e9), false);
+        assert_eq!(p.regime, Regime::Unique);
+        assert_eq!(p.documents(1), 1.0);
+        // Nothing repeats, so the tail bound is UCL(1) / n × N = 4.744 / 3000 × 1e9.
+        assert!((p.tail_bound_documents() - 4.744 / 3000.0 * 1e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn id_keys_are_one_item_whatever_the_scale() {
+        let counts = vec![1u64; 3000];
+        let p = Projector::new(&counts, &target(1.2e11), true);
+        assert_eq!(p.documents(1), 1.0);
+        assert_eq!(p.tail_bound_documents(), 1.0);
+        assert_eq!(p.documents_range(1), (1.0, 1.0));
+    }
+
+    #[test]
+    fn saturated_keys_scale_linearly() {
+        // 600 tenants each seen 50 times: the set is complete; every key scales by N / n.
+        let counts = vec![50u64; 600];
+        let p = Projector::new(&counts, &target(3e8), false);
+        assert_eq!(p.regime, Regime::Saturated);
+        assert!((p.documents(50) - 50.0 * 10_000.0).abs() < 1e-6);
+        assert_eq!(p.distinct.low, 600.0);
+        assert!(p.distinct.high < 610.0);
+    }
+
+    #[test]
+    fn heavy_keys_get_a_wilson_interval() {
+        // One key with 300 of 1,000 documents, 700 singletons; N = 1e6.
+        let mut counts = vec![1u64; 700];
+        counts.push(300);
+        let p = Projector::new(&counts, &target(1e6), false);
+        let (lo, hi) = p.documents_range(300);
+        // Simultaneous over the 701 sampled keys: z = Φ⁻¹(1 − 0.025/701) = Φ⁻¹(0.9999643) ≈ 3.97.
+        assert!((p.z - 3.97).abs() < 0.01, "{}", p.z);
+        let (wl, wh) = wilson(300, 1000, p.z);
+        assert!((lo - wl * 1e6).abs() < 1e-6 && (hi - wh * 1e6).abs() < 1e-6);
+        assert!((p.documents(300) - 300_000.0).abs() < 1e-6);
+        // Tail keys grow less than linearly: many new keys share the tail's documents.
+        assert!(p.tail_scale >= 1.0 && p.tail_scale < 1000.0);
+    }
+
+    #[test]
+    fn nothing_is_projected_without_a_target() {
+        let counts = vec![5u64, 1, 1];
+        let t = Target {
+            documents: 7.0,
+            mean_doc_bytes: 100.0,
+            projected: false,
+        };
+        let p = Projector::new(&counts, &t, false);
+        assert_eq!(p.regime, Regime::Exact);
+        assert_eq!(p.documents(5), 5.0);
+        assert_eq!(p.documents_range(1), (1.0, 1.0));
+        assert_eq!(p.tail_bound_documents(), 0.0);
+    }
+
+    #[test]
+    fn sample_needed_matches_the_notes() {
+        // projection-notes.md: n ≥ 15.71 × S / 14 GB; 1 TB → about 1,100 documents.
+        let p = Projector::new(&[1, 2, 3], &target(1e9), false);
+        let n = p.sample_needed(1e12, 14e9);
+        assert!((n - (15.705f64 * 1e12 / 14e9).ceil()).abs() < 1.0, "{n}");
+    }
+}

@@ -1,0 +1,184 @@
+//! What the physical layout places: heavy keys at their own EPKs, and the rest of production's
+//! bytes and requests spread continuously over the key space, because the partition-key hash is
+//! uniform. The layout therefore no longer depends on how many sample keys happened to be hashed.
+//!
+//! The continuous mass is represented by evenly spaced virtual points (at least 4,096 over the
+//! whole space, 256 inside a heavy hierarchical prefix, and enough that none holds more than an
+//! eighth of a physical partition's limit). Under a hierarchical key, the tail of a heavy
+//! first-level prefix stays inside that prefix's EPK range (its children share its first hash).
+
+use super::{Projector, HEAVY_MIN_COUNT};
+use crate::cosmos::epk::binary_number;
+use crate::cosmos::{prefix_range, Epk, LayoutItem, PkVersion};
+use crate::stats::summary::{prefix_groups, CandidateStats};
+
+/// Layout input: items, and for each item the sampled partition it is (`None`: virtual mass).
+#[derive(Debug, Clone, Default)]
+pub struct Placement {
+    /// Items to place.
+    pub items: Vec<LayoutItem>,
+    /// `Some(i)`: the item is `stats.partitions[i]`; `None`: a virtual point of spread mass.
+    pub source: Vec<Option<usize>>,
+    /// Estimated logical partitions each virtual point stands for.
+    pub keys_per_virtual: Vec<f64>,
+}
+
+/// `(2^126 − 1)`: the V2 hash space.
+const V2_SPACE: u128 = (1u128 << 126) - 1;
+
+/// `k` evenly spaced points at the middles of `k` equal slices of the key space.
+fn uniform_points(version: PkVersion, k: usize, prefix: &[u8]) -> Vec<Epk> {
+    (0..k)
+        .map(|i| match version {
+            PkVersion::V1 => {
+                let step = f64::from(u32::MAX) / k as f64;
+                let mut b = Vec::new();
+                binary_number((step * (i as f64 + 0.5)).floor(), &mut b);
+                Epk::from_bytes(b)
+            }
+            PkVersion::V2 | PkVersion::MultiHash => {
+                let step = V2_SPACE / k as u128;
+                let mut b = prefix.to_vec();
+                b.extend_from_slice(&(step * i as u128 + step / 2).to_be_bytes());
+                Epk::from_bytes(b)
+            }
+        })
+        .collect()
+}
+
+fn virtual_count(bytes: f64, phys_limit: f64, minimum: usize) -> usize {
+    let by_size = (8.0 * bytes / phys_limit.max(1.0)).ceil();
+    (by_size.max(minimum as f64) as usize).min(1 << 18)
+}
+
+/// Builds the layout input. `epk_of(i)` is the EPK of `stats.partitions[i]`; `demand[i]` its
+/// RU/s (empty: none); `total_bytes` production's stored bytes.
+pub fn place(
+    stats: &CandidateStats,
+    proj: &Projector,
+    version: PkVersion,
+    demand: &[f64],
+    phys_limit: f64,
+    epk_of: &dyn Fn(usize) -> Epk,
+) -> Placement {
+    let mut out = Placement::default();
+    let ru = |i: usize| demand.get(i).copied().unwrap_or(0.0);
+    let heavy =
+        |i: usize| !proj.projected || stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT;
+    let push_real = |out: &mut Placement, i: usize| {
+        out.items.push(LayoutItem {
+            epk: epk_of(i),
+            bytes: stats.partitions[i].bytes,
+            ru_demand: ru(i),
+        });
+        out.source.push(Some(i));
+        out.keys_per_virtual.push(0.0);
+    };
+    let spread =
+        |out: &mut Placement, prefix: &[u8], bytes: f64, ru: f64, keys: f64, min: usize| {
+            if bytes <= 0.0 && ru <= 0.0 {
+                return;
+            }
+            let k = virtual_count(bytes, phys_limit, min);
+            for e in uniform_points(version, k, prefix) {
+                out.items.push(LayoutItem {
+                    epk: e,
+                    bytes: bytes / k as f64,
+                    ru_demand: ru / k as f64,
+                });
+                out.source.push(None);
+                out.keys_per_virtual.push(keys / k as f64);
+            }
+        };
+    let tail_keys_total = (proj.distinct.estimate
+        - stats
+            .partitions
+            .iter()
+            .filter(|p| p.sample.documents >= HEAVY_MIN_COUNT)
+            .count() as f64)
+        .max(0.0);
+    let sample_docs = proj.sample_documents.max(1.0);
+    let mut placed_bytes = 0.0;
+    let mut tail_ru = 0.0;
+    let mut tail_sample_docs = 0u64;
+    let hierarchical = version == PkVersion::MultiHash && !stats.levels.is_empty();
+    if hierarchical && proj.projected {
+        // Heavy first-level prefixes keep their tail inside their own range.
+        for g in prefix_groups(&stats.partitions, 1) {
+            let docs: u64 = stats.partitions[g.members.clone()]
+                .iter()
+                .map(|p| p.sample.documents)
+                .sum();
+            if docs < HEAVY_MIN_COUNT {
+                for i in g.members.clone() {
+                    tail_ru += ru(i);
+                    tail_sample_docs += stats.partitions[i].sample.documents;
+                }
+                continue;
+            }
+            let prefix_bytes = stats.total_bytes * docs as f64 / sample_docs;
+            let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
+            for i in g.members.clone() {
+                if heavy(i) {
+                    push_real(&mut out, i);
+                    heavy_bytes += stats.partitions[i].bytes;
+                } else {
+                    rest_ru += ru(i);
+                    rest_docs += stats.partitions[i].sample.documents;
+                }
+            }
+            let rest = (prefix_bytes - heavy_bytes).max(0.0);
+            let comps = crate::cosmos::decode_encoded(g.prefix).unwrap_or_default();
+            let (lo, _) = prefix_range(&comps);
+            let keys = tail_keys_total * rest_docs as f64 / sample_docs;
+            spread(&mut out, lo.as_bytes(), rest, rest_ru, keys, 256);
+            placed_bytes += heavy_bytes + rest;
+        }
+    } else {
+        for i in 0..stats.partitions.len() {
+            if heavy(i) {
+                push_real(&mut out, i);
+                placed_bytes += stats.partitions[i].bytes;
+            } else {
+                tail_ru += ru(i);
+                tail_sample_docs += stats.partitions[i].sample.documents;
+            }
+        }
+    }
+    if proj.projected {
+        let rest = (stats.total_bytes - placed_bytes).max(0.0);
+        let keys = if hierarchical {
+            tail_keys_total * tail_sample_docs as f64 / sample_docs
+        } else {
+            tail_keys_total
+        };
+        spread(&mut out, &[], rest, tail_ru, keys, 4096);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_points_are_sorted_and_inside_the_space() {
+        for v in [PkVersion::V1, PkVersion::V2] {
+            let p = uniform_points(v, 16, &[]);
+            assert!(p.windows(2).all(|w| w[0] < w[1]), "{v:?}");
+            assert!(p[0] > Epk::min() && *p.last().unwrap() < Epk::max());
+        }
+        // Inside a prefix: every point sorts between the prefix and the prefix ++ FF.
+        let (lo, hi) = prefix_range(&[crate::cosmos::Component::String("t".into())]);
+        for e in uniform_points(PkVersion::MultiHash, 8, lo.as_bytes()) {
+            assert!(lo <= e && e < hi);
+        }
+    }
+
+    #[test]
+    fn virtual_counts_grow_with_mass() {
+        assert_eq!(virtual_count(1e9, 50e9, 4096), 4096);
+        // 1 PB: 8 × 1e15 / 50e9 = 160,000 points of 6.25 GB.
+        assert_eq!(virtual_count(1e15, 50e9, 4096), 160_000);
+    }
+}

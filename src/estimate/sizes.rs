@@ -1,0 +1,179 @@
+//! Projected sizes of the largest logical partitions, with their ranges, and the verdicts that
+//! follow the ranges rather than the point estimates.
+
+use serde_json::json;
+
+use super::{Projector, HEAVY_MIN_COUNT};
+use crate::advise::{human_bytes, Finding, Severity};
+use crate::cosmos::limits::Limits;
+use crate::stats::summary::{CandidateStats, PartitionRow};
+
+/// The size facts the storage verdict rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeProjection {
+    /// Whether anything was projected (false: sample facts).
+    pub projected: bool,
+    /// Point estimate of the largest logical partition's stored bytes.
+    pub max_bytes: f64,
+    /// Key (display text) of that partition.
+    pub max_key: String,
+    /// 95 % range of the largest logical partition: `[largest lower bound, largest upper bound]`
+    /// over every listed key and the tail bound.
+    pub max_range: [f64; 2],
+    /// Key whose lower bound is the largest.
+    pub max_low_key: String,
+    /// Largest upper bound among heavy keys (seen ≥ 10 times).
+    pub heavy_high: f64,
+    /// Key of that upper bound.
+    pub heavy_high_key: String,
+    /// One-sided 95 % bound on any key not heavy, in stored bytes (0 when nothing is projected).
+    pub tail_bound_bytes: f64,
+    /// Production stored bytes of the candidate.
+    pub total_bytes: f64,
+}
+
+/// A partition's 95 % byte range: its document range times its own mean stored bytes.
+pub fn bytes_range(p: &PartitionRow, proj: &Projector) -> [f64; 2] {
+    let per_doc = p.bytes / p.documents.max(f64::MIN_POSITIVE);
+    let (lo, hi) = proj.documents_range(p.sample.documents);
+    [lo * per_doc, hi * per_doc]
+}
+
+/// Computes the size projection of a candidate.
+pub fn project_sizes(
+    stats: &CandidateStats,
+    proj: &Projector,
+    mean_doc_bytes: f64,
+    item_bytes: f64,
+) -> SizeProjection {
+    let key = |i: usize| crate::keys::key_display(&stats.partitions[i].key);
+    let (mut low, mut low_key) = (0.0f64, String::new());
+    let (mut heavy_high, mut heavy_key) = (0.0f64, String::new());
+    for (i, p) in stats.partitions.iter().enumerate() {
+        let [lo, hi] = bytes_range(p, proj);
+        if lo > low {
+            (low, low_key) = (lo, key(i));
+        }
+        if p.sample.documents >= HEAVY_MIN_COUNT && hi > heavy_high {
+            (heavy_high, heavy_key) = (hi, key(i));
+        }
+    }
+    let tail_bound_bytes = if proj.one_item {
+        // One item per logical partition, at most the item size limit.
+        if proj.projected {
+            item_bytes
+        } else {
+            0.0
+        }
+    } else {
+        proj.tail_bound_documents() * mean_doc_bytes
+    };
+    let (max_bytes, max_key) = match stats.by_bytes.first() {
+        Some(&i) => (stats.partitions[i].bytes, key(i)),
+        None => (0.0, String::new()),
+    };
+    SizeProjection {
+        projected: proj.projected,
+        max_bytes,
+        max_key,
+        max_range: [
+            low.min(max_bytes),
+            heavy_high.max(tail_bound_bytes).max(max_bytes),
+        ],
+        max_low_key: low_key,
+        heavy_high,
+        heavy_high_key: heavy_key,
+        tail_bound_bytes,
+        total_bytes: stats.total_bytes,
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Storage verdicts from the ranges: FAIL when even the lower bound passes the limit, WARN when
+/// a heavy key's upper bound passes the warning level, and SAMPLE_TOO_SMALL when only the bound on
+/// keys the sample saw rarely (or not at all) does. Without a projection, the sample's own sizes
+/// are compared as they are.
+pub fn storage_size_findings(s: &SizeProjection, proj: &Projector, l: &Limits) -> Vec<Finding> {
+    let limit = l.logical_partition_bytes;
+    let warn = l.warn_fraction * limit;
+    let mut f = Vec::new();
+    if !s.projected {
+        if s.max_bytes >= limit {
+            f.push(Finding::new(
+                "LOGICAL_PARTITION_OVER_LIMIT",
+                Severity::Fail,
+                format!(
+                    "logical partition `{}` holds {} in the input ({} of the {} limit): it stops accepting writes",
+                    s.max_key,
+                    human_bytes(s.max_bytes),
+                    pct(s.max_bytes / limit),
+                    human_bytes(limit)
+                ),
+                json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit}),
+            ));
+        } else if s.max_bytes >= warn {
+            f.push(Finding::new(
+                "LOGICAL_PARTITION_NEAR_LIMIT",
+                Severity::Warn,
+                format!(
+                    "logical partition `{}` holds {} in the input ({} of the {} limit)",
+                    s.max_key,
+                    human_bytes(s.max_bytes),
+                    pct(s.max_bytes / limit),
+                    human_bytes(limit)
+                ),
+                json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit, "warn_fraction": l.warn_fraction}),
+            ));
+        }
+        return f;
+    }
+    let [lo, hi] = s.max_range;
+    if lo >= limit {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_OVER_LIMIT",
+            Severity::Fail,
+            format!(
+                "logical partition `{}` would hold an estimated {} (95% interval {} – {}), over the {} limit even at the low end: it stops accepting writes",
+                s.max_low_key,
+                human_bytes(s.max_bytes),
+                human_bytes(lo),
+                human_bytes(hi),
+                human_bytes(limit)
+            ),
+            json!({"key": s.max_low_key, "bytes": s.max_bytes, "bytes_range": [lo, hi], "limit_bytes": limit}),
+        ));
+    } else if s.heavy_high >= warn {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_NEAR_LIMIT",
+            Severity::Warn,
+            format!(
+                "logical partition `{}` could reach {} (95% upper bound; estimate {}), past the warning level of {} ({} of {})",
+                s.heavy_high_key,
+                human_bytes(s.heavy_high),
+                human_bytes(s.max_bytes),
+                human_bytes(warn),
+                pct(l.warn_fraction),
+                human_bytes(limit)
+            ),
+            json!({"key": s.heavy_high_key, "upper_bytes": s.heavy_high, "bytes": s.max_bytes, "limit_bytes": limit, "warn_fraction": l.warn_fraction}),
+        ));
+    } else if s.tail_bound_bytes >= warn {
+        let needed = proj.sample_needed(s.total_bytes, warn);
+        f.push(Finding::new(
+            "SAMPLE_TOO_SMALL",
+            Severity::Warn,
+            format!(
+                "the sample cannot rule out a logical partition of up to {} (95% bound on any key seen fewer than {HEAVY_MIN_COUNT} times, from {} documents): a uniform random sample of at least {} documents would show whether any key passes {}",
+                human_bytes(s.tail_bound_bytes),
+                crate::report::count(proj.sample_documents),
+                crate::report::count(needed),
+                human_bytes(warn)
+            ),
+            json!({"tail_bound_bytes": s.tail_bound_bytes, "sample_documents": proj.sample_documents, "sample_needed": needed, "warn_bytes": warn}),
+        ));
+    }
+    f
+}
