@@ -317,9 +317,10 @@ fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
     }
     if cfg.workload.is_some() {
         e.push(format!(
-            "RU/s: the cost model of docs/workload.md (insert {} RU/KB, point read {} RU/KB, at least 1 KB; {} RU per partition a query visits); traffic spread over logical partitions {}",
-            l.write_ru_per_kb,
-            l.read_ru_per_kb,
+            "RU/s: the cost model of docs/workload.md, interpolated through the documented 1 KB and 100 KB points (point read {} RU at 1 KB; insert {} RU at 1 KB with default indexing, an assumption: the docs give 5.5 RU without indexing and no single figure with it; {}× at 100 KB; {} RU per partition a query visits); traffic spread over logical partitions {}",
+            l.read_ru_1kb,
+            l.write_ru_1kb,
+            l.ru_factor_100kb,
             l.query_ru_per_partition,
             if cfg.ops.is_some() { "as measured in the access log" } else { "in proportion to their documents" }
         ));

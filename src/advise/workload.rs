@@ -11,8 +11,8 @@ use crate::keys::spec::{Candidate, KeyKind};
 use crate::keys::{self, KeyComponent};
 use crate::stats::summary::CandidateStats;
 use crate::workload::{
-    self, fanout_overhead_ru_per_sec, query_ru, read_ru, route, write_ru, FilterOp, RoutingClass,
-    RoutingContext, TimeToLimit, Workload,
+    self, consistency_factor, fanout_overhead_ru_per_sec, query_ru, read_ru, route, write_ru,
+    FilterOp, RoutingClass, RoutingContext, TimeToLimit, Workload,
 };
 
 /// One query under one candidate.
@@ -213,9 +213,11 @@ pub fn evaluate(
     for q in &queries {
         let (name, per_sec) = (&q.name, &q.per_sec);
         let r = route(c, &q.filter, ctx);
-        let per_query = query_ru(r.partitions_touched, q.ru, l);
+        // Strong and bounded staleness double every read, queries included.
+        let cf = consistency_factor(w.consistency, l);
+        let per_query = query_ru(r.partitions_touched, q.ru, l) * cf;
         let ru_per_sec = per_sec * per_query;
-        let overhead = fanout_overhead_ru_per_sec(*per_sec, r.partitions_touched, l);
+        let overhead = fanout_overhead_ru_per_sec(*per_sec, r.partitions_touched, l) * cf;
         match r.class {
             RoutingClass::Fanout => even += ru_per_sec / partitions as f64,
             RoutingClass::Single | RoutingClass::Targeted => {
@@ -257,6 +259,7 @@ pub fn evaluate(
                             *touched
                         };
                         fanout_overhead_ru_per_sec(*per_sec, t, l)
+                            * consistency_factor(w.consistency, l)
                     })
                     .sum(),
             }

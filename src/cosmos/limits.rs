@@ -35,17 +35,24 @@ pub struct Limits {
     /// Estimated bytes of system properties (`_rid`, `_self`, `_etag`, `_attachments`, `_ts`)
     /// the service adds to every item. An estimate; index storage is not modelled.
     pub item_overhead_bytes: f64,
-    /// Point read RU per KB (session/eventual consistency). 1.
-    pub read_ru_per_kb: f64,
-    /// Insert RU per KB with default indexing. 5.5.
-    pub write_ru_per_kb: f64,
-    /// Insert RU per KB with indexing off. 5.
-    pub write_ru_per_kb_no_index: f64,
-    /// Extra write RU per KB for each indexed property beyond the default. 0.
+    /// RU of a point read of a 1 KB item (session/eventual consistency). 1 (request-units).
+    pub read_ru_1kb: f64,
+    /// RU of an insert of a 1 KB item with default indexing. 10: an assumption, the ingestion
+    /// example of scaling-provisioned-throughput-best-practices; the docs give no single figure
+    /// (5.5 without indexing; more with every indexed property).
+    pub write_ru_1kb: f64,
+    /// RU of an insert of a 1 KB item with indexing off. 5 (key-value-store-cost).
+    pub write_ru_1kb_no_index: f64,
+    /// How many times the 1 KB cost a 100 KB item costs, for reads and writes alike. 10
+    /// (1 → 10 RU read, 5 → 50 RU write: not linear in size). Costs are interpolated linearly
+    /// through the 1 KB and 100 KB points.
+    pub ru_factor_100kb: f64,
+    /// Extra write RU per 1 KB item for each indexed property beyond the default. 0.
     pub write_ru_per_indexed_path: f64,
     /// Replace/upsert cost relative to insert. 2.
     pub replace_factor: f64,
-    /// Read cost multiplier for strong or bounded-staleness consistency. 2.
+    /// Cost multiplier of every read, point read or query, under strong or bounded-staleness
+    /// consistency. 2.
     pub strong_read_factor: f64,
     /// Minimum RU a query spends in each physical partition it visits. 2.5.
     pub query_ru_per_partition: f64,
@@ -69,9 +76,10 @@ impl Default for Limits {
             hierarchical_levels: 3.0,
             warn_fraction: 0.7,
             item_overhead_bytes: 200.0,
-            read_ru_per_kb: 1.0,
-            write_ru_per_kb: 5.5,
-            write_ru_per_kb_no_index: 5.0,
+            read_ru_1kb: 1.0,
+            write_ru_1kb: 10.0,
+            write_ru_1kb_no_index: 5.0,
+            ru_factor_100kb: 10.0,
             write_ru_per_indexed_path: 0.0,
             replace_factor: 2.0,
             strong_read_factor: 2.0,
@@ -126,9 +134,10 @@ limit_fields!(
     hierarchical_levels,
     warn_fraction,
     item_overhead_bytes,
-    read_ru_per_kb,
-    write_ru_per_kb,
-    write_ru_per_kb_no_index,
+    read_ru_1kb,
+    write_ru_1kb,
+    write_ru_1kb_no_index,
+    ru_factor_100kb,
     write_ru_per_indexed_path,
     replace_factor,
     strong_read_factor,

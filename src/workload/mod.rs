@@ -10,7 +10,7 @@ pub mod file;
 pub mod routing;
 pub mod temporal;
 
-pub use cost::{fanout_overhead_ru_per_sec, query_ru, read_ru, write_ru};
+pub use cost::{consistency_factor, fanout_overhead_ru_per_sec, query_ru, read_ru, write_ru};
 pub use file::{
     load, parse, parse_query_flag, Consistency, FilterOp, Indexing, QuerySpec, Reads, Workload,
     WorkloadError, WriteKind, Writes,
@@ -76,11 +76,11 @@ mod tests {
             .map(|c| w.point_read_problem(c).is_some())
             .collect();
         assert_eq!(problems, vec![false, true, false, false]);
-        // 1 KB events: 2000 inserts × 5.5 + 5000 reads × 1 = 16,000 RU/s.
+        // 1 KB events: 2000 inserts × 10 (default indexing) + 5000 reads × 1 = 25,000 RU/s.
         let writes = w.writes.unwrap();
         let reads = w.reads.as_ref().unwrap();
         let ru = writes.per_sec * write_ru(1024.0, writes.kind, w.indexing, &l)
             + reads.per_sec * read_ru(1024.0, w.consistency, &l);
-        assert_eq!(ru, 16_000.0);
+        assert_eq!(ru, 25_000.0);
     }
 }
