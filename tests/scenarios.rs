@@ -142,10 +142,10 @@ fn five_tenants_stay_on_one_partition_until_50gb() {
     let layout = &candidate(&r, "/tenantId>/userId")["layout"];
     assert_eq!(layout["physical_partitions"], 1);
     assert_eq!(layout["storage_splits"], 0);
-    // Every write (1,000/s × 5.5 RU for documents under 1 KB) lands on that one partition.
+    // Every write (1,000/s × 10 RU, the 1 KB default-indexing insert,) lands on that one partition.
     assert!(close(
         layout["partitions"][0]["ru_demand"].as_f64().unwrap(),
-        5500.0
+        10000.0
     ));
     let (_, r, _) = run(&args("60GB"));
     let c = candidate(&r, "/tenantId>/userId");
@@ -207,7 +207,7 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
 
 /// RU arithmetic on tiny.jsonl by hand. Tenant `a`: 3 of 8 documents, 81 minified bytes, so an
 /// average stored document of 27 + 200 = 227 bytes (< 1 KB, priced as 1 KB).
-/// writes 800/s × 3/8 × 5.5 RU = 1,650; reads 100/s × 3/8 × 1 RU = 37.5;
+/// writes 800/s × 3/8 × 10 RU (the default-indexing assumption for a 1 KB insert) = 3,000; reads 100/s × 3/8 × 1 RU = 37.5;
 /// the single-partition query 10/s × (10 + 1 × 2.5) RU = 125 RU/s, of which 3/8 lands on `a`.
 #[test]
 fn workload_ru_arithmetic_by_hand() {
@@ -232,7 +232,7 @@ fn workload_ru_arithmetic_by_hand() {
     let w = &c["workload"];
     assert!(close(
         w["ru_demand"]["writes"].as_f64().unwrap(),
-        800.0 * 5.5
+        800.0 * 10.0
     ));
     assert!(close(w["ru_demand"]["reads"].as_f64().unwrap(), 100.0));
     let q = w["queries"].as_array().unwrap();
@@ -255,7 +255,7 @@ fn workload_ru_arithmetic_by_hand() {
     ));
     let hottest = c["hottest_logical_partition_ru_per_sec"].as_f64().unwrap();
     assert!(
-        close(hottest, 1650.0 + 37.5 + 125.0 * 3.0 / 8.0),
+        close(hottest, 3000.0 + 37.5 + 125.0 * 3.0 / 8.0),
         "{hottest}"
     );
     assert!(codes(c).contains(&"FANOUT_QUERY".to_string()));
@@ -369,8 +369,8 @@ fn byte_order_mark_is_skipped() {
 
 /// An access log replaces "traffic follows documents": tiny.jsonl has tenant `a` with 3 of 8
 /// documents (the hottest by documents), but the log sends all 4 logged writes to `c`, so `c`
-/// takes every write: 100/s × 5.5 RU = 550 RU/s. The log's measured 7 RU per write replaces the
-/// modelled 5.5: 100/s × 7 = 700 RU/s.
+/// takes every write: 100/s × 10 RU = 1,000 RU/s. The log's measured 7 RU per write replaces the
+/// modelled 10: 100/s × 7 = 700 RU/s.
 /// Runs tiny.jsonl under `/tenantId` at 100 writes/s, with an optional access log.
 fn tiny_with_log(log_lines: &[&str]) -> (i32, Value, String) {
     let log = temp_jsonl(log_lines.iter().map(|l| l.to_string()));
@@ -397,18 +397,18 @@ fn hottest(r: &Value) -> f64 {
 
 /// An access log replaces "traffic follows documents": tiny.jsonl has tenant `a` with 3 of 8
 /// documents (the hottest by documents), but the log sends all 4 logged writes to `c`, so `c`
-/// takes every write: 100/s × 5.5 RU = 550 RU/s. The log's measured 7 RU per write replaces the
-/// modelled 5.5: 100/s × 7 = 700 RU/s.
+/// takes every write: 100/s × 10 RU = 1,000 RU/s. The log's measured 7 RU per write replaces the
+/// modelled 10: 100/s × 7 = 700 RU/s.
 #[test]
 fn access_log_replaces_document_shares() {
     let (code, r, err) = tiny_with_log(&[]);
     assert_eq!(code, 0, "{err}");
-    assert!(close(hottest(&r), 100.0 * 3.0 / 8.0 * 5.5));
+    assert!(close(hottest(&r), 100.0 * 3.0 / 8.0 * 10.0));
 
     let write_c = r#"{"op":"write","tenantId":"c"}"#;
     let (code, r, err) = tiny_with_log(&[write_c; 4]);
     assert_eq!(code, 0, "{err}");
-    assert!(close(hottest(&r), 550.0));
+    assert!(close(hottest(&r), 1000.0));
 
     let (_, r, _) = tiny_with_log(&[r#"{"op":"write","tenantId":"c","ru":7}"#; 4]);
     let writes = &candidate(&r, "/tenantId")["workload"]["ru_demand"]["writes"];
