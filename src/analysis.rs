@@ -226,10 +226,22 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             started.elapsed().as_secs_f64()
         );
     }
+    // Findings added after evaluation (invalid keys) change verdicts and warning points.
+    for r in reports.iter_mut() {
+        r.score_parts.warning_penalty = advise::warning_penalty(&r.findings);
+        r.score = (r.score_parts.score() * 10.0).round() / 10.0;
+    }
     let order = advise::rank(
         &reports
             .iter()
-            .map(|r| (r.verdict, r.score))
+            .map(|r| {
+                (
+                    r.verdict,
+                    r.score,
+                    r.score_parts.storage_headroom,
+                    r.spec.as_str(),
+                )
+            })
             .collect::<Vec<_>>(),
     );
     let mut ranked: Vec<CandidateReport> = Vec::with_capacity(reports.len());
@@ -313,7 +325,7 @@ fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
         l.item_overhead_bytes
     )];
     if cfg.projection.is_some() {
-        e.push("projection scales every logical partition's documents and bytes linearly; the set of keys is the sample's".into());
+        e.push("projection (docs/projection.md): heavy keys (seen 10+ times) keep their sample share with simultaneous 95% Wilson intervals; rarer keys share the tail's documents among the tail's estimated production keys; any key not listed is bounded by a one-sided 95% Poisson limit; distinct counts are ranges over Chao1, Duj1, GEE and the accumulation curve; the physical layout spreads the tail evenly over the key space".into());
     }
     if cfg.workload.is_some() {
         e.push(format!(
@@ -542,7 +554,14 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         e.time_to_limit = Some(ttl);
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
-    let parts = advise::score_parts(stats, &summary, l);
+    let parts = advise::score_parts(
+        stats,
+        &summary,
+        l,
+        sizes.max_bytes,
+        cfg.workload.is_some(),
+        &findings,
+    );
     let hierarchical = cand.kind == KeyKind::Hierarchical;
     CandidateReport {
         spec: cand.spec.clone(),

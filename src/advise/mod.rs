@@ -84,31 +84,56 @@ impl Finding {
     }
 }
 
-/// The parts of the score, each in [0, 1].
+/// The parts of the score, each in [0, 1] (`null` when there is no evidence for it).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ScoreParts {
     /// min(1, log10(logical partitions) / 3): 1,000 partitions or more score 1.
     pub cardinality: f64,
-    /// 1 − Gini coefficient of stored bytes.
+    /// 1 − Gini coefficient of the sample's stored bytes per logical partition.
     pub evenness: f64,
     /// 1 − largest logical partition / 20 GB (clamped to [0, 1]).
     pub storage_headroom: f64,
     /// 1 − hottest demand / its limit (logical 10,000 RU/s, or the physical partition's share);
-    /// 1 without a workload.
-    pub throughput_headroom: f64,
-    /// 1 − share of query RU spent on fan-out overhead; 1 without queries.
-    pub query_efficiency: f64,
+    /// `null` without a workload: no points for absent evidence.
+    pub throughput_headroom: Option<f64>,
+    /// 1 − share of query RU spent on fan-out overhead; `null` without queries.
+    pub query_efficiency: Option<f64>,
+    /// Points taken off for warnings: 5 per WARN finding, at most 25.
+    pub warning_penalty: f64,
 }
 
+/// Weights of the score parts (docs/model.md): cardinality, evenness, storage headroom,
+/// throughput headroom, query efficiency.
+pub const SCORE_WEIGHTS: [f64; 5] = [0.25, 0.25, 0.2, 0.15, 0.15];
+
+/// Points a WARN finding costs, and the most warnings can cost.
+pub const WARNING_POINTS: (f64, f64) = (5.0, 25.0);
+
 impl ScoreParts {
-    /// The weighted score, 0–100 (weights in `docs/model.md`).
+    /// The score, 0–100: the weighted mean of the parts that have evidence (weights renormalised
+    /// over them, so a candidate gets no free points for a workload nobody described), minus the
+    /// warning penalty.
     pub fn score(&self) -> f64 {
-        100.0
-            * (0.25 * self.cardinality
-                + 0.25 * self.evenness
-                + 0.2 * self.storage_headroom
-                + 0.15 * self.throughput_headroom
-                + 0.15 * self.query_efficiency)
+        let parts = [
+            Some(self.cardinality),
+            Some(self.evenness),
+            Some(self.storage_headroom),
+            self.throughput_headroom,
+            self.query_efficiency,
+        ];
+        let (mut sum, mut weight) = (0.0, 0.0);
+        for (p, w) in parts.iter().zip(SCORE_WEIGHTS) {
+            if let Some(p) = p {
+                sum += w * p;
+                weight += w;
+            }
+        }
+        (100.0 * sum / weight - self.warning_penalty).max(0.0)
+    }
+
+    /// Whether the score rests on storage evidence only (no workload).
+    pub fn storage_only(&self) -> bool {
+        self.throughput_headroom.is_none() && self.query_efficiency.is_none()
     }
 }
 
@@ -270,33 +295,55 @@ pub fn throughput_findings(d: &DemandSummary, l: &Limits) -> Vec<Finding> {
     f
 }
 
-/// Score parts from statistics and demand.
-pub fn score_parts(s: &CandidateStats, d: &DemandSummary, l: &Limits) -> ScoreParts {
+/// Points the WARN findings cost: 5 each, at most 25.
+pub fn warning_penalty(findings: &[Finding]) -> f64 {
+    let warnings = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warn)
+        .count() as f64;
+    (warnings * WARNING_POINTS.0).min(WARNING_POINTS.1)
+}
+
+/// Score parts from statistics, demand and findings. `max_lp_bytes` is the projected largest
+/// logical partition; `has_workload` says whether throughput evidence exists.
+pub fn score_parts(
+    s: &CandidateStats,
+    d: &DemandSummary,
+    l: &Limits,
+    max_lp_bytes: f64,
+    has_workload: bool,
+    findings: &[Finding],
+) -> ScoreParts {
+    let warning_penalty = warning_penalty(findings);
     if s.logical_partitions == 0 {
         // Every document lacked a valid key: nothing to score.
         return ScoreParts {
             cardinality: 0.0,
             evenness: 0.0,
             storage_headroom: 0.0,
-            throughput_headroom: 0.0,
-            query_efficiency: 0.0,
+            throughput_headroom: has_workload.then_some(0.0),
+            query_efficiency: d.fanout_share.map(|_| 0.0),
+            warning_penalty,
         };
     }
     let n = s.logical_partitions.max(1) as f64;
-    let mut throughput_headroom: f64 = 1.0;
-    if let Some((ru, _)) = &d.hottest_logical {
-        throughput_headroom = throughput_headroom.min(1.0 - ru / l.logical_partition_ru_per_sec);
-    }
-    if let Some(u) = d.hottest_physical_utilisation {
-        throughput_headroom = throughput_headroom.min(1.0 - u);
-    }
+    let throughput_headroom = has_workload.then(|| {
+        let mut h: f64 = 1.0;
+        if let Some((ru, _)) = &d.hottest_logical {
+            h = h.min(1.0 - ru / l.logical_partition_ru_per_sec);
+        }
+        if let Some(u) = d.hottest_physical_utilisation {
+            h = h.min(1.0 - u);
+        }
+        h.clamp(0.0, 1.0)
+    });
     ScoreParts {
         cardinality: (n.log10() / 3.0).clamp(0.0, 1.0),
         evenness: (1.0 - s.skew.gini).clamp(0.0, 1.0),
-        storage_headroom: (1.0 - s.bytes_per_partition.max / l.logical_partition_bytes)
-            .clamp(0.0, 1.0),
-        throughput_headroom: throughput_headroom.clamp(0.0, 1.0),
-        query_efficiency: (1.0 - d.fanout_share.unwrap_or(0.0)).clamp(0.0, 1.0),
+        storage_headroom: (1.0 - max_lp_bytes / l.logical_partition_bytes).clamp(0.0, 1.0),
+        throughput_headroom,
+        query_efficiency: d.fanout_share.map(|f| (1.0 - f).clamp(0.0, 1.0)),
+        warning_penalty,
     }
 }
 
@@ -309,16 +356,18 @@ pub fn verdict(findings: &[Finding]) -> Verdict {
     }
 }
 
-/// Rank order: failing candidates last, then higher score first, then the order given.
-/// Returns indices into the inputs.
-pub fn rank(items: &[(Verdict, f64)]) -> Vec<usize> {
+/// Rank order (docs/model.md, "Ranking"): verdict class first (pass, then warn, then fail), then
+/// the higher score, then the larger storage headroom, then the candidate text in byte order, so
+/// the order never depends on the order candidates were given. Items are
+/// `(verdict, score, storage_headroom, spec)`; returns indices into them.
+pub fn rank(items: &[(Verdict, f64, f64, &str)]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..items.len()).collect();
     idx.sort_by(|&a, &b| {
-        let fa = items[a].0 == Verdict::Fail;
-        let fb = items[b].0 == Verdict::Fail;
-        fa.cmp(&fb)
-            .then(items[b].1.total_cmp(&items[a].1))
-            .then(a.cmp(&b))
+        let (x, y) = (&items[a], &items[b]);
+        x.0.cmp(&y.0)
+            .then(y.1.total_cmp(&x.1))
+            .then(y.2.total_cmp(&x.2))
+            .then(x.3.cmp(y.3))
     });
     idx
 }
@@ -333,15 +382,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fails_rank_last_then_score_then_input_order() {
+    fn verdict_class_then_score_then_headroom_then_spec() {
         let items = [
-            (Verdict::Fail, 99.0),
-            (Verdict::Pass, 50.0),
-            (Verdict::Warn, 70.0),
-            (Verdict::Pass, 70.0),
-            (Verdict::Fail, 10.0),
+            (Verdict::Fail, 99.0, 0.5, "/a"),
+            (Verdict::Pass, 50.0, 0.5, "/b"),
+            (Verdict::Warn, 90.0, 0.5, "/c"),
+            (Verdict::Pass, 70.0, 0.5, "/d"),
+            (Verdict::Fail, 10.0, 0.5, "/e"),
+            (Verdict::Pass, 50.0, 0.9, "/f"),
+            (Verdict::Pass, 50.0, 0.9, "/0"),
         ];
-        assert_eq!(rank(&items), vec![2, 3, 1, 0, 4]);
+        // A warn never outranks a pass, whatever its score; ties go to headroom, then the text.
+        assert_eq!(rank(&items), vec![3, 6, 5, 1, 2, 0, 4]);
     }
 
     #[test]
@@ -360,23 +412,34 @@ mod tests {
     }
 
     #[test]
-    fn score_weights_sum_to_100() {
-        let p = ScoreParts {
+    fn score_renormalises_over_evidence_and_charges_warnings() {
+        let full = ScoreParts {
             cardinality: 1.0,
             evenness: 1.0,
             storage_headroom: 1.0,
-            throughput_headroom: 1.0,
-            query_efficiency: 1.0,
+            throughput_headroom: Some(1.0),
+            query_efficiency: Some(1.0),
+            warning_penalty: 0.0,
         };
-        assert!((p.score() - 100.0).abs() < 1e-9);
-        let half = ScoreParts {
+        assert!((full.score() - 100.0).abs() < 1e-9);
+        // Storage only: (0.25 × 0.5 + 0.25 × 1 + 0.2 × 0) / 0.7 = 53.57; two warnings cost 10.
+        let storage = ScoreParts {
             cardinality: 0.5,
             evenness: 1.0,
             storage_headroom: 0.0,
-            throughput_headroom: 1.0,
-            query_efficiency: 1.0,
+            throughput_headroom: None,
+            query_efficiency: None,
+            warning_penalty: 10.0,
         };
-        assert!((half.score() - (12.5 + 25.0 + 0.0 + 15.0 + 15.0)).abs() < 1e-9);
+        assert!(storage.storage_only());
+        assert!((storage.score() - (100.0 * 0.375 / 0.7 - 10.0)).abs() < 1e-9);
+        // With a workload but no queries: 0.85 of the weight has evidence.
+        let no_queries = ScoreParts {
+            query_efficiency: None,
+            throughput_headroom: Some(0.0),
+            ..full
+        };
+        assert!((no_queries.score() - 100.0 * 0.7 / 0.85).abs() < 1e-9);
     }
 
     #[test]

@@ -97,7 +97,7 @@ pub struct InputSummary {
     /// Estimated stored bytes of the sample: minified + per-item overhead.
     pub estimated_stored_bytes: f64,
     /// Factor applied to per-partition documents and bytes to project the sample to production
-    /// (1 without `--total-docs`/`--total-size`).
+    /// Production documents per sampled document (`N / n`; 1 without a projection). Heavy keys scale by it; rarer keys by less (docs/projection.md).
     pub scale_factor: f64,
     /// What the projection targets, in words (`null` without projection).
     pub projection: Option<String>,

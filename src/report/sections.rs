@@ -33,6 +33,51 @@ pub fn bar(share: f64, width: usize) -> String {
     s
 }
 
+/// Logical partitions: the sample's count, and the production estimate when projected.
+fn distinct_cell(c: &CandidateReport) -> String {
+    if c.distinct_estimate.method == "exact" {
+        count(c.logical_partitions as f64)
+    } else {
+        format!(
+            "{} (est. {})",
+            count(c.logical_partitions as f64),
+            count(c.distinct_estimate.estimate)
+        )
+    }
+}
+
+/// Largest partition: the point, with its 95 % range when projected.
+fn size_cell(c: &CandidateReport) -> String {
+    let [lo, hi] = c.max_logical_partition_bytes_range;
+    if c.distinct_estimate.method == "exact" || (hi - lo).abs() <= 1e-9 * hi.max(1.0) {
+        human_bytes(c.max_logical_partition_bytes)
+    } else {
+        format!(
+            "{} ({}–{})",
+            human_bytes(c.max_logical_partition_bytes),
+            human_bytes(lo),
+            human_bytes(hi)
+        )
+    }
+}
+
+/// The score and its parts, in words.
+fn score_line(c: &CandidateReport) -> String {
+    let p = &c.score_parts;
+    let opt = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.2}"));
+    format!(
+        "score {:.0} = weighted mean of cardinality {:.2}, evenness {:.2}, storage headroom {:.2}, throughput headroom {}, query efficiency {}{}, minus {:.0} for warnings",
+        c.score,
+        p.cardinality,
+        p.evenness,
+        p.storage_headroom,
+        opt(p.throughput_headroom),
+        opt(p.query_efficiency),
+        if p.storage_only() { " (storage only: no workload)" } else { "" },
+        p.warning_penalty
+    )
+}
+
 fn verdict_cell(c: &CandidateReport) -> String {
     c.verdict.to_string().to_uppercase()
 }
@@ -58,10 +103,10 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     ];
     match &i.projection {
         Some(p) => lines.push(format!(
-            "Projection: {p}; per-partition documents and bytes are the sample scaled by {:.3}",
-            i.scale_factor
+            "Projection: {p} ({} documents per sampled document); keys seen 10+ times keep their share (95% intervals), rarer keys share the tail among its estimated production keys, and nothing is scaled one key at a time (docs/projection.md). Assumes a uniform random sample of documents.",
+            count(i.scale_factor)
         )),
-        None => lines.push("Projection: none (numbers describe the sample; use --total-docs or --total-size to project)".into()),
+        None => lines.push("Projection: none. Storage was judged on the input as given, as if it were the whole container (use --total-docs or --total-size when it is a sample).".into()),
     }
     out.push(Block::Text(lines));
     if !i.skipped_examples.is_empty() {
@@ -82,6 +127,11 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     }
 
     out.push(Block::Heading(2, "Ranking".into()));
+    if r.candidates.iter().all(|c| c.score_parts.storage_only()) {
+        out.push(Block::Text(vec![
+            "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). Order: verdict, then score, then storage headroom, then candidate text.".into(),
+        ]));
+    }
     let with_ru = r
         .candidates
         .iter()
@@ -93,6 +143,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         "kind",
         "verdict",
         "score",
+        "regime",
         "logical partitions",
         "largest partition",
         "% of limit",
@@ -120,8 +171,9 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                 c.kind.to_string(),
                 verdict_cell(c),
                 format!("{:.0}", c.score),
-                count(c.logical_partitions as f64),
-                human_bytes(c.max_logical_partition_bytes),
+                c.regime.name().to_string(),
+                distinct_cell(c),
+                size_cell(c),
                 percent(c.max_logical_partition_bytes / r.limits.logical_partition_bytes),
                 percent(c.skew.top1_share),
                 format!("{:.2}", c.skew.gini),
@@ -168,6 +220,29 @@ pub fn blocks(r: &Report) -> Vec<Block> {
             human_bytes(c.bytes_per_partition.p99),
             human_bytes(c.bytes_per_partition.max),
         )];
+        if c.distinct_estimate.method != "exact" {
+            facts.push(format!(
+                "production logical partitions (estimate): {} (range {} – {}; {})",
+                count(c.distinct_estimate.estimate),
+                count(c.distinct_estimate.low),
+                count(c.distinct_estimate.high),
+                c.distinct_estimate.method
+            ));
+            let [lo, hi] = c.max_logical_partition_bytes_range;
+            facts.push(format!(
+                "largest logical partition (estimate): {} (95% range {} – {}); any key seen fewer than 10 times: at most {}",
+                human_bytes(c.max_logical_partition_bytes),
+                human_bytes(lo),
+                human_bytes(hi),
+                human_bytes(c.tail_bound_bytes)
+            ));
+        }
+        facts.push(format!(
+            "regime: {} ({})",
+            c.regime.name(),
+            c.regime_evidence
+        ));
+        facts.push(score_line(c));
         facts.push(format!(
             "skew: gini {:.2}, max/mean {:.1}, cv {:.2}, entropy {:.2}, top-1% share {}; largest key value {} bytes",
             c.skew.gini,
