@@ -96,8 +96,8 @@ pub struct InputSummary {
     pub minified_bytes: u64,
     /// Estimated stored bytes of the sample: minified + per-item overhead.
     pub estimated_stored_bytes: f64,
-    /// Factor applied to per-partition documents and bytes to project the sample to production
-    /// Production documents per sampled document (`N / n`; 1 without a projection). Heavy keys scale by it; rarer keys by less (docs/projection.md).
+    /// Production documents per sampled document (`N / n`; 1 without a projection). Heavy keys
+    /// scale by it; rarer keys by less (docs/projection.md).
     pub scale_factor: f64,
     /// What the projection targets, in words (`null` without projection).
     pub projection: Option<String>,
