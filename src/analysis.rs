@@ -165,6 +165,16 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         None => None,
     };
     let time = time_buckets(&mut acc, cfg, fine_bucket);
+    // A key path missing from most documents is explained with the paths that do exist: peek at
+    // the first records again, only then.
+    let peek = if all_stats
+        .iter()
+        .any(|s| s.undefined_documents * 2 >= s.documents.max(1))
+    {
+        ingest::peek::peek_paths(&inputs, 2_000, cfg.csv_strings)
+    } else {
+        Default::default()
+    };
     let mut reports: Vec<CandidateReport> = Vec::new();
     for (((i, cand), stats), proj) in cfg
         .candidates
@@ -178,6 +188,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             stats: &stats,
             proj,
             mean_doc_bytes,
+            peek: &peek,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
             time: time.as_ref().map(|t| TimeInput {
@@ -374,6 +385,7 @@ struct CandidateContext<'a> {
     stats: &'a CandidateStats,
     proj: &'a Projector,
     mean_doc_bytes: f64,
+    peek: &'a ingest::peek::PathPeek,
     cfg: &'a AnalyzeConfig,
     ops: Option<&'a crate::ops::OpsCounts>,
     time: Option<TimeInput<'a>>,
@@ -436,6 +448,24 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
     let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
     findings.extend(advise::storage_findings(cand, stats, l));
+    let kinds = advise::domain::value_kinds(stats);
+    findings.extend(advise::domain::domain_findings(
+        &kinds,
+        ctx.proj,
+        stats.total_bytes,
+        l,
+    ));
+    let follows_time = advise::domain::follows_time(cand, &kinds, stats);
+    if let Some(f) =
+        advise::domain::missing_path_finding(cand, stats, &|p| ctx.peek.share(p), &ctx.peek.paths())
+    {
+        // The Undefined warning says less than this failure.
+        findings.retain(|x| x.code != "UNDEFINED_PARTITION");
+        findings.push(f);
+    }
+    if follows_time && ctx.time.is_none() && cfg.workload.is_none() {
+        findings.push(advise::workload::follows_time_finding(None, l));
+    }
     let wants_layout = cfg.provisioning.is_some()
         || cfg.physical_partitions.is_some()
         || cfg.workload.is_some()
@@ -520,7 +550,6 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         }
         let total_q = e.ru_demand.queries;
         summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
-        findings.extend(advise::throughput_findings(&summary, l));
         findings.extend(advise::workload::query_findings(&e));
         eval = Some(e);
     }
@@ -548,7 +577,33 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         let e = eval.get_or_insert_with(|| empty_eval(stats));
         e.time = Some(te);
     }
-    if let Some(ttl) = time_to_limit(stats, ctx, layout.as_ref().map(|l| &l.0)) {
+    if follows_time {
+        // Every current write carries the current time bucket: measured as the latest window's
+        // share when a time field is given, else the key itself is the time (share 1).
+        let share = eval
+            .as_ref()
+            .and_then(|e| e.time.as_ref())
+            .filter(|t| t.latest_bucket_logical_share > 0.0)
+            .map_or(1.0, |t| t.latest_bucket_logical_share);
+        if let Some(w) = &cfg.workload {
+            if let Some(wr) = &w.writes {
+                let ru = wr.per_sec
+                    * share
+                    * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+                if summary.hottest_logical.as_ref().is_none_or(|h| ru > h.0) {
+                    summary.hottest_logical = Some((ru, "the current time bucket".to_string()));
+                }
+            }
+            findings.push(advise::workload::follows_time_finding(Some(share), l));
+        }
+    }
+    findings.extend(advise::throughput_findings(&summary, l));
+    let ttl = if follows_time {
+        None
+    } else {
+        time_to_limit(stats, ctx, layout.as_ref().map(|l| &l.0))
+    };
+    if let Some(ttl) = ttl {
         findings.extend(advise::workload::limit_findings(&ttl, l));
         let e = eval.get_or_insert_with(|| empty_eval(stats));
         e.time_to_limit = Some(ttl);

@@ -2,6 +2,7 @@
 //! limits table. Every finding carries a stable `code`, a severity, a sentence and the numbers
 //! behind it, so CI can act on codes while people read the sentences.
 
+pub mod domain;
 pub mod workload;
 
 use serde::Serialize;
@@ -148,7 +149,7 @@ pub struct DemandSummary {
     pub fanout_share: Option<f64>,
 }
 
-fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 

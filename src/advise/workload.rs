@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{human_bytes, Finding, Severity};
+use super::{human_bytes, pct, Finding, Severity};
 use crate::cosmos::limits::Limits;
 use crate::keys::spec::{Candidate, KeyKind};
 use crate::keys::{self, KeyComponent};
@@ -371,22 +371,11 @@ pub fn monotonic_correlation(stats: &CandidateStats) -> Option<f64> {
     workload::spearman(&xs, &ys)
 }
 
-/// Time findings: monotonic keys, writes concentrated in one partition at a time, a date key
-/// whose current bucket takes every write.
+/// Time findings: writes concentrated in one partition at a time, a date key whose current
+/// bucket takes every write. (Keys whose values merely increase are harmless under hash
+/// partitioning: no finding for them.)
 pub fn time_findings(c: &Candidate, t: &TimeEval, logical_partitions: u64) -> Vec<Finding> {
     let mut f = Vec::new();
-    if let Some(rho) = t.monotonic_correlation {
-        if rho.abs() >= 0.7 && logical_partitions > 2 {
-            f.push(Finding::new(
-                "MONOTONIC_KEY",
-                Severity::Warn,
-                format!(
-                    "key values follow time (rank correlation {rho:.2}): new writes always go to the newest key, one partition at a time"
-                ),
-                json!({"spearman": rho, "threshold": 0.7}),
-            ));
-        }
-    }
     if logical_partitions > 1 && t.peak_logical_share >= 0.5 {
         f.push(Finding::new(
             "TIME_HOT_SPOT",
@@ -416,6 +405,33 @@ pub fn time_findings(c: &Candidate, t: &TimeEval, logical_partitions: u64) -> Ve
         ));
     }
     f
+}
+
+/// A key whose value follows time (a date, `day(/ts)`): every current write goes to the current
+/// bucket's one logical partition, which serves at most 10,000 RU/s. `share` is the measured
+/// share of the latest window's writes (`None`: no workload, so no RU to compare).
+pub fn follows_time_finding(share: Option<f64>, l: &Limits) -> Finding {
+    let limit = l.logical_partition_ru_per_sec;
+    let writes_at_limit = limit / l.write_ru_1kb;
+    match share {
+        None => Finding::new(
+            "KEY_FOLLOWS_TIME",
+            Severity::Warn,
+            format!(
+                "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {limit:.0} RU/s (about {writes_at_limit:.0} inserts/s of 1 KB) however the container is provisioned"
+            ),
+            json!({"share_of_current_writes": 1.0, "limit_ru_per_sec": limit}),
+        ),
+        Some(s) => Finding::new(
+            "KEY_FOLLOWS_TIME",
+            Severity::Info,
+            format!(
+                "the key's value follows time: {} of current writes go to one logical partition (the current bucket); its RU/s is judged under HOT_LOGICAL_PARTITION_RU",
+                pct(s)
+            ),
+            json!({"share_of_current_writes": s, "limit_ru_per_sec": limit}),
+        ),
+    }
 }
 
 /// Time-to-limit finding: warn within a year, fail within 90 days.

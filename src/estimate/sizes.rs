@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::{Projector, HEAVY_MIN_COUNT};
-use crate::advise::{human_bytes, Finding, Severity};
+use crate::advise::{human_bytes, pct, Finding, Severity};
 use crate::cosmos::limits::Limits;
 use crate::stats::summary::{CandidateStats, PartitionRow};
 
@@ -86,10 +86,6 @@ pub fn project_sizes(
         tail_bound_bytes,
         total_bytes: stats.total_bytes,
     }
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
 }
 
 /// Storage verdicts from the ranges: FAIL when even the lower bound passes the limit, WARN when

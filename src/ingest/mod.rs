@@ -9,6 +9,7 @@
 mod csv;
 mod json_array;
 mod jsonl;
+pub mod peek;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};

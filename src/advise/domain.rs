@@ -1,0 +1,223 @@
+//! What a key's values are, and what that caps: boolean keys, finite domains, keys whose value
+//! follows time, and key paths missing from most documents (with the paths that do exist).
+
+use serde_json::json;
+
+use super::{human_bytes, Finding, Severity};
+use crate::cosmos::limits::Limits;
+use crate::estimate::{Projector, Regime};
+use crate::keys::spec::{Candidate, KeyKind, Part};
+use crate::keys::{decode_key, KeyComponent};
+use crate::stats::summary::CandidateStats;
+
+/// What the values of a candidate's keys look like (Undefined and Null ignored).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValueKinds {
+    /// Keys whose defined components are all booleans.
+    pub all_bool: bool,
+    /// Single-component keys whose values are all dates or timestamps (ISO 8601 or .NET
+    /// invariant strings).
+    pub all_dates: bool,
+    /// Keys with at least one defined component.
+    pub defined: u64,
+}
+
+/// Classifies the values of a candidate's keys.
+pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
+    let (mut bools, mut dates, mut defined) = (true, true, 0u64);
+    for p in &stats.partitions {
+        let comps = decode_key(&p.key);
+        let defined_comps: Vec<&KeyComponent<'_>> = comps
+            .iter()
+            .filter(|c| !matches!(c, KeyComponent::Undefined | KeyComponent::Null))
+            .collect();
+        if defined_comps.is_empty() {
+            continue;
+        }
+        defined += 1;
+        bools &= defined_comps
+            .iter()
+            .all(|c| matches!(c, KeyComponent::Bool(_)));
+        dates &= comps.len() == 1
+            && matches!(defined_comps[0], KeyComponent::Str(s) if crate::keys::time::parse_iso8601(s).is_some());
+    }
+    ValueKinds {
+        all_bool: bools && defined > 0,
+        all_dates: dates && defined > 0,
+        defined,
+    }
+}
+
+/// Whether every current write of the candidate goes to one logical partition: a time bucket
+/// (`day(/ts)`), or a plain property holding dates whose values repeat (a date, not a unique
+/// timestamp). Increasing but distinct values are harmless under hash partitioning.
+pub fn follows_time(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -> bool {
+    let bucketed = c.kind == KeyKind::Time
+        || c.levels
+            .first()
+            .is_some_and(|lv| lv.parts.len() == 1 && matches!(lv.parts[0], Part::Time { .. }));
+    let repeating = stats.logical_partitions < stats.documents;
+    bucketed || (kinds.all_dates && repeating)
+}
+
+/// Findings about the key's domain.
+pub fn domain_findings(
+    kinds: &ValueKinds,
+    proj: &Projector,
+    total_bytes: f64,
+    l: &Limits,
+) -> Vec<Finding> {
+    let mut f = Vec::new();
+    if kinds.all_bool {
+        f.push(Finding::new(
+            "BOOLEAN_KEY",
+            Severity::Fail,
+            format!(
+                "the key is a boolean: the container can never have more than 2 logical partitions (plus Null and Undefined), so it is capped at {} and {:.0} RU/s whatever you provision",
+                human_bytes(2.0 * l.logical_partition_bytes),
+                2.0 * l.logical_partition_ru_per_sec
+            ),
+            json!({"max_logical_partitions": 2, "max_bytes": 2.0 * l.logical_partition_bytes, "max_ru_per_sec": 2.0 * l.logical_partition_ru_per_sec}),
+        ));
+        return f;
+    }
+    // A complete key set (saturated, or the input as given) of D values caps the container.
+    let complete = matches!(proj.regime, Regime::Saturated);
+    let d = proj.distinct.high;
+    if complete && d < 1_000.0 {
+        let cap_bytes = d * l.logical_partition_bytes;
+        let cap_ru = d * l.logical_partition_ru_per_sec;
+        let severity = if total_bytes >= 0.5 * cap_bytes {
+            Severity::Warn
+        } else {
+            Severity::Info
+        };
+        f.push(Finding::new(
+            "CAPACITY_CEILING",
+            severity,
+            format!(
+                "the key set looks complete at about {} values (saturated): however the container is provisioned, it can hold at most {} and serve at most {:.0} RU/s (D × 20 GB, D × 10,000 RU/s); projected data is {} of that",
+                d.round(),
+                human_bytes(cap_bytes),
+                cap_ru,
+                super::pct(total_bytes / cap_bytes)
+            ),
+            json!({"distinct_high": d, "max_bytes": cap_bytes, "max_ru_per_sec": cap_ru, "total_bytes": total_bytes}),
+        ));
+    }
+    f
+}
+
+/// Levenshtein distance between two strings (by characters).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The existing paths nearest to `missing` (case-insensitive match first, then `_id`/`id`, then
+/// edit distance at most 2, or a quarter of the path's length), best first, at most 3.
+pub fn nearest_paths<'a>(missing: &str, existing: &'a [String]) -> Vec<&'a str> {
+    let norm = |s: &str| s.to_lowercase().replace('_', "");
+    let mut scored: Vec<(usize, &str)> = existing
+        .iter()
+        .filter(|e| e.as_str() != missing)
+        .filter_map(|e| {
+            let d = if e.eq_ignore_ascii_case(missing) {
+                0
+            } else if norm(e) == norm(missing) {
+                1
+            } else {
+                let d = edit_distance(&e.to_lowercase(), &missing.to_lowercase());
+                if d > 2.max(missing.chars().count() / 4) {
+                    return None;
+                }
+                1 + d
+            };
+            Some((d, e.as_str()))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, e)| e).collect()
+}
+
+/// A key path absent from most documents: every such document shares one Undefined logical
+/// partition. FAIL from half the documents on, naming the paths that exist and look alike.
+pub fn missing_path_finding(
+    c: &Candidate,
+    stats: &CandidateStats,
+    present: &dyn Fn(&str) -> Option<f64>,
+    existing: &[String],
+) -> Option<Finding> {
+    let share = stats.undefined_documents as f64 / stats.documents.max(1) as f64;
+    if share < 0.5 {
+        return None;
+    }
+    let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
+    let missing: Vec<&String> = paths
+        .iter()
+        .filter(|p| present(p).is_none_or(|s| s < 0.5))
+        .collect();
+    let mut hints = Vec::new();
+    for m in &missing {
+        let near = nearest_paths(m, existing);
+        if !near.is_empty() {
+            hints.push(format!("{m} → did you mean {}?", near.join(" or ")));
+        }
+    }
+    let hint = if hints.is_empty() {
+        if existing.is_empty() {
+            String::new()
+        } else {
+            " No similar path exists in the sample.".to_string()
+        }
+    } else {
+        format!(" {}", hints.join("; "))
+    };
+    Some(Finding::new(
+        "KEY_PATH_MISSING",
+        Severity::Fail,
+        format!(
+            "{} of documents lack {}: they all share the one Undefined logical partition, so this key cannot spread data.{hint}",
+            super::pct(share),
+            if missing.is_empty() {
+                "a key path".to_string()
+            } else {
+                missing.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        ),
+        json!({"undefined_share": share, "missing_paths": missing, "suggestions": hints}),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("tenantId", "tenantID"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+    }
+
+    #[test]
+    fn nearest_paths_prefer_case_then_underscore_then_distance() {
+        let existing: Vec<String> = ["/tenantId", "/_id", "/userId", "/type", "/ts"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(nearest_paths("/tenantID", &existing), vec!["/tenantId"]);
+        assert_eq!(nearest_paths("/id", &existing)[0], "/_id");
+        assert_eq!(nearest_paths("/usrId", &existing), vec!["/userId"]);
+        assert!(nearest_paths("/somethingElse", &existing).is_empty());
+    }
+}
