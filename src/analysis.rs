@@ -226,6 +226,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         report
             .findings
             .sort_by_key(|f| std::cmp::Reverse(f.severity));
+        report.findings = advise::collapse(std::mem::take(&mut report.findings));
         report.verdict = advise::verdict(&report.findings);
         report.invalid_key_documents = invalid;
         report.key_errors = key_errors;
@@ -480,16 +481,10 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         let (partitions, means) = match &shape {
             Some(s) => (
                 s.0.physical_partitions as u32,
+                // Weighted by traffic: a tenant with 60 % of the documents counts 60 %.
                 s.0.prefix_fanout
                     .iter()
-                    .map(|f| {
-                        let total: u64 = f.distribution.iter().map(|(_, n)| n).sum();
-                        f.distribution
-                            .iter()
-                            .map(|(p, n)| (p * n) as f64)
-                            .sum::<f64>()
-                            / total.max(1) as f64
-                    })
+                    .map(|f| f.weighted_mean_partitions)
                     .collect::<Vec<f64>>(),
             ),
             None => (1, Vec::new()),
@@ -607,6 +602,14 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
         findings.extend(advise::workload::limit_findings(&ttl, l));
         let e = eval.get_or_insert_with(|| empty_eval(stats));
         e.time_to_limit = Some(ttl);
+    }
+    findings.extend(advise::domain::id_level_hint(
+        cand,
+        ctx.proj.one_item,
+        &findings,
+    ));
+    if cfg.hash_version == PkVersion::V1 && cand.kind != KeyKind::Hierarchical {
+        findings.extend(advise::domain::v1_collisions(stats, l));
     }
     findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     let parts = advise::score_parts(
@@ -741,7 +744,7 @@ fn time_eval(
     }
 }
 
-/// Projects when the fastest-filling logical partition reaches 70 % and 100 % of its limit, and
+/// Projects when the largest logical partition still receiving writes reaches 70 % and 100 % of its limit, and
 /// when the container next splits: from `--growth`, else from the sample's time span.
 fn time_to_limit(
     stats: &CandidateStats,
@@ -759,7 +762,13 @@ fn time_to_limit(
     // bytes_per_day = bytes × daily_factor: measured growth is "the sample accumulated over its
     // span"; --growth is the yearly factor spread linearly.
     let mut best: Option<(usize, advise::workload::TimeToLimitEval)> = None;
-    for &i in stats.by_bytes.iter().take(1) {
+    // Only partitions still receiving writes grow: the largest one written to in the last tenth
+    // of the sample's time span (all of them when no time field says otherwise).
+    let active = |i: usize| match (span, stats.partitions[i].sample.time_range()) {
+        (Some((a, b)), Some((_, last))) if b > a => last >= b - (b - a) / 10,
+        _ => true,
+    };
+    if let Some(&i) = stats.by_bytes.iter().find(|&&i| active(i)) {
         let p = &stats.partitions[i];
         let per_day = p.bytes * daily_factor;
         let days = crate::workload::time_to_limit(
@@ -1005,11 +1014,18 @@ fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
 /// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.
 fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> PrefixFanout {
     let mut entries: Vec<PrefixFanoutEntry> = Vec::new();
+    let (mut weighted, mut weight) = (0.0, 0.0);
     for g in crate::stats::summary::prefix_groups(&stats.partitions, level) {
+        let docs: u64 = stats.partitions[g.members.clone()]
+            .iter()
+            .map(|p| p.sample.documents)
+            .sum();
         let (prefix, bytes) = (g.prefix, g.bytes);
         let comps = cosmos::decode_encoded(prefix).unwrap_or_default();
         let (lo, hi) = prefix_range(&comps);
         let n = layout.overlapping(&lo, &hi).len() as u64;
+        weighted += n as f64 * docs as f64;
+        weight += docs as f64;
         entries.push(PrefixFanoutEntry {
             prefix: keys::key_json(prefix, true),
             partitions: n,
@@ -1031,6 +1047,7 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
         level,
         prefixes,
         distribution: dist.into_iter().collect(),
+        weighted_mean_partitions: if weight > 0.0 { weighted / weight } else { 1.0 },
         worst: entries,
     }
 }

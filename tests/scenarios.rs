@@ -203,6 +203,15 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
     let worst = &h["layout"]["prefix_fanout"][0]["worst"][0];
     assert_eq!(worst["prefix"], serde_json::json!(["big"]));
     assert!(worst["partitions"].as_u64().unwrap() >= 3, "{worst}");
+    // Tenant queries are charged by traffic: 1,200 of 1,300 documents belong to "big", so the
+    // weighted mean is (1200 × its partitions + 100 × 1) / 1300, not the unweighted ~1.
+    let fan = &h["layout"]["prefix_fanout"][0];
+    let big = worst["partitions"].as_f64().unwrap();
+    let weighted = fan["weighted_mean_partitions"].as_f64().unwrap();
+    assert!(
+        close(weighted, (1200.0 * big + 100.0) / 1300.0),
+        "{weighted}"
+    );
 }
 
 /// RU arithmetic on tiny.jsonl by hand. Tenant `a`: 3 of 8 documents, 81 minified bytes, so an

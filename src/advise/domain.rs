@@ -108,6 +108,84 @@ pub fn domain_findings(
     f
 }
 
+/// The docs' remedy for a full key that could near 20 GB: make `/id` the last level of a
+/// hierarchical key, so no logical partition can hold more than one item.
+pub fn id_level_hint(c: &Candidate, one_item: bool, findings: &[Finding]) -> Option<Finding> {
+    let size_risk = findings.iter().any(|f| {
+        matches!(
+            f.code,
+            "LOGICAL_PARTITION_OVER_LIMIT" | "LOGICAL_PARTITION_NEAR_LIMIT" | "SAMPLE_TOO_SMALL"
+        )
+    });
+    if one_item || !size_risk || c.levels.len() >= 3 {
+        return None;
+    }
+    let spec: Vec<String> = c
+        .levels
+        .iter()
+        .map(|lv| {
+            lv.parts
+                .iter()
+                .map(|p| p.path().text.clone())
+                .collect::<Vec<_>>()
+                .join("+")
+        })
+        .collect();
+    let suggestion = format!("{}>/id", spec.join(">"));
+    Some(Finding::new(
+        "ADD_ID_LEVEL",
+        Severity::Info,
+        format!(
+            "make /id the last level of a hierarchical key (`{suggestion}`): every logical partition then holds one item, while queries that fix the leading levels stay targeted (hierarchical-partition-keys)"
+        ),
+        json!({"suggestion": suggestion}),
+    ))
+}
+
+/// V1 hashing reads only the first 100 characters of a string key: keys sharing them hash to
+/// one EPK, which the service treats as one logical partition (large-partition-keys). Groups the
+/// keys by what the service hashes and reports the collisions.
+pub fn v1_collisions(stats: &CandidateStats, l: &Limits) -> Option<Finding> {
+    use crate::cosmos::{decode_encoded, epk, PkVersion};
+    let mut groups: std::collections::BTreeMap<crate::cosmos::Epk, (u64, f64, usize)> =
+        Default::default();
+    for (i, p) in stats.partitions.iter().enumerate() {
+        let comps = decode_encoded(&p.key).unwrap_or_default();
+        let g = groups
+            .entry(epk(PkVersion::V1, &comps))
+            .or_insert((0, 0.0, i));
+        g.0 += 1;
+        g.1 += p.bytes;
+    }
+    let merged: u64 = groups.values().filter(|g| g.0 > 1).map(|g| g.0).sum();
+    if merged == 0 {
+        return None;
+    }
+    let (keys, bytes, first) = groups
+        .values()
+        .filter(|g| g.0 > 1)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .copied()
+        .expect("a group");
+    let severity = if bytes >= l.logical_partition_bytes {
+        Severity::Fail
+    } else {
+        Severity::Warn
+    };
+    Some(Finding::new(
+        "V1_HASH_COLLISION",
+        severity,
+        format!(
+            "under hash version 1 only the first 100 characters are hashed: {merged} keys share a hashed value with another key, so {} logical partitions hold {} distinct keys; the largest group ({keys} keys like `{}`) holds {}. Use hash version 2 (large partition keys)",
+            groups.len(),
+            stats.partitions.len(),
+            crate::keys::key_display(&stats.partitions[first].key),
+            human_bytes(bytes)
+        ),
+        json!({"keys_in_collisions": merged, "hashed_partitions": groups.len(), "largest_group_keys": keys, "largest_group_bytes": bytes}),
+    ))
+}
+
 /// Levenshtein distance between two strings (by characters).
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -201,6 +279,29 @@ pub fn missing_path_finding(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v1_hashes_only_the_first_100_characters() {
+        use crate::stats::summary::summarize;
+        let mut acc = crate::stats::CandidateAcc::default();
+        let long = "p".repeat(100);
+        for i in 0..50 {
+            let key = crate::cosmos::encode_components(&[crate::cosmos::Component::String(
+                format!("{long}{i}"),
+            )]);
+            acc.add(&key, 100, None);
+        }
+        acc.add(
+            &crate::cosmos::encode_components(&[crate::cosmos::Component::String("short".into())]),
+            100,
+            None,
+        );
+        let s = summarize(acc.partitions, 1, &|_| 1.0, 0.0, 10);
+        let f = v1_collisions(&s, &Limits::default()).expect("collision");
+        assert_eq!(f.evidence["keys_in_collisions"], 50);
+        assert_eq!(f.evidence["hashed_partitions"], 2);
+        assert_eq!(f.severity, Severity::Warn);
+    }
 
     #[test]
     fn edit_distances() {

@@ -228,24 +228,30 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             json!({"documents": s.null_documents, "share": s.null_documents as f64 / docs}),
         ));
     }
-    let first_level_distinct = s
+    // Every level of a hierarchical key should have many values (hierarchical-partition-keys);
+    // report the first level below the guidance.
+    let mut per_level: Vec<(usize, u64)> = s
         .levels
-        .first()
-        .map(|lv| lv.distinct_prefixes)
-        .unwrap_or(s.logical_partitions);
-    if (first_level_distinct as f64) < l.min_cardinality {
+        .iter()
+        .map(|lv| (lv.level, lv.distinct_prefixes))
+        .collect();
+    per_level.push((s.levels.len() + 1, s.logical_partitions));
+    if let Some(&(level, distinct)) = per_level
+        .iter()
+        .find(|(_, d)| (*d as f64) < l.min_cardinality)
+    {
         let what = if c.kind == KeyKind::Hierarchical {
-            "the first level has"
+            format!("level {level} of the hierarchical key has")
         } else {
-            "the key has"
+            "the key has".to_string()
         };
         f.push(Finding::new(
             "LOW_CARDINALITY",
             Severity::Warn,
             format!(
-                "{what} only {first_level_distinct} distinct values in the sample (guidance: hundreds to thousands at least)",
+                "{what} only {distinct} distinct values in the sample (guidance: hundreds to thousands at least, at every level)",
             ),
-            json!({"distinct": first_level_distinct, "minimum": l.min_cardinality}),
+            json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality}),
         ));
     }
     if c.kind == KeyKind::Hierarchical {
@@ -348,6 +354,34 @@ pub fn score_parts(
     }
 }
 
+/// Collapses findings repeated under one code (e.g. one PHYSICAL_PARTITION_CANNOT_SPLIT per
+/// partition): from the third on, the first of each code stays, says how many there are, and
+/// carries their count in `evidence.count`. Order and severities are kept.
+pub fn collapse(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    for f in &findings {
+        *counts.entry(f.code).or_default() += 1;
+    }
+    let mut seen: std::collections::BTreeSet<&'static str> = Default::default();
+    let mut out = Vec::with_capacity(findings.len());
+    for mut f in findings {
+        let n = counts[f.code];
+        if n <= 2 {
+            out.push(f);
+            continue;
+        }
+        if !seen.insert(f.code) {
+            continue;
+        }
+        f.message = format!("{} (and {} more like it)", f.message, n - 1);
+        if let serde_json::Value::Object(m) = &mut f.evidence {
+            m.insert("count".into(), json!(n));
+        }
+        out.push(f);
+    }
+    out
+}
+
 /// The verdict implied by a list of findings.
 pub fn verdict(findings: &[Finding]) -> Verdict {
     match findings.iter().map(|f| f.severity).max() {
@@ -395,6 +429,23 @@ mod tests {
         ];
         // A warn never outranks a pass, whatever its score; ties go to headroom, then the text.
         assert_eq!(rank(&items), vec![3, 6, 5, 1, 2, 0, 4]);
+    }
+
+    #[test]
+    fn repeated_findings_collapse_with_a_count() {
+        let f = |code, s| Finding::new(code, s, format!("{code} here"), json!({}));
+        let out = collapse(vec![
+            f("A", Severity::Fail),
+            f("B", Severity::Warn),
+            f("A", Severity::Fail),
+            f("A", Severity::Fail),
+            f("B", Severity::Warn),
+        ]);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0].message, "A here (and 2 more like it)");
+        assert_eq!(out[0].evidence["count"], 3);
+        // Two of a kind stay as they are.
+        assert_eq!((out[1].code, out[2].code), ("B", "B"));
     }
 
     #[test]

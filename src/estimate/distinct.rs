@@ -168,11 +168,16 @@ pub fn estimate(p: &FrequencyProfile, population: f64) -> DistinctEstimate {
     if let Some(a) = accumulation(p, population) {
         est.insert("accumulation".into(), clamp(a));
     }
-    let (lo_name, low) = est
+    let (mut lo_name, mut low) = est
         .iter()
         .min_by(|a, b| a.1.total_cmp(b.1))
         .map(|(k, v)| (k.clone(), *v))
         .expect("estimators");
+    // When the sample has seen the key of nearly every document (coverage ≥ 0.95), the set may
+    // well be complete: the keys seen are the honest lower end (every estimator adds some).
+    if p.coverage() >= 0.95 && low > d {
+        (lo_name, low) = ("sample distinct (coverage ≥ 0.95)".into(), d);
+    }
     let (hi_name, high) = est
         .iter()
         .max_by(|a, b| a.1.total_cmp(b.1))
@@ -254,6 +259,14 @@ mod tests {
         // Chao1, Duj1 and GEE give exactly 50; the accumulation curve is nearly flat.
         assert_eq!(e.low, 50.0);
         assert!(e.high < 51.0, "{}", e.high);
+        // Two singletons among 2,000 documents: Chao1 adds one key, but coverage is 0.999, so
+        // the low end stays at the 51 keys seen.
+        let mut counts = vec![40u64; 49];
+        counts.extend([1, 1]);
+        let q = FrequencyProfile::from_counts(counts);
+        let e = estimate(&q, 1e6);
+        assert_eq!(e.low, 51.0);
+        assert!(e.method.starts_with("low sample distinct"), "{}", e.method);
         assert!(p.accumulation_slope().unwrap() < 0.01);
     }
 

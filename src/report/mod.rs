@@ -161,6 +161,9 @@ pub struct PrefixFanout {
     pub prefixes: u64,
     /// `[partitions overlapped, number of prefixes]` pairs, ascending.
     pub distribution: Vec<(u64, u64)>,
+    /// Mean partitions a prefix query visits, weighted by each prefix's share of documents (the
+    /// traffic share when traffic follows documents): what routing charges.
+    pub weighted_mean_partitions: f64,
     /// The prefixes overlapping the most partitions (up to 5).
     pub worst: Vec<PrefixFanoutEntry>,
 }
