@@ -154,6 +154,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
                     if proj.projected {
                         // Keys the sample never saw hold the rest of production's bytes.
                         s.total_bytes = s.total_bytes.max(population * mean_doc_bytes);
+                        estimate::sizes::project_levels(&mut s, proj);
                     }
                     s
                 })

@@ -200,6 +200,14 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
     ));
     let h = candidate(&r, "/tenantId>/userId");
     assert!(!codes(h).contains(&"LOGICAL_PARTITION_OVER_LIMIT".to_string()));
+    // Each full key is one document (a tail key), but the prefix "big" is projected as a key of
+    // its own: 1200/1300 of 130 GB.
+    assert_eq!(h["levels"][0]["largest_prefix"], serde_json::json!(["big"]));
+    assert!(close(
+        h["levels"][0]["largest_prefix_bytes"].as_f64().unwrap(),
+        120e9
+    ));
+    assert!(codes(h).contains(&"PREFIX_OVER_20GB".to_string()));
     let worst = &h["layout"]["prefix_fanout"][0]["worst"][0];
     assert_eq!(worst["prefix"], serde_json::json!(["big"]));
     assert!(worst["partitions"].as_u64().unwrap() >= 3, "{worst}");

@@ -32,6 +32,43 @@ pub struct SizeProjection {
     pub total_bytes: f64,
 }
 
+/// Projects the prefixes of a hierarchical key as keys of their own: a prefix seen at least
+/// [`HEAVY_MIN_COUNT`] times keeps its sample share (a tenant holds its share of production even
+/// when each of its full keys is one item); rarer prefixes are the sum of their projected keys.
+/// Rewrites `levels[].largest_prefix_bytes` and `largest_prefix`.
+pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
+    if !proj.projected {
+        return;
+    }
+    for lv in stats.levels.iter_mut() {
+        let mut best: Option<(f64, usize)> = None;
+        for g in crate::stats::summary::prefix_groups(&stats.partitions, lv.level) {
+            let members = &stats.partitions[g.members.clone()];
+            let docs: u64 = members.iter().map(|p| p.sample.documents).sum();
+            let bytes = if docs >= HEAVY_MIN_COUNT {
+                let sample: f64 = members
+                    .iter()
+                    .map(|p| {
+                        p.bytes / p.documents.max(f64::MIN_POSITIVE) * p.sample.documents as f64
+                    })
+                    .sum();
+                sample * proj.heavy_scale
+            } else {
+                g.bytes
+            };
+            if best.is_none_or(|(b, _)| bytes > b) {
+                best = Some((bytes, g.members.start));
+            }
+        }
+        if let Some((b, i)) = best {
+            let key = &stats.partitions[i].key;
+            lv.largest_prefix_bytes = b;
+            lv.largest_prefix =
+                crate::keys::key_json(&key[..crate::keys::prefix_len(key, lv.level)], true);
+        }
+    }
+}
+
 /// A partition's 95 % byte range: its document range times its own mean stored bytes.
 pub fn bytes_range(p: &PartitionRow, proj: &Projector) -> [f64; 2] {
     let per_doc = p.bytes / p.documents.max(f64::MIN_POSITIVE);
