@@ -130,7 +130,13 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         .zip(&cfg.candidates)
         .map(|(m, cand)| {
             let counts: Vec<u64> = m.values().map(|c| c.documents).collect();
-            Projector::new(&counts, &target, estimate::one_item_per_partition(cand))
+            // One item per partition only where the key (with /id) is present and not null.
+            let all_defined = m.keys().all(|k| {
+                let shape = keys::key_shape(k);
+                !shape.undefined && !shape.null
+            });
+            let one_item = all_defined && estimate::one_item_per_partition(cand);
+            Projector::new(&counts, &target, one_item)
         })
         .collect();
     let all_stats: Vec<CandidateStats> = {
@@ -451,13 +457,14 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
     let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
     findings.extend(advise::storage_findings(cand, stats, l));
     let kinds = advise::domain::value_kinds(stats);
+    let follows_time = advise::domain::follows_time(cand, &kinds, stats);
     findings.extend(advise::domain::domain_findings(
         &kinds,
         ctx.proj,
+        follows_time,
         stats.total_bytes,
         l,
     ));
-    let follows_time = advise::domain::follows_time(cand, &kinds, stats);
     if let Some(f) =
         advise::domain::missing_path_finding(cand, stats, &|p| ctx.peek.share(p), &ctx.peek.paths())
     {
@@ -607,6 +614,8 @@ fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
     findings.extend(advise::domain::id_level_hint(
         cand,
         ctx.proj.one_item,
+        stats,
+        l.min_cardinality,
         &findings,
     ));
     if cfg.hash_version == PkVersion::V1 && cand.kind != KeyKind::Hierarchical {

@@ -64,6 +64,7 @@ pub fn follows_time(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -
 pub fn domain_findings(
     kinds: &ValueKinds,
     proj: &Projector,
+    follows_time: bool,
     total_bytes: f64,
     l: &Limits,
 ) -> Vec<Finding> {
@@ -81,8 +82,9 @@ pub fn domain_findings(
         ));
         return f;
     }
-    // A complete key set (saturated, or the input as given) of D values caps the container.
-    let complete = matches!(proj.regime, Regime::Saturated);
+    // A complete key set of D values caps the container. A time bucket is never complete: a new
+    // bucket arrives with every period.
+    let complete = matches!(proj.regime, Regime::Saturated) && !follows_time;
     let d = proj.distinct.high;
     if complete && d < 1_000.0 {
         let cap_bytes = d * l.logical_partition_bytes;
@@ -96,10 +98,10 @@ pub fn domain_findings(
             "CAPACITY_CEILING",
             severity,
             format!(
-                "the key set looks complete at about {} values (saturated): however the container is provisioned, it can hold at most {} and serve at most {:.0} RU/s (D × 20 GB, D × 10,000 RU/s); projected data is {} of that",
+                "the key set looks complete at about {} values (saturated): however the container is provisioned, it can hold at most {} and serve at most {} RU/s (D × 20 GB, D × 10,000 RU/s); projected data is {} of that",
                 d.round(),
                 human_bytes(cap_bytes),
-                cap_ru,
+                crate::report::count(cap_ru),
                 super::pct(total_bytes / cap_bytes)
             ),
             json!({"distinct_high": d, "max_bytes": cap_bytes, "max_ru_per_sec": cap_ru, "total_bytes": total_bytes}),
@@ -110,28 +112,28 @@ pub fn domain_findings(
 
 /// The docs' remedy for a full key that could near 20 GB: make `/id` the last level of a
 /// hierarchical key, so no logical partition can hold more than one item.
-pub fn id_level_hint(c: &Candidate, one_item: bool, findings: &[Finding]) -> Option<Finding> {
+pub fn id_level_hint(
+    c: &Candidate,
+    one_item: bool,
+    stats: &CandidateStats,
+    min_cardinality: f64,
+    findings: &[Finding],
+) -> Option<Finding> {
     let size_risk = findings.iter().any(|f| {
         matches!(
             f.code,
             "LOGICAL_PARTITION_OVER_LIMIT" | "LOGICAL_PARTITION_NEAR_LIMIT" | "SAMPLE_TOO_SMALL"
         )
     });
-    if one_item || !size_risk || c.levels.len() >= 3 {
+    // The remedy needs a first level with many values (hierarchical-partition-keys).
+    let first_level = stats
+        .levels
+        .first()
+        .map_or(stats.logical_partitions, |lv| lv.distinct_prefixes);
+    if one_item || !size_risk || c.levels.len() >= 3 || (first_level as f64) < min_cardinality {
         return None;
     }
-    let spec: Vec<String> = c
-        .levels
-        .iter()
-        .map(|lv| {
-            lv.parts
-                .iter()
-                .map(|p| p.path().text.clone())
-                .collect::<Vec<_>>()
-                .join("+")
-        })
-        .collect();
-    let suggestion = format!("{}>/id", spec.join(">"));
+    let suggestion = format!("{}>/id", c.spec);
     Some(Finding::new(
         "ADD_ID_LEVEL",
         Severity::Info,

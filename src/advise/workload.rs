@@ -418,7 +418,9 @@ pub fn follows_time_finding(share: Option<f64>, l: &Limits) -> Finding {
             "KEY_FOLLOWS_TIME",
             Severity::Warn,
             format!(
-                "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {limit:.0} RU/s (about {writes_at_limit:.0} inserts/s of 1 KB) however the container is provisioned"
+                "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {} RU/s (about {} inserts/s of 1 KB) however the container is provisioned",
+                crate::report::count(limit),
+                crate::report::count(writes_at_limit)
             ),
             json!({"share_of_current_writes": 1.0, "limit_ru_per_sec": limit}),
         ),
