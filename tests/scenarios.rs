@@ -559,3 +559,58 @@ fn access_log_replaces_document_shares() {
         "{err}"
     );
 }
+
+/// A Mongo-style export keyed on `_id` has no `id`: `-c /id` is one Undefined partition, not one
+/// item per partition, and the failure points at `/_id`.
+#[test]
+fn id_missing_is_not_one_item_per_partition() {
+    let lines = (0..200).map(|i| format!(r#"{{"_id":"o{i}","customer":"c{}"}}"#, i % 7));
+    let f = temp_jsonl(lines);
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/id",
+        "--total-size",
+        "200GB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/id");
+    assert_ne!(c["regime"], "unique");
+    assert_eq!(c["logical_partitions"], 1);
+    assert!(close(
+        c["max_logical_partition_bytes"].as_f64().unwrap(),
+        200e9
+    ));
+    let msg = c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "KEY_PATH_MISSING")
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .expect("KEY_PATH_MISSING");
+    assert!(msg.contains("did you mean /_id?"), "{msg}");
+}
+
+/// Time to limit follows partitions still receiving writes: "old" holds 300 documents written in
+/// the first half of the span and nothing since, "live" 100 spread over the whole span. Only
+/// "live" keeps growing, so it is the one projected to the limit.
+#[test]
+fn time_to_limit_ignores_partitions_no_longer_written() {
+    let mut lines: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"ts":{},"k":"old"}}"#, 1_704_067_200 + i * 1_440))
+        .collect();
+    lines.extend((0..100).map(|i| format!(r#"{{"ts":{},"k":"live"}}"#, 1_704_067_200 + i * 8_640)));
+    let f = temp_jsonl(lines);
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/k",
+        "--time-field",
+        "/ts",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let ttl = &candidate(&r, "/k")["workload"]["time_to_limit"];
+    assert_eq!(ttl["key"], "live", "{ttl}");
+}
