@@ -1,0 +1,342 @@
+//! Evaluates one candidate: storage verdicts from the projection, the key's domain, the workload,
+//! the layout and time, then the score.
+
+use super::layout::layout_for;
+use super::time::{time_eval, time_to_limit, Buckets};
+use crate::advise::{self, DemandSummary};
+use crate::cli::AnalyzeConfig;
+use crate::cosmos::PkVersion;
+use crate::estimate::{self, Projector};
+use crate::ingest;
+use crate::keys;
+use crate::keys::spec::{Candidate, KeyKind};
+use crate::report::{CandidateReport, TopPartition};
+use crate::stats::summary::CandidateStats;
+use crate::stats::Key;
+use crate::workload::RoutingContext;
+
+/// The time-bucket input of one candidate.
+pub(super) struct TimeInput<'a> {
+    pub(super) buckets: &'a Buckets,
+    pub(super) bucket_secs: i64,
+    pub(super) span: Option<(i64, i64)>,
+}
+
+/// Everything needed to evaluate one candidate.
+pub(super) struct CandidateContext<'a> {
+    pub(super) cand: &'a Candidate,
+    pub(super) stats: &'a CandidateStats,
+    pub(super) proj: &'a Projector,
+    pub(super) mean_doc_bytes: f64,
+    pub(super) peek: &'a ingest::peek::PathPeek,
+    pub(super) cfg: &'a AnalyzeConfig,
+    pub(super) ops: Option<&'a crate::ops::OpsCounts>,
+    pub(super) time: Option<TimeInput<'a>>,
+}
+
+/// Traffic shares per logical partition: from the access log, else from document counts.
+fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f64>, Vec<f64>) {
+    let docs = advise::workload::document_shares(stats);
+    let Some(o) = ops else {
+        return (docs.clone(), docs);
+    };
+    let from = |m: &hashbrown::HashMap<Key, f64>, total: f64| -> Option<Vec<f64>> {
+        (total > 0.0).then(|| {
+            stats
+                .partitions
+                .iter()
+                .map(|p| m.get(&p.key[..]).copied().unwrap_or(0.0) / total)
+                .collect()
+        })
+    };
+    (
+        from(&o.writes, o.total_writes).unwrap_or_else(|| docs.clone()),
+        from(&o.reads, o.total_reads).unwrap_or(docs),
+    )
+}
+
+pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+    let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
+    let l = &cfg.limits;
+    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
+    findings.extend(advise::storage_findings(cand, stats, l));
+    let kinds = advise::domain::value_kinds(stats);
+    let follows_time = advise::domain::follows_time(cand, &kinds, stats);
+    findings.extend(advise::domain::domain_findings(
+        &kinds,
+        ctx.proj,
+        follows_time,
+        stats.total_bytes,
+        l,
+    ));
+    if let Some(f) =
+        advise::domain::missing_path_finding(cand, stats, &|p| ctx.peek.share(p), &ctx.peek.paths())
+    {
+        // The Undefined warning says less than this failure.
+        findings.retain(|x| x.code != "UNDEFINED_PARTITION");
+        findings.push(f);
+    }
+    if follows_time && ctx.time.is_none() && cfg.workload.is_none() {
+        findings.push(advise::workload::follows_time_finding(None, l));
+    }
+    let wants_layout = cfg.provisioning.is_some()
+        || cfg.physical_partitions.is_some()
+        || cfg.workload.is_some()
+        || ctx.time.is_some();
+    // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
+    // without demand for routing, then again with the workload's demand.
+    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
+    let mut eval = None;
+    let mut summary = DemandSummary::default();
+    if let Some(w) = &cfg.workload {
+        let (e, demand) = workload_eval(ctx, w, shape.as_ref().map(|s| &s.0));
+        summary = demand;
+        findings.extend(advise::workload::query_findings(&e));
+        eval = Some(e);
+    }
+    let layout = if wants_layout {
+        let (demand, even) = match &eval {
+            Some(e) => (e.lp_demand.as_slice(), e.even_ru_per_sec),
+            None => (&[][..], 0.0),
+        };
+        Some(layout_for(cand.kind, stats, ctx.proj, demand, even, cfg))
+    } else {
+        None
+    };
+    if let Some((lr, lf, _)) = &layout {
+        summary.hottest_physical_utilisation = lr.hottest_utilisation;
+        findings.extend(lf.iter().cloned());
+    }
+    if let Some(t) = &ctx.time {
+        let lp_phys = layout.as_ref().map(|(_, _, map)| map.as_slice());
+        let te = time_eval(stats, t, lp_phys);
+        findings.extend(advise::workload::time_findings(
+            cand,
+            &te,
+            stats.logical_partitions,
+        ));
+        let e = eval.get_or_insert_with(|| empty_eval(stats));
+        e.time = Some(te);
+    }
+    if follows_time {
+        findings.extend(current_bucket_demand(ctx, eval.as_ref(), &mut summary));
+    }
+    findings.extend(advise::throughput_findings(&summary, l));
+    let ttl = if follows_time {
+        None
+    } else {
+        time_to_limit(stats, ctx, layout.as_ref().map(|l| &l.0))
+    };
+    if let Some(ttl) = ttl {
+        findings.extend(advise::workload::limit_findings(&ttl, l));
+        let e = eval.get_or_insert_with(|| empty_eval(stats));
+        e.time_to_limit = Some(ttl);
+    }
+    findings.extend(advise::domain::id_level_hint(
+        cand,
+        ctx.proj.one_item,
+        stats,
+        l.min_cardinality,
+        &findings,
+    ));
+    if cfg.hash_version == PkVersion::V1 && cand.kind != KeyKind::Hierarchical {
+        findings.extend(advise::domain::v1_collisions(stats, l));
+    }
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    let parts = advise::score_parts(
+        stats,
+        &summary,
+        l,
+        sizes.max_bytes,
+        cfg.workload.is_some(),
+        &findings,
+    );
+    let layout = layout.map(|(l, _, _)| l);
+    candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval)
+}
+
+fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
+    advise::workload::WorkloadEval {
+        queries: Vec::new(),
+        point_reads: None,
+        ru_demand: Default::default(),
+        fanout_growth: Vec::new(),
+        time: None,
+        time_to_limit: None,
+        lp_demand: vec![0.0; stats.partitions.len()],
+        even_ru_per_sec: 0.0,
+    }
+}
+
+/// The workload's demand on this candidate: RU per logical partition and query routing, with the
+/// layout's shape (partition count, traffic-weighted prefix fan-out) when there is one.
+fn workload_eval(
+    ctx: &CandidateContext<'_>,
+    w: &crate::workload::Workload,
+    shape: Option<&crate::report::LayoutReport>,
+) -> (advise::workload::WorkloadEval, DemandSummary) {
+    let (cand, stats, l) = (ctx.cand, ctx.stats, &ctx.cfg.limits);
+    let mut summary = DemandSummary::default();
+    let (ws, rs) = shares(stats, ctx.ops);
+    let (partitions, means) = match shape {
+        Some(s) => (
+            s.physical_partitions as u32,
+            // Weighted by traffic: a tenant with 60 % of the documents counts 60 %.
+            s.prefix_fanout
+                .iter()
+                .map(|f| f.weighted_mean_partitions)
+                .collect::<Vec<f64>>(),
+        ),
+        None => (1, Vec::new()),
+    };
+    let fan = |k: usize| means.get(k.wrapping_sub(1)).copied().unwrap_or(1.0);
+    let rctx = RoutingContext {
+        physical_partitions: partitions,
+        prefix_fanout: &fan,
+    };
+    let mut e = advise::workload::evaluate(
+        cand,
+        stats,
+        w,
+        &advise::workload::Shares {
+            writes: &ws,
+            reads: &rs,
+        },
+        &rctx,
+        l,
+    );
+    if let Some(o) = ctx.ops {
+        apply_measured_ru(&mut e, w, o, &ws, &rs);
+    }
+    if let Some((idx, ru)) = e
+        .lp_demand
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+    {
+        summary.hottest_logical = Some((*ru, keys::key_display(&stats.partitions[idx].key)));
+    }
+    let total_q = e.ru_demand.queries;
+    summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
+
+    (e, summary)
+}
+
+/// Measured RU per operation from the access log, when it has them, replaces the cost model's.
+fn apply_measured_ru(
+    e: &mut advise::workload::WorkloadEval,
+    w: &crate::workload::Workload,
+    o: &crate::ops::OpsCounts,
+    ws: &[f64],
+    rs: &[f64],
+) {
+    let writes = w
+        .writes
+        .as_ref()
+        .zip(o.mean_write_ru)
+        .map(|(x, ru)| x.per_sec * ru);
+    let reads = w
+        .reads
+        .as_ref()
+        .filter(|_| e.ru_demand.reads > 0.0)
+        .zip(o.mean_read_ru)
+        .map(|(x, ru)| x.per_sec * ru);
+    for (measured, modelled, share) in [
+        (writes, e.ru_demand.writes, &ws),
+        (reads, e.ru_demand.reads, &rs),
+    ] {
+        let Some(measured) = measured else { continue };
+        for (d, s) in e.lp_demand.iter_mut().zip(share.iter()) {
+            *d += (measured - modelled) * s;
+        }
+        e.ru_demand.total += measured - modelled;
+    }
+    if let Some(m) = writes {
+        e.ru_demand.writes = m;
+    }
+    if let Some(m) = reads {
+        e.ru_demand.reads = m;
+    }
+}
+
+/// A key that follows time: every current write carries the current bucket, so its RU/s is the
+/// writes times the share of the latest window (measured with a time field, else 1: the key
+/// itself is the time). Raises the hottest logical partition's demand when that is higher.
+fn current_bucket_demand(
+    ctx: &CandidateContext<'_>,
+    eval: Option<&advise::workload::WorkloadEval>,
+    summary: &mut DemandSummary,
+) -> Option<advise::Finding> {
+    let l = &ctx.cfg.limits;
+    let share = eval
+        .and_then(|e| e.time.as_ref())
+        .filter(|t| t.latest_bucket_logical_share > 0.0)
+        .map_or(1.0, |t| t.latest_bucket_logical_share);
+    let w = ctx.cfg.workload.as_ref()?;
+    if let Some(wr) = &w.writes {
+        let ru = wr.per_sec
+            * share
+            * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        if summary.hottest_logical.as_ref().is_none_or(|h| ru > h.0) {
+            summary.hottest_logical = Some((ru, "the current time bucket".to_string()));
+        }
+    }
+    Some(advise::workload::follows_time_finding(Some(share), l))
+}
+
+/// The report of one candidate, from everything evaluated.
+fn candidate_report(
+    ctx: &CandidateContext<'_>,
+    sizes: &estimate::sizes::SizeProjection,
+    findings: Vec<advise::Finding>,
+    parts: advise::ScoreParts,
+    summary: &DemandSummary,
+    layout: Option<crate::report::LayoutReport>,
+    eval: Option<advise::workload::WorkloadEval>,
+) -> CandidateReport {
+    let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
+    let hierarchical = cand.kind == KeyKind::Hierarchical;
+    CandidateReport {
+        spec: cand.spec.clone(),
+        kind: cand.kind,
+        rank: 0,
+        verdict: advise::verdict(&findings),
+        score: (parts.score() * 10.0).round() / 10.0,
+        score_parts: parts,
+        findings,
+        logical_partitions: stats.logical_partitions,
+        documents: stats.documents,
+        undefined_documents: stats.undefined_documents,
+        null_documents: stats.null_documents,
+        invalid_key_documents: 0,
+        key_errors: Vec::new(),
+        max_logical_partition_bytes: sizes.max_bytes,
+        max_logical_partition_bytes_range: sizes.max_range,
+        tail_bound_bytes: sizes.tail_bound_bytes,
+        distinct_estimate: ctx.proj.distinct.clone(),
+        regime: ctx.proj.regime,
+        regime_evidence: ctx.proj.regime_evidence.clone(),
+        total_bytes: stats.total_bytes,
+        documents_per_partition: stats.documents_per_partition,
+        bytes_per_partition: stats.bytes_per_partition,
+        top_partitions: stats
+            .by_bytes
+            .iter()
+            .take(cfg.top)
+            .map(|&p| TopPartition {
+                key: keys::key_json(&stats.partitions[p].key, hierarchical),
+                documents: stats.partitions[p].documents,
+                bytes: stats.partitions[p].bytes,
+                bytes_range: estimate::sizes::bytes_range(&stats.partitions[p], ctx.proj),
+                share: stats.partitions[p].bytes / stats.total_bytes.max(f64::MIN_POSITIVE),
+            })
+            .collect(),
+        skew: stats.skew,
+        max_key_bytes: stats.max_key_bytes,
+        levels: stats.levels.clone(),
+        hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
+        layout,
+        workload: eval.map(|e| serde_json::to_value(e).expect("serializes")),
+    }
+}

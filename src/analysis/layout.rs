@@ -1,0 +1,252 @@
+//! The projected physical layout of one candidate and the findings that come from it (all
+//! estimates: partition counts and split points are the service's internal choices).
+
+use super::key_epk;
+use crate::advise::{self, Finding, Severity};
+use crate::cli::AnalyzeConfig;
+use crate::cosmos::{
+    self, partition_count, prefix_range, project_layout, CountParams, LayoutParams, PkVersion,
+};
+use crate::estimate::{self, Projector};
+use crate::keys;
+use crate::keys::spec::KeyKind;
+use crate::report::{LayoutReport, PartitionReport, PrefixFanout, PrefixFanoutEntry};
+use crate::stats::summary::CandidateStats;
+
+/// Projects the physical layout. Returns the report, its findings, and for each logical partition
+/// (in `stats.partitions` order) the index of its physical partition.
+pub(super) fn layout_for(
+    kind: KeyKind,
+    stats: &CandidateStats,
+    proj: &Projector,
+    demand: &[f64],
+    even_ru_per_sec: f64,
+    cfg: &AnalyzeConfig,
+) -> (LayoutReport, Vec<Finding>, Vec<usize>) {
+    let l = &cfg.limits;
+    let version = if kind == KeyKind::Hierarchical {
+        PkVersion::MultiHash
+    } else {
+        cfg.hash_version
+    };
+    let epk_of = |i: usize| key_epk(&stats.partitions[i].key, version);
+    let placement = estimate::placement::place(
+        stats,
+        proj,
+        version,
+        demand,
+        l.physical_partition_bytes,
+        &epk_of,
+    );
+    let items = &placement.items;
+    let params = CountParams {
+        manual_ru_per_partition: l.manual_ru_per_partition,
+        autoscale_ru_per_partition: l.autoscale_ru_per_partition,
+        max_partition_bytes: l.physical_partition_bytes,
+    };
+    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
+    // A forced count cannot hold more RU/s per partition than one partition serves: the
+    // service would split until each has at most `physical_partition_ru_per_sec`.
+    let (initial, rule) = match cfg.provisioning {
+        Some(p) if cfg.physical_partitions.is_some() => {
+            let needed = (p.ru_per_sec() / l.physical_partition_ru_per_sec).ceil() as u32;
+            if needed > initial {
+                (needed, rule)
+            } else {
+                (initial, rule)
+            }
+        }
+        _ => (initial, rule),
+    };
+    let mut layout = project_layout(
+        items,
+        &LayoutParams {
+            version,
+            initial_partitions: initial,
+            max_partition_bytes: l.physical_partition_bytes,
+            provisioned_ru_per_sec: cfg.provisioning.map(|p| p.ru_per_sec()),
+        },
+    );
+    // Without a workload there is no demand: utilisation would read as a measured 0 %.
+    let has_demand = !demand.is_empty() || even_ru_per_sec > 0.0;
+    // Fan-out queries visit every physical partition: their RU/s is spread evenly.
+    for p in layout.partitions.iter_mut() {
+        p.ru_demand += even_ru_per_sec;
+    }
+    // Each sampled key's physical partition: placed keys by membership, the rest by their EPK.
+    let mut lp_phys: Vec<usize> = (0..stats.partitions.len())
+        .map(|i| layout.partition_of(&epk_of(i)))
+        .collect();
+    let mut keys_in: Vec<f64> = vec![0.0; layout.partitions.len()];
+    for (pi, p) in layout.partitions.iter().enumerate() {
+        for &item in &layout.order[p.members.clone()] {
+            match placement.source[item] {
+                Some(i) => {
+                    lp_phys[i] = pi;
+                    keys_in[pi] += 1.0;
+                }
+                None => keys_in[pi] += placement.keys_per_virtual[item],
+            }
+        }
+    }
+    let mut findings = Vec::new();
+    for &u in &layout.unsplittable {
+        let p = &layout.partitions[u];
+        findings.push(Finding::new(
+            "PHYSICAL_PARTITION_CANNOT_SPLIT",
+            Severity::Fail,
+            format!(
+                "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
+                p.min_epk, p.max_epk, advise::human_bytes(p.bytes), advise::human_bytes(l.physical_partition_bytes)
+            ),
+            serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
+        ));
+    }
+    findings.extend(throughput_layout_findings(&layout));
+    let n = layout.partitions.len();
+    let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
+    if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
+        let busiest = layout
+            .partitions
+            .iter()
+            .map(|p| p.ru_demand)
+            .fold(0.0, f64::max);
+        if busiest >= total_demand * 0.999 {
+            findings.push(Finding::new(
+                "WRITES_ON_ONE_PHYSICAL_PARTITION",
+                Severity::Warn,
+                format!("all request demand lands on one of {n} physical partitions"),
+                serde_json::json!({"physical_partitions": n}),
+            ));
+        }
+    }
+    let mut prefix_fanout = Vec::new();
+    if kind == KeyKind::Hierarchical {
+        let levels = stats
+            .partitions
+            .first()
+            .map(|p| keys::decode_key(&p.key).len())
+            .unwrap_or(0);
+        for level in 1..levels {
+            prefix_fanout.push(fanout(stats, &layout, level));
+        }
+        if let Some(first) = stats.levels.first() {
+            if first.distinct_prefixes < n as u64 {
+                findings.push(Finding::new(
+                    "FIRST_LEVEL_BELOW_PARTITION_COUNT",
+                    Severity::Warn,
+                    format!(
+                        "the first level has {} distinct values but the container has {n} physical partitions: the docs ask for more first-level values than physical partitions",
+                        first.distinct_prefixes
+                    ),
+                    serde_json::json!({"distinct": first.distinct_prefixes, "physical_partitions": n}),
+                ));
+            }
+        }
+    }
+    let report = LayoutReport {
+        hash: version,
+        physical_partitions: n as u64,
+        initial_partitions: initial as u64,
+        partition_count_rule: rule,
+        storage_splits: layout.storage_splits,
+        provisioned_ru_per_sec: layout.provisioned_ru_per_sec,
+        partitions: layout
+            .partitions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PartitionReport {
+                min_epk: p.min_epk.to_hex(),
+                max_epk: p.max_epk.to_hex(),
+                logical_partitions: keys_in[i].round() as u64,
+                bytes: p.bytes,
+                ru_demand: p.ru_demand,
+                ru_allocated: p.ru_allocated,
+                utilisation: has_demand.then(|| p.utilisation()).flatten(),
+            })
+            .collect(),
+        hottest_utilisation: has_demand.then(|| layout.hottest_utilisation()).flatten(),
+        usable_throughput_share: has_demand.then(|| layout.usable_share()).flatten(),
+        prefix_fanout,
+    };
+    (report, findings, lp_phys)
+}
+
+/// Throttling findings of a layout: UNDER_PROVISIONED when the container as a whole needs more
+/// RU/s than it has (even demand, too little throughput), HOT_PHYSICAL_PARTITION when one
+/// partition's share of the demand makes it throttle while less than 90 % of the provisioned
+/// throughput is usable (uneven demand). Both are estimates from the projected layout.
+fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let Some(h) = layout.hottest_utilisation() else {
+        return findings;
+    };
+    let total: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
+    let provisioned = layout.provisioned_ru_per_sec.unwrap_or(0.0);
+    let usable = layout.usable_share().unwrap_or(1.0);
+    if provisioned > 0.0 && total > provisioned {
+        findings.push(Finding::new(
+            "UNDER_PROVISIONED",
+            Severity::Fail,
+            format!(
+                "the workload needs an estimated {total:.0} RU/s in total but {provisioned:.0} RU/s are provisioned: every partition throttles (429); provision at least {:.0} RU/s",
+                total / usable.max(1e-9)
+            ),
+            serde_json::json!({"ru_demand": total, "provisioned_ru_per_sec": provisioned, "needed_ru_per_sec": total / usable.max(1e-9)}),
+        ));
+    }
+    if h > 1.0 && usable < 0.9 {
+        findings.push(Finding::new(
+            "HOT_PHYSICAL_PARTITION",
+            Severity::Fail,
+            format!(
+                "the hottest physical partition needs an estimated {} of its share of provisioned RU/s: it throttles (429) while others have spare capacity; only {} of provisioned throughput is usable",
+                crate::report::percent(h),
+                crate::report::percent(usable)
+            ),
+            serde_json::json!({"utilisation": h, "usable_share": usable}),
+        ));
+    }
+    findings
+}
+
+/// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.
+fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> PrefixFanout {
+    let mut entries: Vec<PrefixFanoutEntry> = Vec::new();
+    let (mut weighted, mut weight) = (0.0, 0.0);
+    for g in crate::stats::summary::prefix_groups(&stats.partitions, level) {
+        let docs: u64 = stats.partitions[g.members.clone()]
+            .iter()
+            .map(|p| p.sample.documents)
+            .sum();
+        let (prefix, bytes) = (g.prefix, g.bytes);
+        let comps = cosmos::decode_encoded(prefix).unwrap_or_default();
+        let (lo, hi) = prefix_range(&comps);
+        let n = layout.overlapping(&lo, &hi).len() as u64;
+        weighted += n as f64 * docs as f64;
+        weight += docs as f64;
+        entries.push(PrefixFanoutEntry {
+            prefix: keys::key_json(prefix, true),
+            partitions: n,
+            bytes,
+        });
+    }
+    let mut dist = std::collections::BTreeMap::new();
+    for e in &entries {
+        *dist.entry(e.partitions).or_insert(0u64) += 1;
+    }
+    let prefixes = entries.len() as u64;
+    entries.sort_by(|a, b| {
+        b.partitions
+            .cmp(&a.partitions)
+            .then(b.bytes.total_cmp(&a.bytes))
+    });
+    entries.truncate(5);
+    PrefixFanout {
+        level,
+        prefixes,
+        distribution: dist.into_iter().collect(),
+        weighted_mean_partitions: if weight > 0.0 { weighted / weight } else { 1.0 },
+        worst: entries,
+    }
+}
