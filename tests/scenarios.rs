@@ -35,6 +35,17 @@ fn codes(c: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The message of a candidate's finding with `code` (panics when there is none).
+fn message(c: &Value, code: &str) -> String {
+    c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("no {code} in {}", c["findings"]))
+}
+
 fn temp_jsonl(lines: impl IntoIterator<Item = String>) -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new()
         .suffix(".jsonl")
@@ -391,13 +402,7 @@ fn missing_path_fails_and_suggests_the_existing_one() {
     assert_eq!(code, 0, "{err}");
     let c = candidate(&r, "/tenantID");
     assert_eq!(c["verdict"], "fail");
-    let f = c["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "KEY_PATH_MISSING")
-        .expect("KEY_PATH_MISSING");
-    let msg = f["message"].as_str().unwrap();
+    let msg = message(c, "KEY_PATH_MISSING");
     assert!(
         msg.starts_with("100.0% of documents lack /tenantID"),
         "{msg}"
@@ -582,13 +587,7 @@ fn id_missing_is_not_one_item_per_partition() {
         c["max_logical_partition_bytes"].as_f64().unwrap(),
         200e9
     ));
-    let msg = c["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["code"] == "KEY_PATH_MISSING")
-        .map(|f| f["message"].as_str().unwrap().to_string())
-        .expect("KEY_PATH_MISSING");
+    let msg = message(c, "KEY_PATH_MISSING");
     assert!(msg.contains("did you mean /_id?"), "{msg}");
 }
 
