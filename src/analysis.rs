@@ -168,6 +168,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         limits: cfg.limits.clone(),
         estimates: estimates(cfg),
         candidates: ranked,
+        check: None,
     })
 }
 

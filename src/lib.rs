@@ -10,6 +10,7 @@
 
 pub mod advise;
 pub mod analysis;
+pub mod ci;
 pub mod cli;
 pub mod commands;
 pub mod cosmos;
@@ -27,19 +28,28 @@ use std::io::Write;
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
-/// Exit code: bad input, bad usage.
+/// Exit code: `pkadvisor check` found a policy failure.
+pub const EXIT_POLICY: i32 = commands::check::EXIT_POLICY;
+/// Exit code: bad input, bad usage or configuration.
 pub const EXIT_BAD_INPUT: i32 = 2;
 
-/// Runs a validated configuration, writing results to stdout.
-pub fn run(config: cli::Config) -> anyhow::Result<()> {
+/// Runs a validated configuration, writing results to stdout; returns the exit code.
+pub fn run(config: cli::Config) -> anyhow::Result<i32> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match config {
-        cli::Config::Analyze(cfg) => commands::analyze::run(&cfg, &mut out)?,
-        cli::Config::Epk(cfg) => commands::epk::run(&cfg, &mut out)?,
-    }
+    let code = match config {
+        cli::Config::Analyze(cfg) => {
+            commands::analyze::run(&cfg, &mut out)?;
+            EXIT_OK
+        }
+        cli::Config::Check(cfg) => commands::check::run(&cfg, &mut out)?,
+        cli::Config::Epk(cfg) => {
+            commands::epk::run(&cfg, &mut out)?;
+            EXIT_OK
+        }
+    };
     out.flush()?;
-    Ok(())
+    Ok(code)
 }
 
 /// True when an error chain ends in a broken pipe (e.g. `pkadvisor ... | head`): exit quietly.

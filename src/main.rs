@@ -11,7 +11,7 @@ fn main() {
             EXIT_BAD_INPUT
         }
         Ok(config) => match run(config) {
-            Ok(()) => EXIT_OK,
+            Ok(code) => code,
             Err(e) if is_broken_pipe(&e) => EXIT_OK,
             Err(e) => {
                 eprintln!("pkadvisor: {e:#}");

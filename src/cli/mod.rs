@@ -6,6 +6,8 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+pub mod check;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::cosmos::limits::{parse_size, Limits};
@@ -37,6 +39,8 @@ pub struct Args {
 pub enum Command {
     /// Analyze sample documents and rank candidate partition keys.
     Analyze(Box<AnalyzeArgs>),
+    /// CI gate: judge the container's key on a sample; exit 1 when the policy fails.
+    Check(Box<check::CheckArgs>),
     /// Print effective partition keys (EPKs) and initial range boundaries.
     Epk(EpkArgs),
 }
@@ -61,6 +65,8 @@ pub enum FormatArg {
     Markdown,
     /// The versioned JSON document (docs/json-schema.md).
     Json,
+    /// SARIF 2.1.0 for code scanning (`check` only).
+    Sarif,
 }
 
 /// Hash versions for single-path keys.
@@ -78,7 +84,7 @@ pub enum HashVersionArg {
 #[derive(Debug, clap::Args)]
 pub struct AnalyzeArgs {
     /// Input files or directories (recursive); `-` reads stdin. .gz and .zst are decompressed.
-    #[arg(required = true, value_name = "INPUT")]
+    #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
     /// Candidate keys, comma-separated.
@@ -305,6 +311,8 @@ pub struct AnalyzeConfig {
 pub enum Config {
     /// `pkadvisor analyze`.
     Analyze(Box<AnalyzeConfig>),
+    /// `pkadvisor check`.
+    Check(Box<check::CheckConfig>),
     /// `pkadvisor epk`.
     Epk(EpkConfig),
 }
@@ -338,7 +346,15 @@ impl TryFrom<Args> for Config {
 
     fn try_from(args: Args) -> Result<Config, ConfigError> {
         match args.command {
-            Command::Analyze(a) => Ok(Config::Analyze(Box::new(analyze_config(*a)?))),
+            Command::Analyze(a) => {
+                if matches!(a.format, Some(FormatArg::Sarif)) {
+                    return Err(ConfigError::Invalid(
+                        "--format sarif is for `pkadvisor check` (the gate's violations); analyze writes table, markdown or json".into(),
+                    ));
+                }
+                Ok(Config::Analyze(Box::new(analyze_config(*a)?)))
+            }
+            Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,
@@ -368,6 +384,11 @@ impl TryFrom<Args> for Config {
 }
 
 fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
+    if a.inputs.is_empty() {
+        return Err(ConfigError::Invalid(
+            "no input: give sample files or folders, or - for standard input".into(),
+        ));
+    }
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut all: Vec<String> = a.candidates.clone();
     all.extend(a.candidate.iter().cloned());
@@ -429,7 +450,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     let format = match (a.format, &a.output) {
         (Some(FormatArg::Table), _) => OutputFormat::Table,
         (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
-        (Some(FormatArg::Json), _) => OutputFormat::Json,
+        (Some(FormatArg::Json | FormatArg::Sarif), _) => OutputFormat::Json,
         (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
             Some("json") => OutputFormat::Json,
             Some("md" | "markdown") => OutputFormat::Markdown,

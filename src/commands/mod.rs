@@ -1,4 +1,5 @@
 //! One module per subcommand: each takes its validated config and writes to the given output.
 
 pub mod analyze;
+pub mod check;
 pub mod epk;

@@ -33,6 +33,9 @@ pub struct Report {
     pub estimates: Vec<String>,
     /// Candidates in rank order (best first; failing ones last).
     pub candidates: Vec<CandidateReport>,
+    /// `pkadvisor check` only: the gate's outcome (absent from `analyze` reports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::ci::CheckOutcome>,
 }
 
 /// Tool identification.

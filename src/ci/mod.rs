@@ -1,0 +1,45 @@
+//! The CI gate behind `pkadvisor check`: the policy, schema-change detection, baselines, the key
+//! read from infrastructure code, and the CI output formats (GitHub and Azure Pipelines
+//! annotations, SARIF).
+
+pub mod annotations;
+pub mod baseline;
+pub mod iac;
+pub mod policy;
+pub mod sarif;
+pub mod schema;
+
+use serde::Serialize;
+
+/// Where a problem is: a file and a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// File as shown to the user.
+    pub file: String,
+    /// 1-based line.
+    pub line: u64,
+}
+
+/// One reason the gate fails (or warns).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// Stable code: a finding code, or a `POLICY_*`, `SCHEMA_*` or `BASELINE_*` code.
+    pub code: String,
+    /// `fail` stops the build; `warn` is reported only.
+    pub severity: crate::advise::Severity,
+    /// A sentence for people.
+    pub message: String,
+    /// Where to look: the first offending records, or the key's declaration.
+    pub locations: Vec<Location>,
+}
+
+/// The gate's outcome, added to the JSON report as `check`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckOutcome {
+    /// The key checked.
+    pub key: String,
+    /// Whether the gate passes (exit 0).
+    pub passed: bool,
+    /// Everything that failed or warned, failures first.
+    pub violations: Vec<Violation>,
+}

@@ -1,0 +1,136 @@
+//! The gate's policy: thresholds on the key's report, and which verdict fails the build.
+
+use serde::Deserialize;
+
+use super::{Location, Violation};
+use crate::advise::{Severity, Verdict};
+use crate::report::CandidateReport;
+
+/// Which verdict fails the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Only a FAIL verdict fails the build (default).
+    Fail,
+    /// A WARN verdict fails it too.
+    Warn,
+}
+
+/// Thresholds (docs/ci.md).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Policy {
+    /// Which verdict fails.
+    pub fail_on: FailOn,
+    /// Largest logical partition, share of the 20 GB limit (0.7).
+    pub max_partition_share: f64,
+    /// Hottest physical partition utilisation (1.0).
+    pub max_hot_utilisation: f64,
+    /// Share of documents in Undefined or Null partitions (0).
+    pub max_undefined_share: f64,
+    /// First-level distinct values of a hierarchical key (off).
+    pub min_first_level: Option<u64>,
+    /// Fan-out overhead share of query RU/s (off).
+    pub max_fanout_share: Option<f64>,
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Applies the policy to the key's report. `at` is where the key is declared, if known.
+pub fn evaluate(
+    c: &CandidateReport,
+    p: &Policy,
+    limit_bytes: f64,
+    at: Option<&Location>,
+) -> Vec<Violation> {
+    let loc = || at.cloned().into_iter().collect::<Vec<_>>();
+    let fail = |code: &str, message: String| Violation {
+        code: code.to_string(),
+        severity: Severity::Fail,
+        message,
+        locations: loc(),
+    };
+    let mut out = Vec::new();
+    let gate = match p.fail_on {
+        FailOn::Fail => c.verdict == Verdict::Fail,
+        FailOn::Warn => c.verdict >= Verdict::Warn,
+    };
+    for f in &c.findings {
+        let counts = match p.fail_on {
+            FailOn::Fail => f.severity == Severity::Fail,
+            FailOn::Warn => f.severity >= Severity::Warn,
+        };
+        if gate && counts {
+            out.push(Violation {
+                code: f.code.to_string(),
+                severity: Severity::Fail,
+                message: f.message.clone(),
+                locations: loc(),
+            });
+        }
+    }
+    let share = c.max_logical_partition_bytes / limit_bytes;
+    if share > p.max_partition_share {
+        out.push(fail(
+            "POLICY_PARTITION_SIZE",
+            format!(
+                "the largest logical partition is an estimated {} of the 20 GB limit, over the policy's {}",
+                pct(share),
+                pct(p.max_partition_share)
+            ),
+        ));
+    }
+    if let Some(u) = c.layout.as_ref().and_then(|l| l.hottest_utilisation) {
+        if u > p.max_hot_utilisation {
+            out.push(fail(
+                "POLICY_HOT_PARTITION",
+                format!(
+                    "the hottest physical partition needs an estimated {} of its RU/s, over the policy's {}",
+                    pct(u),
+                    pct(p.max_hot_utilisation)
+                ),
+            ));
+        }
+    }
+    let docs = c.documents.max(1) as f64;
+    let undefined = (c.undefined_documents + c.null_documents) as f64 / docs;
+    if undefined > p.max_undefined_share {
+        out.push(fail(
+            "POLICY_UNDEFINED_SHARE",
+            format!(
+                "{} of sample documents ({} without the key, {} with null) land in Undefined/Null partitions, over the policy's {}",
+                pct(undefined),
+                c.undefined_documents,
+                c.null_documents,
+                pct(p.max_undefined_share)
+            ),
+        ));
+    }
+    if let (Some(min), Some(first)) = (p.min_first_level, c.levels.first()) {
+        if first.distinct_prefixes < min {
+            out.push(fail(
+                "POLICY_FIRST_LEVEL_CARDINALITY",
+                format!(
+                    "the first level has {} distinct values in the sample, under the policy's {min}",
+                    first.distinct_prefixes
+                ),
+            ));
+        }
+    }
+    if let (Some(max), Some(w)) = (p.max_fanout_share, c.workload.as_ref()) {
+        let q = w["ru_demand"]["queries"].as_f64().unwrap_or(0.0);
+        let o = w["ru_demand"]["fanout_overhead"].as_f64().unwrap_or(0.0);
+        if q > 0.0 && o / q > max {
+            out.push(fail(
+                "POLICY_FANOUT_SHARE",
+                format!(
+                    "fan-out overhead is {} of query RU/s, over the policy's {}",
+                    pct(o / q),
+                    pct(max)
+                ),
+            ));
+        }
+    }
+    out
+}

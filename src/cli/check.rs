@@ -1,0 +1,316 @@
+//! `pkadvisor check` arguments, the `pkadvisor.toml` file they can come from, and their
+//! validation into a [`CheckConfig`]. Flags win over the file; the file's paths are relative to
+//! the file's folder.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::{analyze_config, AnalyzeArgs, AnalyzeConfig, ConfigError, FormatArg, HashVersionArg};
+use crate::ci::iac::{self, IacKey};
+use crate::ci::policy::{FailOn, Policy};
+
+/// Where CI annotations go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnnotationsArg {
+    /// GitHub Actions workflow commands (`::error file=…,line=…::`).
+    Github,
+    /// Azure Pipelines logging commands (`##vso[task.logissue …]`).
+    Azure,
+}
+
+/// `pkadvisor check` flags.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit codes: 0 the key passes the policy; 1 it does not (a policy failure, \
+a schema change or a regression against the baseline); 2 usage, config or input error. \
+See docs/ci.md."
+)]
+pub struct CheckArgs {
+    /// The container's partition key (same grammar as analyze's candidates).
+    #[arg(long, value_name = "SPEC")]
+    pub key: Option<String>,
+
+    /// Read the key from infrastructure code instead: Bicep, an ARM template (JSON) or Terraform
+    /// (`azurerm_cosmosdb_sql_container`).
+    #[arg(long, value_name = "FILE", conflicts_with = "key")]
+    pub from_iac: Option<PathBuf>,
+
+    /// Which container in the infrastructure file, when it declares several.
+    #[arg(long, value_name = "NAME", requires = "from_iac")]
+    pub container: Option<String>,
+
+    /// Other keys to compare with (repeatable; shown, never gated on).
+    #[arg(long, value_name = "SPEC")]
+    pub compare: Vec<String>,
+
+    /// Configuration file (default: ./pkadvisor.toml when present). Flags win over it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Which verdict fails the gate: `fail` (default) or `warn`.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOn>,
+
+    /// Fail when the largest logical partition passes this share of 20 GB (default 0.7).
+    #[arg(long, value_name = "FRACTION")]
+    pub max_partition_share: Option<f64>,
+
+    /// Fail when the hottest physical partition's utilisation passes this (default 1.0).
+    #[arg(long, value_name = "FRACTION")]
+    pub max_hot_utilisation: Option<f64>,
+
+    /// Fail when more than this share of documents lack the key or hold null (default 0).
+    #[arg(long, value_name = "FRACTION")]
+    pub max_undefined_share: Option<f64>,
+
+    /// Fail when a hierarchical key's first level has fewer distinct values (default: off).
+    #[arg(long, value_name = "N")]
+    pub min_first_level: Option<u64>,
+
+    /// Fail when fan-out overhead passes this share of query RU/s (default: off).
+    #[arg(long, value_name = "FRACTION")]
+    pub max_fanout_share: Option<f64>,
+
+    /// A previous JSON report (`--write-baseline`): fail on regressions against it.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Relative growth of the largest partition tolerated against the baseline (default 0.1).
+    #[arg(long, value_name = "FRACTION")]
+    pub baseline_tolerance: Option<f64>,
+
+    /// Write this run's JSON report as the new baseline.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+
+    /// Print CI annotations on stderr for findings and policy failures.
+    #[arg(long, value_enum, value_name = "CI")]
+    pub annotations: Option<AnnotationsArg>,
+
+    /// Analysis options, as for `analyze` (inputs, --total-size, --ru, --workload, --format…).
+    #[command(flatten)]
+    pub analysis: AnalyzeArgs,
+}
+
+/// `pkadvisor.toml` (docs/ci.md; JSON Schema in docs/pkadvisor-toml.schema.json).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckFile {
+    /// Sample files or folders.
+    #[serde(default)]
+    pub sample: Vec<PathBuf>,
+    /// The key.
+    pub key: Option<String>,
+    /// Infrastructure file holding the key.
+    pub from_iac: Option<PathBuf>,
+    /// Container name in it.
+    pub container: Option<String>,
+    /// Keys to compare with.
+    #[serde(default)]
+    pub compare: Vec<String>,
+    /// Production documents.
+    pub total_docs: Option<f64>,
+    /// Production size (`2TB`).
+    pub total_size: Option<String>,
+    /// Manual RU/s.
+    pub ru: Option<f64>,
+    /// Autoscale max RU/s.
+    pub autoscale_max_ru: Option<f64>,
+    /// Physical partitions at creation.
+    pub physical_partitions: Option<u32>,
+    /// Workload file.
+    pub workload: Option<PathBuf>,
+    /// Time field.
+    pub time_field: Option<String>,
+    /// Growth (`3x/year`).
+    pub growth: Option<String>,
+    /// Hash version (1 or 2).
+    pub hash_version: Option<u8>,
+    /// `--limit` overrides by name.
+    #[serde(default)]
+    pub limits: BTreeMap<String, toml::Value>,
+    /// Baseline report.
+    pub baseline: Option<PathBuf>,
+    /// Baseline tolerance.
+    pub baseline_tolerance: Option<f64>,
+    /// Annotations.
+    pub annotations: Option<AnnotationsArg>,
+    /// Policy.
+    #[serde(default)]
+    pub policy: PolicyFile,
+}
+
+/// The `[policy]` table.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    /// `fail` or `warn`.
+    pub fail_on: Option<FailOn>,
+    /// Largest logical partition, share of 20 GB.
+    pub max_partition_share: Option<f64>,
+    /// Hottest physical partition utilisation.
+    pub max_hot_utilisation: Option<f64>,
+    /// Share of Undefined/Null documents.
+    pub max_undefined_share: Option<f64>,
+    /// First-level distinct values of a hierarchical key.
+    pub min_first_level: Option<u64>,
+    /// Fan-out share of query RU/s.
+    pub max_fanout_share: Option<f64>,
+}
+
+/// Validated `check` settings.
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    /// The analysis: the key first, then the comparisons.
+    pub analysis: AnalyzeConfig,
+    /// Where the key came from, when from infrastructure code.
+    pub iac: Option<IacKey>,
+    /// The policy.
+    pub policy: Policy,
+    /// Baseline to compare with.
+    pub baseline: Option<PathBuf>,
+    /// Relative growth tolerated against the baseline.
+    pub baseline_tolerance: f64,
+    /// Where to write a new baseline.
+    pub write_baseline: Option<PathBuf>,
+    /// Annotations to print.
+    pub annotations: Option<AnnotationsArg>,
+    /// SARIF output instead of the report.
+    pub sarif: bool,
+}
+
+fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
+    toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
+}
+
+fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    match v {
+        Some(x) if !(x.is_finite() && x >= 0.0) => Err(ConfigError::Invalid(format!(
+            "{name} needs a non-negative number, got {x}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// Validates `check` flags, merged over `pkadvisor.toml`.
+pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
+    let default_file = PathBuf::from("pkadvisor.toml");
+    let (file, base) = match &c.config {
+        Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
+        None if default_file.is_file() => (read_file(&default_file)?, None),
+        None => (CheckFile::default(), None),
+    };
+    let rel = |p: PathBuf| match (&base, p.is_relative()) {
+        (Some(b), true) => b.join(p),
+        _ => p,
+    };
+    let a = &mut c.analysis;
+    if a.inputs.is_empty() {
+        a.inputs = file.sample.into_iter().map(rel).collect();
+    }
+    a.total_docs = a.total_docs.or(file.total_docs);
+    if a.total_docs.is_none() {
+        a.total_size = a.total_size.take().or(file.total_size);
+    }
+    if a.autoscale_max_ru.is_none() {
+        a.ru = a.ru.or(file.ru);
+    }
+    if a.ru.is_none() {
+        a.autoscale_max_ru = a.autoscale_max_ru.or(file.autoscale_max_ru);
+    }
+    a.physical_partitions = a.physical_partitions.or(file.physical_partitions);
+    a.workload = a.workload.take().or(file.workload.map(rel));
+    a.time_field = a.time_field.take().or(file.time_field);
+    a.growth = a.growth.take().or(file.growth);
+    if let Some(v) = file.hash_version {
+        if a.hash_version == HashVersionArg::V2 && v == 1 {
+            a.hash_version = HashVersionArg::V1;
+        }
+    }
+    let mut from_file: Vec<String> = file
+        .limits
+        .iter()
+        .map(|(k, v)| match v {
+            toml::Value::String(s) => format!("{k}={s}"),
+            toml::Value::Integer(i) => format!("{k}={i}"),
+            toml::Value::Float(f) => format!("{k}={f}"),
+            other => format!("{k}={other:?}"),
+        })
+        .collect();
+    from_file.append(&mut a.limits);
+    a.limits = from_file;
+    let sarif = matches!(a.format, Some(FormatArg::Sarif));
+    if sarif {
+        a.format = Some(FormatArg::Json);
+    }
+    // The key: --key, --from-iac, or the file's.
+    let from_iac = c.from_iac.or(file.from_iac.map(rel));
+    let container = c.container.or(file.container);
+    let (key, iac) = match (c.key.or(file.key), from_iac) {
+        (Some(k), None) => (k, None),
+        (_, Some(path)) => {
+            let found = iac::read_key(&path, container.as_deref())
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+            if found.version == 1 {
+                a.hash_version = HashVersionArg::V1;
+            }
+            (found.spec.clone(), Some(found))
+        }
+        (None, None) => {
+            return Err(ConfigError::Invalid(
+                "no key to check: pass --key /tenantId, --from-iac main.bicep, or set `key` in pkadvisor.toml".into(),
+            ))
+        }
+    };
+    let mut compare = c.compare;
+    if compare.is_empty() {
+        compare = file.compare;
+    }
+    a.candidate.insert(0, key);
+    a.candidate.extend(compare);
+    let p = file.policy;
+    let policy = Policy {
+        fail_on: c.fail_on.or(p.fail_on).unwrap_or(FailOn::Fail),
+        max_partition_share: share(
+            "--max-partition-share",
+            c.max_partition_share.or(p.max_partition_share),
+        )?
+        .unwrap_or(0.7),
+        max_hot_utilisation: share(
+            "--max-hot-utilisation",
+            c.max_hot_utilisation.or(p.max_hot_utilisation),
+        )?
+        .unwrap_or(1.0),
+        max_undefined_share: share(
+            "--max-undefined-share",
+            c.max_undefined_share.or(p.max_undefined_share),
+        )?
+        .unwrap_or(0.0),
+        min_first_level: c.min_first_level.or(p.min_first_level),
+        max_fanout_share: share(
+            "--max-fanout-share",
+            c.max_fanout_share.or(p.max_fanout_share),
+        )?,
+    };
+    let baseline_tolerance = share(
+        "--baseline-tolerance",
+        c.baseline_tolerance.or(file.baseline_tolerance),
+    )?
+    .unwrap_or(0.1);
+    let analysis = analyze_config(c.analysis)?;
+    Ok(CheckConfig {
+        analysis,
+        iac,
+        policy,
+        baseline: c.baseline.or(file.baseline.map(rel)),
+        baseline_tolerance,
+        write_baseline: c.write_baseline,
+        annotations: c.annotations.or(file.annotations),
+        sarif,
+    })
+}

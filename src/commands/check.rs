@@ -1,0 +1,148 @@
+//! `pkadvisor check`: the CI gate. Runs the analysis on the container's key (and any keys to
+//! compare), applies the policy, looks for schema changes in the sample and regressions against
+//! a baseline, prints the report with the gate's outcome, annotations for the CI system, and
+//! returns the exit code: 0 pass, 1 policy failure.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use crate::advise::Severity;
+use crate::analysis::analyze;
+use crate::ci::{self, annotations, baseline, policy, sarif, schema, CheckOutcome, Location};
+use crate::cli::check::{AnnotationsArg, CheckConfig};
+use crate::report::{render, OutputFormat};
+
+/// Exit code of a policy failure.
+pub const EXIT_POLICY: i32 = 1;
+
+/// Runs the gate; returns the exit code (0 pass, 1 policy failure).
+pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let a = &cfg.analysis;
+    let mut report = analyze(a)?;
+    let key = a.candidates[0].spec.clone();
+    let key_report = report
+        .candidates
+        .iter()
+        .find(|c| c.spec == key)
+        .context("the key's report is missing")?;
+    let at = cfg.iac.as_ref().map(|k| Location {
+        file: k.file.clone(),
+        line: k.line,
+    });
+    let mut violations = policy::evaluate(
+        key_report,
+        &cfg.policy,
+        a.limits.logical_partition_bytes,
+        at.as_ref(),
+    );
+    let inputs = crate::ingest::discover(&a.inputs, a.input_format)?;
+    let found = schema::examine(
+        &inputs,
+        &a.candidates[0],
+        a.csv_strings,
+        a.limits.key_value_bytes,
+    );
+    let schema_violations = schema::violations(&found, cfg.policy.max_undefined_share);
+    if schema_violations
+        .iter()
+        .any(|v| v.code == "SCHEMA_KEY_MISSING" || v.code == "SCHEMA_KEY_NULL")
+    {
+        // The schema findings say the same with the offending records.
+        violations.retain(|v| v.code != "POLICY_UNDEFINED_SHARE");
+    }
+    violations.extend(schema_violations);
+    if let Some(path) = &cfg.baseline {
+        let base = baseline::load(path)?;
+        violations.extend(baseline::compare(key_report, &base, cfg.baseline_tolerance));
+    }
+    violations.sort_by_key(|v| std::cmp::Reverse(v.severity));
+    let passed = !violations.iter().any(|v| v.severity == Severity::Fail);
+    report.check = Some(CheckOutcome {
+        key: key.clone(),
+        passed,
+        violations: violations.clone(),
+    });
+    if let Some(path) = &cfg.write_baseline {
+        std::fs::write(path, render(&report, OutputFormat::Json))
+            .with_context(|| format!("cannot write the baseline to {}", path.display()))?;
+    }
+    let summary = gate_text(&key, passed, &violations, !found.skipped_inputs.is_empty());
+    let text = if cfg.sarif {
+        let mut s = serde_json::to_string_pretty(&sarif::document(&violations))?;
+        s.push('\n');
+        s
+    } else {
+        match a.format {
+            OutputFormat::Json => render(&report, OutputFormat::Json),
+            OutputFormat::Markdown => {
+                format!("{}\n## Gate\n\n{summary}", render(&report, a.format))
+            }
+            OutputFormat::Table => format!("{}\n{summary}", render(&report, a.format)),
+        }
+    };
+    match &a.output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("cannot write the report to {}", path.display()))?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    let lines = match cfg.annotations {
+        Some(AnnotationsArg::Github) => annotations::github(&violations),
+        Some(AnnotationsArg::Azure) => annotations::azure(&violations),
+        None => Vec::new(),
+    };
+    for l in lines {
+        eprintln!("{l}");
+    }
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+        let md = format!(
+            "{}\n## Gate\n\n{summary}",
+            render(&report, OutputFormat::Markdown)
+        );
+        annotations::append_step_summary(std::path::Path::new(&path), &md)
+            .context("cannot append to GITHUB_STEP_SUMMARY")?;
+    }
+    eprintln!(
+        "pkadvisor check: {} ({} failure(s), {} warning(s))",
+        if passed { "PASS" } else { "FAIL" },
+        violations
+            .iter()
+            .filter(|v| v.severity == Severity::Fail)
+            .count(),
+        violations
+            .iter()
+            .filter(|v| v.severity == Severity::Warn)
+            .count(),
+    );
+    Ok(if passed { crate::EXIT_OK } else { EXIT_POLICY })
+}
+
+/// The gate's outcome in lines (Markdown-friendly bullets).
+fn gate_text(key: &str, passed: bool, violations: &[ci::Violation], stdin_skipped: bool) -> String {
+    let mut s = format!(
+        "Gate for key {key}: {}\n",
+        if passed { "PASS" } else { "FAIL" }
+    );
+    for v in violations {
+        let at = v
+            .locations
+            .iter()
+            .map(|l| format!("{}:{}", l.file, l.line))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let label = match v.severity {
+            Severity::Fail => "FAIL",
+            Severity::Warn => "WARN",
+            Severity::Info => "INFO",
+        };
+        if at.is_empty() {
+            s.push_str(&format!("- {label} {}: {}\n", v.code, v.message));
+        } else {
+            s.push_str(&format!("- {label} {}: {} ({at})\n", v.code, v.message));
+        }
+    }
+    if stdin_skipped {
+        s.push_str("- note: standard input cannot be read twice, so it was not examined for schema changes\n");
+    }
+    s
+}

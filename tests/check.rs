@@ -1,0 +1,276 @@
+//! `pkadvisor check`, the CI gate, driven as a CI job would run it: exit codes, messages, the
+//! `file:line` of the first offending records, annotation lines, SARIF and the step summary.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn check(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
+    c.arg("check").args(args).arg("--quiet");
+    c.env_remove("GITHUB_STEP_SUMMARY");
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().expect("runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)))
+}
+
+fn codes(r: &Value) -> Vec<String> {
+    r["check"]["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn passing_config_exits_0() {
+    let o = check(&["--config", "fixtures/ci/pkadvisor.toml"], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("Gate for key /customerId: PASS"));
+    let o = check(
+        &["--config", "fixtures/ci/pkadvisor.toml", "--format", "json"],
+        &[],
+    );
+    let r = json(&o);
+    assert_eq!(r["check"]["key"], "/customerId");
+    assert_eq!(r["check"]["passed"], true);
+    assert_eq!(r["check"]["violations"], serde_json::json!([]));
+}
+
+#[test]
+fn renamed_key_path_fails_at_the_first_renamed_record() {
+    let o = check(
+        &[
+            "fixtures/ci/renamed.jsonl",
+            "--key",
+            "/customerId",
+            "--annotations",
+            "github",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    let first = err.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "::error file=fixtures/ci/renamed.jsonl,line=581,title=SCHEMA_KEY_MISSING::20 of 600 documents lack the key path /customerId (renamed or optional?); they go to the Undefined partition. First: fixtures/ci/renamed.jsonl:581, fixtures/ci/renamed.jsonl:582, fixtures/ci/renamed.jsonl:583, fixtures/ci/renamed.jsonl:584, fixtures/ci/renamed.jsonl:585"
+    );
+    assert!(
+        err.ends_with("pkadvisor check: FAIL (1 failure(s), 0 warning(s))\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn key_that_became_a_number_fails_with_sarif_and_azure_lines() {
+    let o = check(
+        &[
+            "fixtures/ci/number.jsonl",
+            "--key",
+            "/customerId",
+            "--format",
+            "sarif",
+            "--annotations",
+            "azure",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let s = json(&o);
+    assert_eq!(s["version"], "2.1.0");
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["ruleId"], "SCHEMA_KEY_TYPE_CHANGED");
+    assert_eq!(results[0]["level"], "error");
+    let loc = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "fixtures/ci/number.jsonl");
+    assert_eq!(loc["region"]["startLine"], 101);
+    assert_eq!(
+        s["runs"][0]["tool"]["driver"]["rules"][0]["id"],
+        "SCHEMA_KEY_TYPE_CHANGED"
+    );
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("##vso[task.logissue type=error;sourcepath=fixtures/ci/number.jsonl;linenumber=101;code=SCHEMA_KEY_TYPE_CHANGED]5 documents have /customerId as a number where 595 others have a string"),
+        "{err}"
+    );
+}
+
+#[test]
+fn growth_past_the_threshold_fails_and_regresses_against_the_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    let base = base.to_str().unwrap();
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--key",
+            "/customerId",
+            "--total-size",
+            "50GB",
+            "--write-baseline",
+            base,
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let summary = dir.path().join("summary.md");
+    let o = check(
+        &[
+            "fixtures/ci/growth.jsonl",
+            "--key",
+            "/customerId",
+            "--total-size",
+            "50GB",
+            "--baseline",
+            base,
+            "--format",
+            "json",
+        ],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().unwrap())],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let r = json(&o);
+    let c = codes(&r);
+    // c0000: 260 of 858 documents = 30.3 % of 50 GB = 15.1 GB, 75.7 % of 20 GB (> 70 %).
+    for code in [
+        "POLICY_PARTITION_SIZE",
+        "BASELINE_VERDICT_DEGRADED",
+        "BASELINE_NEW_FINDING",
+        "BASELINE_PARTITION_GREW",
+        "BASELINE_SKEW_WORSE",
+    ] {
+        assert!(c.contains(&code.to_string()), "{code} in {c:?}");
+    }
+    let msg = r["check"]["violations"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("75.7% of the 20 GB limit, over the policy's 70.0%"),
+        "{msg}"
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("## Gate"), "{md}");
+    assert!(md.contains("Gate for key /customerId: FAIL"));
+    // The same growth passes a looser policy (the verdict is warn, not fail).
+    let o = check(
+        &[
+            "fixtures/ci/growth.jsonl",
+            "--key",
+            "/customerId",
+            "--total-size",
+            "50GB",
+            "--max-partition-share",
+            "0.8",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    // ... and fails again when warnings fail the build.
+    let o = check(
+        &[
+            "fixtures/ci/growth.jsonl",
+            "--key",
+            "/customerId",
+            "--total-size",
+            "50GB",
+            "--max-partition-share",
+            "0.8",
+            "--fail-on",
+            "warn",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn key_from_bicep_arm_and_terraform() {
+    for file in ["fixtures/ci/main.bicep", "fixtures/ci/azuredeploy.json"] {
+        let o = check(
+            &[
+                "fixtures/ci/sample.jsonl",
+                "--from-iac",
+                file,
+                "--format",
+                "json",
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", text(&o.stderr));
+        assert_eq!(json(&o)["check"]["key"], "/customerId", "{file}");
+    }
+    // Two containers in the Terraform file: the user must choose.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--from-iac",
+            "fixtures/ci/main.tf",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains(
+        "2 containers declare a partition key (orders, events); choose one with --container NAME"
+    ));
+    // The events container's MultiHash key is missing from the orders sample: the policy
+    // failure points at the key's declaration, main.tf line 15.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--from-iac",
+            "fixtures/ci/main.tf",
+            "--container",
+            "events",
+            "--format",
+            "json",
+            "--annotations",
+            "github",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let r = json(&o);
+    assert_eq!(r["check"]["key"], "/tenantId>/userId");
+    assert!(codes(&r).contains(&"SCHEMA_KEY_MISSING".to_string()));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("::error file=fixtures/ci/main.tf,line=15,title=KEY_PATH_MISSING::"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_and_config_errors_exit_2() {
+    let o = check(&["fixtures/ci/sample.jsonl"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no key to check: pass --key /tenantId"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("pkadvisor.toml");
+    std::fs::write(&bad, "key = \"/a\"\nmax_partiton_share = 1\n").unwrap();
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--config",
+            bad.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("pkadvisor.toml") && err.contains("max_partiton_share"),
+        "{err}"
+    );
+    let o = check(&["fixtures/ci/missing.jsonl", "--key", "/a"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+}
