@@ -27,7 +27,14 @@ See docs/candidates.md for the full grammar.";
 
 /// Choose an Azure Cosmos DB partition key from sample documents.
 #[derive(Debug, Parser)]
-#[command(name = "pkadvisor", version, about, long_about = None, max_term_width = 100)]
+#[command(
+    name = "pkadvisor",
+    version,
+    about,
+    long_about = None,
+    max_term_width = 100,
+    after_help = "Exit codes: 0 success; 1 `check` found a policy failure; 2 bad input, usage or configuration."
+)]
 pub struct Args {
     /// What to do.
     #[command(subcommand)]
