@@ -129,6 +129,28 @@ pub struct CheckFile {
     pub growth: Option<String>,
     /// Hash version (1 or 2).
     pub hash_version: Option<u8>,
+    /// Writes per second.
+    pub writes_per_sec: Option<f64>,
+    /// Point reads per second.
+    pub reads_per_sec: Option<f64>,
+    /// Access log.
+    pub ops: Option<PathBuf>,
+    /// Time bucket width (`15m`).
+    pub time_bucket: Option<String>,
+    /// Input format (`jsonl`, `json`, `csv`).
+    pub input_format: Option<String>,
+    /// Keep CSV fields strings.
+    pub csv_strings: Option<bool>,
+    /// Skip malformed records.
+    pub skip_invalid: Option<bool>,
+    /// Separator of composed keys.
+    pub separator: Option<String>,
+    /// Largest partitions listed.
+    pub top: Option<usize>,
+    /// Output format (`table`, `markdown`, `json`, `sarif`).
+    pub format: Option<String>,
+    /// Output file.
+    pub output: Option<PathBuf>,
     /// `--limit` overrides by name.
     #[serde(default)]
     pub limits: BTreeMap<String, toml::Value>,
@@ -224,6 +246,41 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
         a.autoscale_max_ru = a.autoscale_max_ru.or(file.autoscale_max_ru);
     }
     a.physical_partitions = a.physical_partitions.or(file.physical_partitions);
+    a.writes_per_sec = a.writes_per_sec.or(file.writes_per_sec);
+    a.reads_per_sec = a.reads_per_sec.or(file.reads_per_sec);
+    a.ops = a.ops.take().or(file.ops.map(rel));
+    a.time_bucket = a.time_bucket.take().or(file.time_bucket);
+    a.csv_strings |= file.csv_strings.unwrap_or(false);
+    a.skip_invalid |= file.skip_invalid.unwrap_or(false);
+    if a.separator == "-" {
+        if let Some(sep) = file.separator {
+            a.separator = sep;
+        }
+    }
+    if a.top == 10 {
+        a.top = file.top.unwrap_or(10);
+    }
+    if a.input_format.is_none() {
+        if let Some(f) = &file.input_format {
+            a.input_format = Some(
+                <super::InputFormatArg as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+                    ConfigError::Invalid(format!("input_format: `{f}` is not jsonl, json or csv"))
+                })?,
+            );
+        }
+    }
+    if a.format.is_none() {
+        if let Some(f) = &file.format {
+            a.format = Some(
+                <FormatArg as clap::ValueEnum>::from_str(f, true).map_err(|_| {
+                    ConfigError::Invalid(format!(
+                        "format: `{f}` is not table, markdown, json or sarif"
+                    ))
+                })?,
+            );
+        }
+    }
+    a.output = a.output.take().or(file.output.map(rel));
     a.workload = a.workload.take().or(file.workload.map(rel));
     a.time_field = a.time_field.take().or(file.time_field);
     a.growth = a.growth.take().or(file.growth);
@@ -313,4 +370,61 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
         annotations: c.annotations.or(file.annotations),
         sarif,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example in docs/ci.md uses every key; it must parse, and the JSON Schema for editors
+    /// must list exactly the keys the parser accepts.
+    #[test]
+    fn documented_example_parses_and_matches_the_schema() {
+        let doc = include_str!("../../docs/ci.md");
+        let start = doc.find("```toml\n").expect("toml block") + 8;
+        let end = start + doc[start..].find("```").expect("end");
+        let example = &doc[start..end];
+        let f: CheckFile = toml::from_str(example).expect("the documented example parses");
+        assert_eq!(f.key.as_deref(), Some("/customerId"));
+        assert_eq!(f.policy.min_first_level, Some(100));
+        let table: toml::Table = toml::from_str(example).unwrap();
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../docs/pkadvisor-toml.schema.json")).unwrap();
+        let props = schema["properties"].as_object().unwrap();
+        let mut documented: Vec<&String> = table.keys().collect();
+        documented.sort();
+        // Keys the example leaves out (alternatives to ones it sets).
+        let alternatives = [
+            "autoscale_max_ru",
+            "container",
+            "from_iac",
+            "growth",
+            "hash_version",
+            "physical_partitions",
+            "total_docs",
+            "reads_per_sec",
+            "ops",
+            "time_bucket",
+            "input_format",
+            "csv_strings",
+            "separator",
+            "top",
+            "output",
+        ];
+        let mut expected: Vec<&String> = props
+            .keys()
+            .filter(|k| !alternatives.contains(&k.as_str()))
+            .collect();
+        expected.sort();
+        assert_eq!(documented, expected);
+        let policy: Vec<&String> = table["policy"].as_table().unwrap().keys().collect();
+        let schema_policy: Vec<&String> = props["policy"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(policy.len(), schema_policy.len());
+        // Unknown keys are errors, not silently ignored.
+        assert!(toml::from_str::<CheckFile>("kee = \"/a\"").is_err());
+    }
 }
