@@ -61,14 +61,21 @@ pub fn evaluate(
             FailOn::Fail => f.severity == Severity::Fail,
             FailOn::Warn => f.severity >= Severity::Warn,
         };
-        if gate && counts {
-            out.push(Violation {
-                code: f.code.to_string(),
-                severity: Severity::Fail,
-                message: f.message.clone(),
-                locations: loc(),
-            });
-        }
+        // Findings at the failing severity fail the gate; other warnings are reported as
+        // warnings (annotated, never failing).
+        let severity = if gate && counts {
+            Severity::Fail
+        } else if f.severity >= Severity::Warn {
+            Severity::Warn
+        } else {
+            continue;
+        };
+        out.push(Violation {
+            code: f.code.to_string(),
+            severity,
+            message: f.message.clone(),
+            locations: loc(),
+        });
     }
     let share = c.max_logical_partition_bytes / limit_bytes;
     if share > p.max_partition_share {

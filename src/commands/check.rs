@@ -44,13 +44,15 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         a.limits.key_value_bytes,
     );
     let schema_violations = schema::violations(&found, cfg.policy.max_undefined_share);
-    if schema_violations
-        .iter()
-        .any(|v| v.code == "SCHEMA_KEY_MISSING" || v.code == "SCHEMA_KEY_NULL")
-    {
-        // The schema findings say the same with the offending records.
-        violations.retain(|v| v.code != "POLICY_UNDEFINED_SHARE");
-    }
+    // The schema findings say the same as these, with the offending records.
+    let has = |code: &str| schema_violations.iter().any(|v| v.code == code);
+    let (missing, null) = (has("SCHEMA_KEY_MISSING"), has("SCHEMA_KEY_NULL"));
+    violations.retain(|v| match v.code.as_str() {
+        "POLICY_UNDEFINED_SHARE" => !(missing || null),
+        "UNDEFINED_PARTITION" => !missing,
+        "NULL_PARTITION" => !null,
+        _ => true,
+    });
     violations.extend(schema_violations);
     if let Some(path) = &cfg.baseline {
         let base = baseline::load(path)?;
