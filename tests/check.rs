@@ -171,10 +171,24 @@ fn growth_past_the_threshold_fails_and_regresses_against_the_baseline() {
             "50GB",
             "--max-partition-share",
             "0.8",
+            "--annotations",
+            "github",
         ],
         &[],
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    // Its warnings are still annotated, without failing the step.
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(
+            "::warning title=LOGICAL_PARTITION_NEAR_LIMIT::logical partition `c0000` could reach"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("pkadvisor check: PASS (0 failure(s), 2 warning(s))"),
+        "{err}"
+    );
     // ... and fails again when warnings fail the build.
     let o = check(
         &[
