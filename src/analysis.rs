@@ -42,7 +42,14 @@ pub enum AnalyzeError {
 
 /// Runs the whole analysis and returns the ranked report.
 pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
-    let inputs = ingest::discover(&cfg.inputs, cfg.input_format)?;
+    let mut notes = Vec::new();
+    let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
+    for n in &notes {
+        eprintln!("pkadvisor: note: {n}");
+    }
+    for i in inputs.iter_mut() {
+        i.max_record_bytes = cfg.max_record_bytes;
+    }
     let mut plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
     let time_slot = cfg
         .time_field
@@ -88,7 +95,15 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     let (target, projection) = production_target(&acc, cfg);
     let sample_stored = target.mean_doc_bytes * acc.records_analyzed as f64;
     let scale = target.documents / acc.records_analyzed as f64;
-    let input_findings = input_findings(&acc, &cfg.limits);
+    let mut input_findings = input_findings(&acc, &cfg.limits);
+    input_findings.extend(notes.into_iter().map(|n| {
+        Finding::new(
+            "INPUT_PASSED_OVER",
+            Severity::Info,
+            n,
+            serde_json::json!({}),
+        )
+    }));
     let mut acc = acc;
     let (projectors, all_stats) = project_and_summarize(&mut acc, cfg, &target);
     let mean_doc_bytes = target.mean_doc_bytes;
@@ -243,12 +258,8 @@ fn project_and_summarize(
             Projector::new(&counts, target, one_item)
         })
         .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.threads.max(1))
-        .build()
-        .expect("thread pool");
     let l = &cfg.limits;
-    let stats = pool.install(|| {
+    let summarize_all = || {
         maps.into_par_iter()
             .zip(cfg.candidates.par_iter())
             .zip(projectors.par_iter())
@@ -268,7 +279,16 @@ fn project_and_summarize(
                 s
             })
             .collect()
-    });
+    };
+    // The scan already started this many threads; if a pool cannot be had now, summarise on
+    // the current thread (same result, slower).
+    let stats = match rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(summarize_all),
+        Err(_) => summarize_all(),
+    };
     (projectors, stats)
 }
 

@@ -51,6 +51,14 @@ pub enum ScanError {
         /// What is wrong.
         message: String,
     },
+    /// The operating system refused the worker threads.
+    #[error("cannot start {threads} worker threads: {cause} (try a smaller --threads)")]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// Why.
+        cause: String,
+    },
 }
 
 /// Reads every input and returns the merged accumulator.
@@ -63,7 +71,10 @@ pub fn scan(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .expect("thread pool");
+        .map_err(|e| ScanError::Threads {
+            threads,
+            cause: e.to_string(),
+        })?;
     let total: Option<u64> = inputs.iter().map(|i| i.size_bytes).sum();
     let progress = Progress::new(opts.progress, total);
     let counter = Arc::new(AtomicU64::new(0));
@@ -174,7 +185,7 @@ impl<'p> Worker<'p> {
                     if let [head @ .., b'\r'] = rec {
                         rec = head;
                     }
-                    if !rec.iter().all(u8::is_ascii_whitespace) {
+                    if !rec.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                         let pos = Position {
                             file: block.file,
                             line,

@@ -1429,3 +1429,25 @@ fn time_buckets_apply_offsets_and_epoch_units() {
         ])
     );
 }
+
+/// Integers above 2^53 in synthetic keys stay exact: as doubles, 9007199254740993 would become
+/// ...992 and two different ids would share one logical partition.
+#[test]
+fn big_integers_in_synthetic_keys_stay_distinct() {
+    let dir = tempdir();
+    let path = dir.path().join("ids.jsonl");
+    std::fs::write(
+        &path,
+        "{\"a\":9007199254740993,\"b\":\"x\"}\n{\"a\":9007199254740992,\"b\":\"x\"}\n",
+    )
+    .unwrap();
+    let r = analyze(path.to_str().unwrap(), &["/a+/b"], &[]).json();
+    let keys: Vec<String> = r["candidates"][0]["top_partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["key"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys.contains(&"9007199254740993-x".to_string()), "{keys:?}");
+}

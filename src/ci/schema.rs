@@ -140,7 +140,7 @@ pub fn examine(
             match &block.framing {
                 Framing::Lines { first_line } => {
                     for (i, line) in block.data.split(|&b| b == b'\n').enumerate() {
-                        if !line.iter().all(u8::is_ascii_whitespace) {
+                        if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                             record(line, first_line + i as u64, &mut out);
                         }
                     }

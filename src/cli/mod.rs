@@ -25,6 +25,13 @@ Candidate partition keys, comma-separated (repeatable):
   /tenantId>/userId>/id     hierarchical (MultiHash), up to 3 levels
 See docs/candidates.md for the full grammar.";
 
+/// Most worker threads accepted by `--threads`.
+pub const MAX_THREADS: usize = 256;
+
+/// Most physical partitions modelled (`--physical-partitions`, or implied by `--ru`): beyond
+/// it the layout would not fit in memory, and no real container comes near.
+pub const MAX_PHYSICAL_PARTITIONS: u32 = 100_000;
+
 /// Choose an Azure Cosmos DB partition key from sample documents.
 #[derive(Debug, Parser)]
 #[command(
@@ -118,9 +125,14 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     pub skip_invalid: bool,
 
-    /// Worker threads (default: all cores). The report is identical for any value.
+    /// Worker threads (default: all cores; at most 256). The report is identical for any value.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+
+    /// Longest record accepted (default 4MiB, twice Cosmos DB's 2 MB item limit); a longer line
+    /// stops the run with its line number.
+    #[arg(long, value_name = "SIZE")]
+    pub max_record_bytes: Option<String>,
 
     /// No progress bar.
     #[arg(short, long)]
@@ -279,6 +291,8 @@ pub struct AnalyzeConfig {
     pub skip_invalid: bool,
     /// Worker threads.
     pub threads: usize,
+    /// Longest record accepted, bytes.
+    pub max_record_bytes: usize,
     /// Show progress.
     pub progress: bool,
     /// Output format.
@@ -337,6 +351,20 @@ pub struct EpkConfig {
     pub batch: Option<PathBuf>,
     /// Boundaries for N partitions.
     pub ranges: Option<u32>,
+}
+
+/// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second).
+pub const MAX_RATE: f64 = 1e9;
+/// Largest `--total-size` (bytes, 1,000 PB) or `--total-docs` accepted.
+pub const MAX_TOTAL: f64 = 1e18;
+
+fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
+    match v {
+        Some(x) if x > max => Err(ConfigError::Invalid(format!(
+            "--{name} {x:e}: at most {max:e} (larger numbers are beyond any container and overflow the arithmetic)"
+        ))),
+        other => Ok(other),
+    }
 }
 
 fn positive(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
@@ -428,14 +456,16 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     }
     let projection = match (a.total_docs, &a.total_size) {
         (Some(n), _) => Some(Projection::TotalDocs(
-            positive("total-docs", Some(n))?.unwrap_or(n),
+            at_most("total-docs", positive("total-docs", Some(n))?, MAX_TOTAL)?.unwrap_or(n),
         )),
         (None, Some(s)) => Some(Projection::TotalSize(
-            parse_size(s).filter(|x| *x > 0.0).ok_or_else(|| {
-                ConfigError::Invalid(format!(
-                    "--total-size: cannot read `{s}`; use a size like 2TB, 500GB or 750000000000"
-                ))
-            })?,
+            parse_size(s)
+                .filter(|x| *x > 0.0 && *x <= MAX_TOTAL)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "--total-size: cannot read `{s}`; use a size like 2TB, 500GB or 750000000000 (at most 1,000 PB)"
+                    ))
+                })?,
         )),
         (None, None) => None,
     };
@@ -454,6 +484,19 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
             "--physical-partitions needs at least 1".into(),
         ));
     }
+    if let Some(out) = a.output.as_ref().filter(|p| p.as_os_str() != "-") {
+        if let Ok(target) = std::fs::canonicalize(out) {
+            if a.inputs
+                .iter()
+                .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
+            {
+                return Err(ConfigError::Invalid(format!(
+                    "-o {}: that is one of the inputs; writing the report there would destroy it",
+                    out.display()
+                )));
+            }
+        }
+    }
     let format = match (a.format, &a.output) {
         (Some(FormatArg::Table), _) => OutputFormat::Table,
         (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
@@ -468,12 +511,59 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     if a.threads == Some(0) {
         return Err(ConfigError::Invalid("--threads needs at least 1".into()));
     }
+    if let Some(t) = a.threads.filter(|&t| t > MAX_THREADS) {
+        return Err(ConfigError::Invalid(format!(
+            "--threads {t}: at most {MAX_THREADS} (more threads than cores only slows the run down)"
+        )));
+    }
+    let max_record_bytes = match &a.max_record_bytes {
+        None => crate::ingest::DEFAULT_MAX_RECORD_BYTES,
+        Some(s) => parse_size(s)
+            .filter(|x| *x >= 1024.0 && *x <= (1u64 << 32) as f64)
+            .map(|x| x as usize)
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--max-record-bytes: cannot read `{s}`; use a size between 1KB and 4GB, like 8MB"
+                ))
+            })?,
+    };
+    if let Some(n) = a
+        .physical_partitions
+        .filter(|&n| n > MAX_PHYSICAL_PARTITIONS)
+    {
+        return Err(ConfigError::Invalid(format!(
+            "--physical-partitions {n}: pkadvisor models at most {MAX_PHYSICAL_PARTITIONS} physical partitions (5 PB at 50 GB each)"
+        )));
+    }
+    if let Some(p) = provisioning {
+        let per = match p {
+            Provisioning::Manual { .. } => limits.manual_ru_per_partition,
+            Provisioning::Autoscale { .. } => limits.autoscale_ru_per_partition,
+        };
+        let n = p.ru_per_sec() / per.max(1.0);
+        if n > MAX_PHYSICAL_PARTITIONS as f64 {
+            return Err(ConfigError::Invalid(format!(
+                "{} RU/s would mean {} physical partitions at creation; pkadvisor models at most {MAX_PHYSICAL_PARTITIONS} ({} RU/s)",
+                crate::report::count(p.ru_per_sec()),
+                crate::report::count(n.ceil()),
+                crate::report::count(MAX_PHYSICAL_PARTITIONS as f64 * per)
+            )));
+        }
+    }
     let mut workload = match &a.workload {
         Some(p) => crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
         None => crate::workload::Workload::default(),
     };
-    let writes_per_sec = positive("writes-per-sec", a.writes_per_sec)?;
-    let reads_per_sec = positive("reads-per-sec", a.reads_per_sec)?;
+    let writes_per_sec = at_most(
+        "writes-per-sec",
+        positive("writes-per-sec", a.writes_per_sec)?,
+        MAX_RATE,
+    )?;
+    let reads_per_sec = at_most(
+        "reads-per-sec",
+        positive("reads-per-sec", a.reads_per_sec)?,
+        MAX_RATE,
+    )?;
     let mut queries = Vec::new();
     for q in &a.queries {
         queries.push(
@@ -555,6 +645,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         csv_strings: a.csv_strings,
         skip_invalid: a.skip_invalid,
         threads,
+        max_record_bytes,
         progress: !a.quiet && std::io::stderr().is_terminal(),
         format,
         output: a.output.filter(|p| p.as_os_str() != "-"),

@@ -36,7 +36,10 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         a.limits.logical_partition_bytes,
         at.as_ref(),
     );
-    let inputs = crate::ingest::discover(&a.inputs, a.input_format)?;
+    let mut inputs = crate::ingest::discover(&a.inputs, a.input_format)?;
+    for i in inputs.iter_mut() {
+        i.max_record_bytes = a.max_record_bytes;
+    }
     let found = schema::examine(
         &inputs,
         &a.candidates[0],

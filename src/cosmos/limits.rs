@@ -186,7 +186,7 @@ pub fn parse_size(text: &str) -> Option<f64> {
         "tib" => 1024f64.powi(4),
         _ => return None,
     };
-    Some(num * mult)
+    Some(num * mult).filter(|x| x.is_finite())
 }
 
 #[cfg(test)]

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use super::{Block, Framing, IngestError, RecordReader, Span, BLOCK_BYTES};
 use crate::keys::extract::is_json_number;
 
-/// Remembers the last byte read, to know whether the file ends with a newline.
+/// Remembers the last byte read, to know whether the file ends with a newline, and the last
+/// byte that is not a line end, to know whether a quoted field was closed.
 struct LastByte<R> {
     inner: R,
     last: Arc<AtomicU8>,
+    last_content: Arc<AtomicU8>,
 }
 
 impl<R: Read> Read for LastByte<R> {
@@ -20,6 +22,9 @@ impl<R: Read> Read for LastByte<R> {
         let n = self.inner.read(buf)?;
         if n > 0 {
             self.last.store(buf[n - 1], Ordering::Relaxed);
+            if let Some(b) = buf[..n].iter().rev().find(|b| **b != b'\n' && **b != b'\r') {
+                self.last_content.store(*b, Ordering::Relaxed);
+            }
         }
         Ok(n)
     }
@@ -29,6 +34,9 @@ impl<R: Read> Read for LastByte<R> {
 pub struct CsvReader<R: Read> {
     rdr: csv::Reader<LastByte<R>>,
     last: Arc<AtomicU8>,
+    last_content: Arc<AtomicU8>,
+    /// Line of the latest record holding a line break inside a field (a quoted field).
+    multiline_at: Option<u64>,
     file: u32,
     name: String,
     strings: bool,
@@ -50,16 +58,20 @@ impl<R: BufRead + Send> CsvReader<R> {
             Err(_) => 1,
         };
         let last = Arc::new(AtomicU8::new(0));
+        let last_content = Arc::new(AtomicU8::new(0));
         let rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
             .from_reader(LastByte {
                 inner,
                 last: last.clone(),
+                last_content: last_content.clone(),
             });
         CsvReader {
             rdr,
             last,
+            last_content,
+            multiline_at: None,
             file,
             name,
             strings,
@@ -118,7 +130,29 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
                 });
             }
             let mut names = Vec::new();
-            for f in self.record.iter() {
+            let mut seen: std::collections::HashMap<Vec<u8>, usize> = Default::default();
+            for (i, f) in self.record.iter().enumerate() {
+                if std::str::from_utf8(f).is_err() {
+                    self.done = true;
+                    return Err(IngestError::Structure {
+                        file: self.name.clone(),
+                        line: 1,
+                        column: 1,
+                        message: format!(
+                            "the header's column {} is not valid UTF-8: save the file as UTF-8",
+                            i + 1
+                        ),
+                    });
+                }
+                if let Some(first) = seen.insert(f.to_vec(), i) {
+                    eprintln!(
+                        "pkadvisor: warning: {}:1: column {} repeats the name `{}` of column {}: each row keeps the value of the last one",
+                        self.name,
+                        i + 1,
+                        String::from_utf8_lossy(f),
+                        first + 1
+                    );
+                }
                 let mut n = Vec::new();
                 push_json_string(&mut n, f);
                 names.push(n);
@@ -132,6 +166,18 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
         while data.len() < BLOCK_BYTES {
             if !self.read()? {
                 self.done = true;
+                // A quoted field never closed swallows every following row into one value; the
+                // csv parser ends it silently at the end of the file.
+                if let Some(line) = self.multiline_at {
+                    if self.last_content.load(Ordering::Relaxed) != b'"' {
+                        return Err(IngestError::Structure {
+                            file: self.name.clone(),
+                            line,
+                            column: 1,
+                            message: "a quoted field opened in this row is never closed: every following row was read into it (look for a stray `\"`)".into(),
+                        });
+                    }
+                }
                 // The last row includes no terminator if the file does not end with one.
                 if let Some(last) = spans.last_mut() {
                     if self.last.load(Ordering::Relaxed) != b'\n' {
@@ -152,7 +198,36 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
                 .saturating_sub(pos.byte())
                 .saturating_sub(self.terminator);
             let start = data.len();
-            if self.record.len() != headers.len() {
+            self.multiline_at = self
+                .record
+                .iter()
+                .any(|f| f.contains(&b'\n'))
+                .then(|| pos.line());
+            let blank = self.record.iter().all(|f| f.is_empty());
+            let bad_utf8 = self
+                .record
+                .iter()
+                .position(|f| std::str::from_utf8(f).is_err());
+            if blank {
+                bad.push((
+                    spans.len(),
+                    "a blank row (only separators, as spreadsheets pad exports): not a document; delete such rows or pass --skip-invalid to count and skip them".into(),
+                ));
+            } else if let Some(col) = bad_utf8 {
+                bad.push((
+                    spans.len(),
+                    format!(
+                        "field {} (column `{}`) is not valid UTF-8: save the file as UTF-8",
+                        col + 1,
+                        String::from_utf8_lossy(
+                            headers
+                                .get(col)
+                                .map(|h| &h[1..h.len().saturating_sub(1)])
+                                .unwrap_or(b"?")
+                        )
+                    ),
+                ));
+            } else if self.record.len() != headers.len() {
                 bad.push((
                     spans.len(),
                     format!(

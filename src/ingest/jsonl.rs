@@ -12,6 +12,7 @@ pub struct JsonLinesReader<R> {
     next_line: u64,
     carry: Vec<u8>,
     eof: bool,
+    max_record: usize,
 }
 
 impl<R: BufRead + Send> JsonLinesReader<R> {
@@ -24,6 +25,26 @@ impl<R: BufRead + Send> JsonLinesReader<R> {
             next_line: 1,
             carry: Vec::new(),
             eof: false,
+            max_record: super::DEFAULT_MAX_RECORD_BYTES,
+        }
+    }
+
+    /// Sets the longest line accepted.
+    pub fn max_record_bytes(mut self, n: usize) -> Self {
+        self.max_record = n;
+        self
+    }
+
+    fn too_long(&self, data: &[u8], line_start: usize) -> IngestError {
+        let line = self.next_line + memchr::memchr_iter(b'\n', &data[..line_start]).count() as u64;
+        IngestError::Structure {
+            file: self.name.clone(),
+            line,
+            column: 1,
+            message: format!(
+                "a line longer than {} bytes with no newline: a Cosmos DB item is at most 2 MB, so this is not JSON Lines (a pretty-printed file? pass --input-format json) or not text at all; if it really is one record, raise --max-record-bytes",
+                self.max_record
+            ),
         }
     }
 }
@@ -35,17 +56,20 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
         }
         let mut data = std::mem::take(&mut self.carry);
         data.reserve(BLOCK_BYTES + (1 << 16));
+        // Where the current (unfinished) line starts, and how far newlines were looked for: each
+        // byte is searched once, so a long line costs linear time.
+        let mut line_start = memchr::memrchr(b'\n', &data).map_or(0, |i| i + 1);
+        let mut scanned = data.len();
         // Fill to the target size, then keep reading until the block ends on a newline.
         while !self.eof {
             let want = if data.len() < BLOCK_BYTES {
                 BLOCK_BYTES - data.len()
-            } else if memchr::memrchr(b'\n', &data).is_none() {
+            } else if line_start == 0 {
                 // One line longer than a block: keep growing until it ends.
                 BLOCK_BYTES
             } else {
                 break;
             };
-            let before = data.len();
             let n = (&mut self.inner)
                 .take(want as u64)
                 .read_to_end(&mut data)
@@ -56,7 +80,13 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             if n == 0 {
                 self.eof = true;
             }
-            debug_assert_eq!(data.len(), before + n);
+            if let Some(i) = memchr::memrchr(b'\n', &data[scanned..]) {
+                line_start = scanned + i + 1;
+            }
+            scanned = data.len();
+            if data.len() - line_start > self.max_record {
+                return Err(self.too_long(&data, line_start));
+            }
         }
         if !self.eof {
             // Cut after the last newline; the rest starts the next block.

@@ -60,7 +60,14 @@ pub struct InputSource {
     pub compression: Compression,
     /// Size on disk (compressed), for progress; unknown for stdin.
     pub size_bytes: Option<u64>,
+    /// The longest record accepted, in bytes ([`DEFAULT_MAX_RECORD_BYTES`]): past it the input is
+    /// not what it claims to be (a Cosmos DB item is at most 2 MB), or never ends (`/dev/zero`).
+    pub max_record_bytes: usize,
 }
+
+/// Default longest record: 4 MiB, twice the 2 MB item limit (pretty-printed JSON is larger than
+/// what the service stores). `--max-record-bytes` changes it.
+pub const DEFAULT_MAX_RECORD_BYTES: usize = 4 << 20;
 
 /// Where a record starts: file index, 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -193,7 +200,35 @@ pub fn discover(
     inputs: &[PathBuf],
     forced: Option<InputFormat>,
 ) -> Result<Vec<InputSource>, IngestError> {
-    let mut out = Vec::new();
+    discover_noting(inputs, forced, &mut Vec::new())
+}
+
+/// [`discover`], with a note for everything passed over: a file reached twice (listed twice, or
+/// through a symbolic link; read once), a symbolic-link loop, a link to nothing, a FIFO or a
+/// device inside a directory (it could block forever; name it on the command line to read it).
+pub fn discover_noting(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<InputSource>, IngestError> {
+    let mut out: Vec<InputSource> = Vec::new();
+    let mut seen_files: std::collections::HashMap<PathBuf, String> = Default::default();
+    let mut first_time = |path: &Path, notes: &mut Vec<String>| -> bool {
+        let Ok(canonical) = std::fs::canonicalize(path) else {
+            return true;
+        };
+        let name = path.display().to_string();
+        match seen_files.get(&canonical) {
+            Some(first) => {
+                notes.push(format!("{name} is the same file as {first}: read once"));
+                false
+            }
+            None => {
+                seen_files.insert(canonical, name);
+                true
+            }
+        }
+    };
     for p in inputs {
         if p.as_os_str() == "-" {
             out.push(InputSource {
@@ -202,6 +237,7 @@ pub fn discover(
                 format: forced,
                 compression: Compression::None,
                 size_bytes: None,
+                max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             });
             continue;
         }
@@ -211,10 +247,13 @@ pub fn discover(
         })?;
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(p, &mut files)?;
+            walk(p, &mut files, &mut Default::default(), notes)?;
             files.sort();
             let before = out.len();
             for f in files {
+                if !first_time(&f, notes) {
+                    continue;
+                }
                 let name = f.to_string_lossy().into_owned();
                 let (compression, ext) = ext_of(&name);
                 if let Some(fmt) = format_for_ext(&ext) {
@@ -225,6 +264,7 @@ pub fn discover(
                         format: forced.or(fmt),
                         compression,
                         size_bytes: size,
+                        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                     });
                 }
             }
@@ -235,6 +275,9 @@ pub fn discover(
                 )));
             }
         } else {
+            if !first_time(p, notes) {
+                continue;
+            }
             let name = p.to_string_lossy().into_owned();
             let (compression, ext) = ext_of(&name);
             let format = match (forced, format_for_ext(&ext)) {
@@ -253,27 +296,55 @@ pub fn discover(
                 format,
                 compression,
                 size_bytes: Some(meta.len()),
+                max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             });
         }
     }
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), IngestError> {
-    let rd = std::fs::read_dir(dir).map_err(|e| IngestError::Io {
+/// Collects the files below `dir`. Symbolic links are followed, but each directory is entered
+/// once (by its canonical path), so link loops end; anything that is not a regular file or a
+/// directory (FIFO, socket, device) is passed over with a note.
+fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen_dirs: &mut std::collections::HashSet<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<(), IngestError> {
+    let io = |e: io::Error| IngestError::Io {
         file: dir.display().to_string(),
         cause: e,
-    })?;
+    };
+    let canonical = std::fs::canonicalize(dir).map_err(io)?;
+    if !seen_dirs.insert(canonical) {
+        notes.push(format!(
+            "{}: a directory already walked (symbolic-link loop?): passed over",
+            dir.display()
+        ));
+        return Ok(());
+    }
+    let rd = std::fs::read_dir(dir).map_err(io)?;
     for entry in rd {
-        let entry = entry.map_err(|e| IngestError::Io {
-            file: dir.display().to_string(),
-            cause: e,
-        })?;
+        let entry = entry.map_err(io)?;
         let path = entry.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else {
+        // `metadata` follows links; a dangling link has none.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            notes.push(format!(
+                "{}: a symbolic link to nothing: passed over",
+                path.display()
+            ));
+            continue;
+        };
+        if meta.is_dir() {
+            walk(&path, out, seen_dirs, notes)?;
+        } else if meta.is_file() {
             out.push(path);
+        } else if format_for_ext(&ext_of(&path.to_string_lossy()).1).is_some() {
+            notes.push(format!(
+                "{}: not a regular file (a FIFO, socket or device could block forever): passed over; name it on the command line to read it",
+                path.display()
+            ));
         }
     }
     Ok(())
@@ -318,7 +389,9 @@ pub fn open(
     };
     let name = src.display.clone();
     Ok(match format {
-        InputFormat::Jsonl => Box::new(JsonLinesReader::new(reader, file_index, name)),
+        InputFormat::Jsonl => Box::new(
+            JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
+        ),
         InputFormat::Json => Box::new(JsonArrayReader::new(reader, file_index, name)),
         InputFormat::Csv => Box::new(CsvReader::new(reader, file_index, name, csv_strings)),
     })

@@ -73,7 +73,7 @@ pub fn peek_paths(inputs: &[InputSource], max_records: u64, csv_strings: bool) -
                     if out.documents >= max_records {
                         break;
                     }
-                    if !line.iter().all(u8::is_ascii_whitespace) {
+                    if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                         record(line, &mut out);
                     }
                 }

@@ -21,6 +21,9 @@ pub struct PathTrie {
 struct TrieNode {
     children: Vec<(Box<[u8]>, u32)>,
     slot: Option<u32>,
+    /// Slots of every path strictly below this node: a repeated property replaces its whole
+    /// subtree (last wins), so these are reset when the property appears again.
+    below: Vec<u32>,
 }
 
 impl PathTrie {
@@ -36,7 +39,9 @@ impl PathTrie {
     /// returns the same slot, so candidates sharing a property extract it once.
     pub fn insert<S: AsRef<str>>(&mut self, segments: &[S]) -> usize {
         let mut node = 0usize;
+        let mut trail = Vec::with_capacity(segments.len());
         for seg in segments {
+            trail.push(node);
             let seg = seg.as_ref().as_bytes();
             let found = self.nodes[node]
                 .children
@@ -59,6 +64,10 @@ impl PathTrie {
                 let slot = self.slots;
                 self.nodes[node].slot = Some(slot as u32);
                 self.slots += 1;
+                // Every proper ancestor except the root (a document is one object) owns it.
+                for &a in trail.iter().skip(1) {
+                    self.nodes[a].below.push(slot as u32);
+                }
                 slot
             }
         }
@@ -190,6 +199,13 @@ impl<'a> Scanner<'a, '_> {
         depth: usize,
     ) -> Result<(), ScanError> {
         let slot = node.and_then(|n| self.trie.nodes[n].slot);
+        if let Some(n) = node {
+            // A property seen again replaces its whole subtree: `{"a":{"b":1},"a":5}` has no
+            // `/a/b`.
+            for &s in &self.trie.nodes[n].below {
+                values[s as usize] = Extracted::Missing;
+            }
+        }
         match self.peek() {
             Some(b'{') => {
                 if depth >= MAX_DEPTH {
@@ -288,7 +304,15 @@ impl<'a> Scanner<'a, '_> {
                     }
                 }
                 None => {
-                    self.skip_string()?;
+                    // Not a key path, but the document must be valid whatever the candidates:
+                    // a name with escapes is checked like any other string.
+                    let start = self.pos + 1;
+                    if self.skip_string()? && unescape(&self.buf[start..self.pos - 1]).is_none() {
+                        return Err(ScanError {
+                            offset: start,
+                            message: "invalid escape sequence or unpaired surrogate in a string",
+                        });
+                    }
                     None
                 }
             };
@@ -620,6 +644,44 @@ mod tests {
         let t = trie(&[&["a"]]);
         let (v, _) = scan(r#"{"a":1,"a":2}"#, &t).unwrap();
         assert_eq!(v[0], Extracted::Number(b"2"));
+    }
+
+    #[test]
+    fn an_overwritten_parent_loses_its_children() {
+        let t = trie(&[&["a"], &["a", "b"], &["a", "c", "d"]]);
+        let (v, _) = scan(r#"{"a":{"b":"x","c":{"d":1}},"a":5}"#, &t).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                Extracted::Number(b"5"),
+                Extracted::Missing,
+                Extracted::Missing
+            ]
+        );
+        // The other way round: the later object's children stand.
+        let (v, _) = scan(r#"{"a":5,"a":{"b":"y"}}"#, &t).unwrap();
+        assert_eq!(
+            v,
+            vec![
+                Extracted::Composite,
+                Extracted::Str("y".into()),
+                Extracted::Missing
+            ]
+        );
+    }
+
+    #[test]
+    fn property_names_are_validated_off_the_key_paths_too() {
+        let t = trie(&[&["a"]]);
+        let bad = r#"{"a":1,"o":{"\ud800x":2}}"#;
+        let e = scan(bad, &t).unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid escape sequence or unpaired surrogate in a string"
+        );
+        // The same document fails the same way when a candidate reads inside `o`.
+        let t2 = trie(&[&["a"], &["o", "z"]]);
+        assert_eq!(scan(bad, &t2).unwrap_err().message, e.message);
     }
 
     #[test]

@@ -227,13 +227,22 @@ fn encode_direct(v: &Extracted<'_>, out: &mut Vec<u8>) -> Result<(), KeyError> {
 }
 
 /// The string an application would write for a value when concatenating it: strings as is,
-/// numbers as the shortest decimal that round-trips (`5`, not `5.0`), booleans as `true`/`false`.
+/// integers digit for digit (exact beyond 2^53), other numbers as the shortest decimal that
+/// round-trips (`5`, not `5.0`), booleans as `true`/`false`.
 fn write_string_form(v: &Extracted<'_>, out: &mut Vec<u8>) -> Result<(), KeyError> {
     match v {
         Extracted::Str(s) => out.extend_from_slice(s.as_bytes()),
         Extracted::Number(t) => {
             let x = parse_number(t)?;
-            out.extend_from_slice(x.to_string().as_bytes());
+            let digits = t.strip_prefix(b"-").unwrap_or(t);
+            if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && x != 0.0 {
+                // An integer is written as the application's integer type would write it, digit
+                // for digit: 9007199254740993 stays itself (as a double it would become
+                // ...992 and merge with its neighbour).
+                out.extend_from_slice(t);
+            } else {
+                out.extend_from_slice(x.to_string().as_bytes());
+            }
         }
         Extracted::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Extracted::Composite => return Err(KeyError::CompositeValue),
