@@ -1451,3 +1451,31 @@ fn big_integers_in_synthetic_keys_stay_distinct() {
     assert_eq!(keys.len(), 2, "{keys:?}");
     assert!(keys.contains(&"9007199254740993-x".to_string()), "{keys:?}");
 }
+
+/// Keys far beyond the 2,048-byte limit are cut in the table (with their size), so the table
+/// stays small and fast; the JSON keeps them whole.
+#[test]
+fn long_keys_are_shortened_in_the_table() {
+    let dir = tempdir();
+    let path = dir.path().join("long.jsonl");
+    let mut text = String::new();
+    for i in 0..20 {
+        text.push_str(&format!("{{\"k\":\"{i}{}\"}}\n", "x".repeat(100_000)));
+    }
+    std::fs::write(&path, text).unwrap();
+    let out = Test::new()
+        .args(["analyze", path.to_str().unwrap(), "-c", "/k", "--top", "3"])
+        .run()
+        .success();
+    assert!(out.stdout.len() < 20_000, "{} bytes", out.stdout.len());
+    assert!(
+        out.stdout.contains("… (100002 bytes in all)"),
+        "{}",
+        out.stdout
+    );
+    let r = analyze(path.to_str().unwrap(), &["/k"], &["--top", "3"]).json();
+    let key = r["candidates"][0]["top_partitions"][0]["key"]
+        .as_str()
+        .unwrap();
+    assert_eq!(key.len(), 100_002);
+}

@@ -5,6 +5,19 @@ use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use super::sections::{blocks, Block};
 use super::{Renderer, Report};
 
+/// Longest cell shown in full; a partition key value is at most 2,048 bytes, and wrapping a
+/// longer cell costs time quadratic in its length.
+pub const MAX_CELL_CHARS: usize = 200;
+
+/// A cell cut to [`MAX_CELL_CHARS`] with its full size stated (the JSON output keeps it whole).
+pub fn shorten(cell: &str) -> String {
+    if cell.chars().count() <= MAX_CELL_CHARS {
+        return cell.to_string();
+    }
+    let head: String = cell.chars().take(MAX_CELL_CHARS - 40).collect();
+    format!("{head}… ({} bytes in all)", cell.len())
+}
+
 /// Renders for a terminal.
 pub struct TableRenderer;
 
@@ -45,7 +58,7 @@ impl Renderer for TableRenderer {
                         .set_width(160)
                         .set_header(headers);
                     for r in rows {
-                        t.add_row(r);
+                        t.add_row(r.into_iter().map(|c| shorten(&c)));
                     }
                     out.push_str(&t.to_string());
                     out.push('\n');
@@ -53,5 +66,22 @@ impl Renderer for TableRenderer {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_cells_are_cut_with_their_size() {
+        assert_eq!(shorten("short"), "short");
+        let long = "k".repeat(100_000);
+        let s = shorten(&long);
+        assert_eq!(
+            s.chars().count(),
+            160 + "… (100000 bytes in all)".chars().count()
+        );
+        assert!(s.ends_with("… (100000 bytes in all)"));
     }
 }
