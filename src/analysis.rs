@@ -65,6 +65,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         progress: cfg.progress,
         time_slot,
         time_bucket_secs: time_slot.map(|_| fine_bucket),
+        max_record_bytes: cfg.max_record_bytes,
     };
     let timing = std::env::var_os("PKADVISOR_TIMING").is_some();
     let started = std::time::Instant::now();

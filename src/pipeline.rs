@@ -31,6 +31,8 @@ pub struct ScanOptions {
     pub time_slot: Option<usize>,
     /// Width of time buckets for hot-spot analysis, seconds (requires `time_slot`).
     pub time_bucket_secs: Option<i64>,
+    /// Longest record accepted; a longer one is a bad record.
+    pub max_record_bytes: usize,
 }
 
 /// Why a scan stopped.
@@ -243,6 +245,18 @@ impl<'p> Worker<'p> {
                 message,
             });
         };
+        if rec.len() > self.opts.max_record_bytes {
+            bad(
+                0,
+                format!(
+                    "a record of {} bytes, over the {}-byte limit (--max-record-bytes): a Cosmos DB item is at most 2 MB",
+                    rec.len(),
+                    self.opts.max_record_bytes
+                ),
+                acc,
+            );
+            return;
+        }
         if self.check_utf8 {
             if let Err(e) = std::str::from_utf8(rec) {
                 bad(e.valid_up_to(), "invalid UTF-8".into(), acc);

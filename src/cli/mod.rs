@@ -519,7 +519,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     let max_record_bytes = match &a.max_record_bytes {
         None => crate::ingest::DEFAULT_MAX_RECORD_BYTES,
         Some(s) => parse_size(s)
-            .filter(|x| *x >= 1024.0 && *x <= (1u64 << 32) as f64)
+            .filter(|x| *x >= 1000.0 && *x <= (1u64 << 32) as f64)
             .map(|x| x as usize)
             .ok_or_else(|| {
                 ConfigError::Invalid(format!(

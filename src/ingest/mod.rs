@@ -374,18 +374,26 @@ pub fn open(
         Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(counted))),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
     };
+    reader_from(decoded, src, file_index, csv_strings).map_err(io_err)
+}
+
+/// The record reader for an already opened (and decompressed) byte stream: a UTF-8 byte-order
+/// mark skipped, the format sniffed when `src` does not name one. Fuzz targets and tests feed
+/// it bytes directly.
+pub fn reader_from(
+    decoded: Box<dyn Read + Send>,
+    src: &InputSource,
+    file_index: u32,
+    csv_strings: bool,
+) -> io::Result<Box<dyn RecordReader>> {
     let mut reader = BufReader::with_capacity(1 << 20, decoded);
     // A UTF-8 byte-order mark (common in files exported on Windows) is not part of the data.
-    if reader
-        .fill_buf()
-        .map_err(io_err)?
-        .starts_with(b"\xEF\xBB\xBF")
-    {
+    if reader.fill_buf()?.starts_with(b"\xEF\xBB\xBF") {
         reader.consume(3);
     }
     let format = match src.format {
         Some(f) => f,
-        None => sniff(&mut reader).map_err(io_err)?,
+        None => sniff(&mut reader)?,
     };
     let name = src.display.clone();
     Ok(match format {
