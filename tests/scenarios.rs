@@ -613,3 +613,42 @@ fn time_to_limit_ignores_partitions_no_longer_written() {
     let ttl = &candidate(&r, "/k")["workload"]["time_to_limit"];
     assert_eq!(ttl["key"], "live", "{ttl}");
 }
+
+/// The layout of a unique key no longer depends on how many sample keys were hashed: the first
+/// 500 documents of the fixture and all 3,000 give the same physical partitions and the same
+/// usable throughput share (the tail is spread evenly over the key space).
+#[test]
+fn unique_key_layout_does_not_depend_on_sample_size() {
+    let all = std::fs::read_to_string("fixtures/events.jsonl").unwrap();
+    let f = temp_jsonl(all.lines().take(500).map(str::to_string));
+    let layout = |path: &str| {
+        let (code, r, err) = run(&[
+            "analyze",
+            path,
+            "-c",
+            "/id",
+            "--total-size",
+            "1TB",
+            "--ru",
+            "60000",
+            "--writes-per-sec",
+            "3000",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let l = candidate(&r, "/id")["layout"].clone();
+        (
+            l["physical_partitions"].as_u64().unwrap(),
+            l["usable_throughput_share"].as_f64().unwrap(),
+            l["hottest_utilisation"].as_f64().unwrap(),
+        )
+    };
+    let small = layout(f.path().to_str().unwrap());
+    let large = layout("fixtures/events.jsonl");
+    assert_eq!(small.0, large.0);
+    assert!(
+        close(small.1, large.1) && close(small.2, large.2),
+        "{small:?} {large:?}"
+    );
+    // 1 TB over 10 partitions at creation (60,000 / 6,000), split in two past 50 GB: at least 20.
+    assert!(large.0 >= 20, "{large:?}");
+}
