@@ -652,3 +652,100 @@ fn unique_key_layout_does_not_depend_on_sample_size() {
     // 1 TB over 10 partitions at creation (60,000 / 6,000), split in two past 50 GB: at least 20.
     assert!(large.0 >= 20, "{large:?}");
 }
+
+/// Even demand over too little throughput is UNDER_PROVISIONED; uneven demand on enough
+/// throughput is HOT_PHYSICAL_PARTITION. `/id` under 3,000 writes/s (10 RU each = 30,000 RU/s)
+/// on 6,000 RU/s: under-provisioned, not hot. `/tenantId` on 60,000 RU/s (10 partitions) with
+/// tenant t1 taking 28.6 % of the writes: hot, not under-provisioned.
+#[test]
+fn under_provisioned_is_told_apart_from_a_hot_partition() {
+    let args = |key: &'static str, ru: &'static str| {
+        vec![
+            "analyze",
+            "fixtures/events.jsonl",
+            "-c",
+            key,
+            "--total-size",
+            "10GB",
+            "--ru",
+            ru,
+            "--writes-per-sec",
+            "3000",
+        ]
+    };
+    let (code, r, err) = run(&args("/id", "6000"));
+    assert_eq!(code, 0, "{err}");
+    let c = codes(candidate(&r, "/id"));
+    assert!(c.contains(&"UNDER_PROVISIONED".to_string()), "{c:?}");
+    assert!(!c.contains(&"HOT_PHYSICAL_PARTITION".to_string()), "{c:?}");
+    let m = message(candidate(&r, "/id"), "UNDER_PROVISIONED");
+    assert!(
+        m.contains("needs an estimated 30000 RU/s in total but 6000 RU/s are provisioned"),
+        "{m}"
+    );
+    let (_, r, _) = run(&args("/tenantId", "60000"));
+    let c = codes(candidate(&r, "/tenantId"));
+    assert!(c.contains(&"HOT_PHYSICAL_PARTITION".to_string()), "{c:?}");
+    assert!(!c.contains(&"UNDER_PROVISIONED".to_string()), "{c:?}");
+}
+
+/// A complete set of tenants caps the container; the size verdict names the docs' remedy; the
+/// second level of a hierarchical key is judged on its own values; manual RU/s below the
+/// storage floor is refused.
+#[test]
+fn capacity_ceiling_id_hint_every_level_and_minimum_ru() {
+    let (code, r, err) = run(&[
+        "analyze",
+        "fixtures/events.jsonl",
+        "-c",
+        "/tenantId",
+        "-c",
+        "/userId",
+        "-c",
+        "/userId>/type",
+        "--total-size",
+        "1.5TB",
+        "--ru",
+        "1000",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t = candidate(&r, "/tenantId");
+    assert!(message(t, "CAPACITY_CEILING").contains("can hold at most"));
+    let u = candidate(&r, "/userId");
+    assert!(message(u, "ADD_ID_LEVEL").contains("`/userId>/id`"));
+    // 1.5 TB needs at least 1,500 RU/s manual (1 RU/s per GB).
+    assert!(message(u, "BELOW_MINIMUM_RU").contains("at least 1,500 RU/s"));
+    // /type has 5 values: level 2 is named even though level 1 (224 users) passes.
+    let h = candidate(&r, "/userId>/type");
+    let m = message(h, "LOW_CARDINALITY");
+    assert!(m.starts_with("level 2 has only 5 distinct values"), "{m}");
+}
+
+/// Orders of one or two lines, sampled 3,000 documents from 60 TB: no key is seen often enough
+/// to estimate its share, and the Poisson bound on any of them (UCL(2) / 3,000 of 60 TB) passes
+/// 70 % of 20 GB, so the report says the sample cannot tell, and how large one would.
+#[test]
+fn sample_too_small_to_tell_says_so() {
+    let lines = (0..3000).map(|i| format!(r#"{{"order":"o{}","line":{i}}}"#, i * 2 / 3));
+    let f = temp_jsonl(lines);
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/order",
+        "--total-size",
+        "60TB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/order");
+    assert_eq!(c["verdict"], "warn");
+    let m = message(c, "SAMPLE_TOO_SMALL");
+    assert!(m.contains("a uniform random sample of at least"), "{m}");
+    assert!(!codes(c).contains(&"LOGICAL_PARTITION_OVER_LIMIT".to_string()));
+    // The bound: UCL_Poisson(2) = 6.296 of 3,000 documents, times 60 TB.
+    let bound = c["tail_bound_bytes"].as_f64().unwrap();
+    assert!(
+        (bound / (6.296 / 3000.0 * 60e12) - 1.0).abs() < 1e-3,
+        "{bound}"
+    );
+}

@@ -228,30 +228,52 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             json!({"documents": s.null_documents, "share": s.null_documents as f64 / docs}),
         ));
     }
-    // Every level of a hierarchical key should have many values (hierarchical-partition-keys);
-    // report the first level below the guidance.
-    let mut per_level: Vec<(usize, u64)> = s
-        .levels
+    // Every level of a hierarchical key should have many values (hierarchical-partition-keys):
+    // the first level's prefixes, and each deeper level's own values (a tenant's data spreads over
+    // at most as many logical partitions as its second level has values). Report the first level
+    // below the guidance.
+    let mut per_level: Vec<(usize, u64)> = Vec::new();
+    if c.kind == KeyKind::Hierarchical {
+        let depth = c.levels.len();
+        let mut own: Vec<std::collections::HashSet<&[u8]>> = vec![Default::default(); depth];
+        for p in &s.partitions {
+            if let Ok(parts) = crate::cosmos::split_encoded(&p.key) {
+                for (k, part) in parts.into_iter().enumerate().take(depth) {
+                    own[k].insert(part);
+                }
+            }
+        }
+        per_level.push((1, s.levels.first().map_or(0, |lv| lv.distinct_prefixes)));
+        per_level.extend(
+            own.iter()
+                .enumerate()
+                .skip(1)
+                .map(|(k, set)| (k + 1, set.len() as u64)),
+        );
+    } else {
+        per_level.push((1, s.logical_partitions));
+    }
+    let low: Vec<(usize, u64)> = per_level
         .iter()
-        .map(|lv| (lv.level, lv.distinct_prefixes))
+        .copied()
+        .filter(|(_, d)| (*d as f64) < l.min_cardinality)
         .collect();
-    per_level.push((s.levels.len() + 1, s.logical_partitions));
-    if let Some(&(level, distinct)) = per_level
-        .iter()
-        .find(|(_, d)| (*d as f64) < l.min_cardinality)
-    {
+    if let Some(&(level, distinct)) = low.first() {
         let what = if c.kind == KeyKind::Hierarchical {
-            format!("level {level} of the hierarchical key has")
+            low.iter()
+                .map(|(lv, d)| format!("level {lv} has only {d} distinct values"))
+                .collect::<Vec<_>>()
+                .join(", ")
         } else {
-            "the key has".to_string()
+            format!("the key has only {distinct} distinct values")
         };
         f.push(Finding::new(
             "LOW_CARDINALITY",
             Severity::Warn,
             format!(
-                "{what} only {distinct} distinct values in the sample (guidance: hundreds to thousands at least, at every level)",
+                "{what} in the sample (guidance: hundreds to thousands at least, at every level)",
             ),
-            json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality}),
+            json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality, "levels": low}),
         ));
     }
     if c.kind == KeyKind::Hierarchical {

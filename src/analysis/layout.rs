@@ -103,6 +103,7 @@ pub(super) fn layout_for(
         ));
     }
     findings.extend(throughput_layout_findings(&layout));
+    findings.extend(min_ru_finding(cfg, stats.total_bytes));
     let n = layout.partitions.len();
     let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
     if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
@@ -115,7 +116,7 @@ pub(super) fn layout_for(
             findings.push(Finding::new(
                 "WRITES_ON_ONE_PHYSICAL_PARTITION",
                 Severity::Warn,
-                format!("all request demand lands on one of {n} physical partitions"),
+                format!("all request demand lands on one of an estimated {n} physical partitions"),
                 serde_json::json!({"physical_partitions": n}),
             ));
         }
@@ -136,7 +137,7 @@ pub(super) fn layout_for(
                     "FIRST_LEVEL_BELOW_PARTITION_COUNT",
                     Severity::Warn,
                     format!(
-                        "the first level has {} distinct values but the container has {n} physical partitions: the docs ask for more first-level values than physical partitions",
+                        "the first level has {} distinct values but the container would have an estimated {n} physical partitions: the docs ask for more first-level values than physical partitions",
                         first.distinct_prefixes
                     ),
                     serde_json::json!({"distinct": first.distinct_prefixes, "physical_partitions": n}),
@@ -249,4 +250,30 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
         weighted_mean_partitions: if weight > 0.0 { weighted / weight } else { 1.0 },
         worst: entries,
     }
+}
+
+/// The service's floor on manual throughput for the data stored (concepts-limits, "minimum
+/// throughput"): `max(min_ru_per_sec, stored GB × min_ru_per_gb)`. Provisioning less is refused;
+/// the floor rises as the container grows. Autoscale has its own floor and is not checked here.
+fn min_ru_finding(cfg: &AnalyzeConfig, stored_bytes: f64) -> Option<Finding> {
+    let l = &cfg.limits;
+    let Some(crate::cosmos::Provisioning::Manual { ru_per_sec }) = cfg.provisioning else {
+        return None;
+    };
+    let floor = l.min_ru_per_sec.max(stored_bytes / 1e9 * l.min_ru_per_gb);
+    (ru_per_sec < floor).then(|| {
+        Finding::new(
+            "BELOW_MINIMUM_RU",
+            Severity::Fail,
+            format!(
+                "{} RU/s is below the service's minimum for an estimated {} stored: at least {} RU/s (max of {} RU/s and {} RU/s per GB, concepts-limits)",
+                crate::report::count(ru_per_sec),
+                advise::human_bytes(stored_bytes),
+                crate::report::count(floor.ceil()),
+                l.min_ru_per_sec,
+                l.min_ru_per_gb
+            ),
+            serde_json::json!({"ru_per_sec": ru_per_sec, "minimum_ru_per_sec": floor, "stored_bytes": stored_bytes}),
+        )
+    })
 }

@@ -60,6 +60,10 @@ pub struct Limits {
     pub query_base_ru: f64,
     /// Minimum distinct values for a key to count as high-cardinality. 100.
     pub min_cardinality: f64,
+    /// Lowest manual throughput a container accepts, RU/s. 400 (concepts-limits).
+    pub min_ru_per_sec: f64,
+    /// Manual throughput the service requires per GB stored, RU/s. 1 (concepts-limits).
+    pub min_ru_per_gb: f64,
 }
 
 impl Default for Limits {
@@ -86,6 +90,8 @@ impl Default for Limits {
             query_ru_per_partition: 2.5,
             query_base_ru: 10.0,
             min_cardinality: 100.0,
+            min_ru_per_sec: 400.0,
+            min_ru_per_gb: 1.0,
         }
     }
 }
@@ -144,6 +150,8 @@ limit_fields!(
     query_ru_per_partition,
     query_base_ru,
     min_cardinality,
+    min_ru_per_sec,
+    min_ru_per_gb,
 );
 
 impl Limits {
