@@ -6,11 +6,12 @@
 //! computed the same way. `query` operations count with reads: both are traffic a single
 //! partition serves when the key is known.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use hashbrown::HashMap;
 
+use crate::ingest::DEFAULT_MAX_RECORD_BYTES;
 use crate::keys::extract::{scan_document, Extracted};
 use crate::keys::KeyPlan;
 use crate::stats::Key;
@@ -44,18 +45,36 @@ pub enum OpsError {
         cause: std::io::Error,
     },
     /// A line is not a valid operation.
-    #[error("{file}:{line}: {message}")]
+    #[error("{file}:{line}:{column}: {message}")]
     Line {
         /// File name.
         file: String,
         /// 1-based line.
         line: u64,
+        /// 1-based byte column (1 when the whole operation is wrong).
+        column: usize,
         /// What is wrong.
         message: String,
     },
 }
 
-/// Reads an access log and counts operations per key for every candidate of `plan`.
+/// How an extracted `op` value reads in an error message.
+fn describe(v: &Extracted<'_>) -> String {
+    match v {
+        Extracted::Missing => "no `op` property".into(),
+        Extracted::Null => "null".into(),
+        Extracted::Bool(b) => b.to_string(),
+        Extracted::Number(t) => format!("the number {}", String::from_utf8_lossy(t)),
+        Extracted::Str(s) if s.chars().count() > 40 => {
+            format!("\"{}…\"", s.chars().take(40).collect::<String>())
+        }
+        Extracted::Str(s) => format!("\"{s}\""),
+        Extracted::Composite => "an object or array".into(),
+    }
+}
+
+/// Reads an access log and counts operations per key for every candidate of `plan`. A line
+/// longer than [`DEFAULT_MAX_RECORD_BYTES`] is an error naming it, as in the documents.
 pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError> {
     let name = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| OpsError::Io {
@@ -68,39 +87,75 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
     let mut out: Vec<OpsCounts> = (0..plan.len()).map(|_| OpsCounts::default()).collect();
     let mut ru_sums = [(0.0f64, 0.0f64); 2];
     let mut key = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let mut values: Vec<Extracted<'_>> = Vec::new();
-        let at = |message: String| OpsError::Line {
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    for i in 0u64.. {
+        let at_col = |column: usize, message: String| OpsError::Line {
             file: name.clone(),
-            line: i as u64 + 1,
+            line: i + 1,
+            column,
             message,
         };
-        let line = line.map_err(|e| OpsError::Io {
-            file: name.clone(),
-            cause: e,
-        })?;
-        if line.trim().is_empty() {
+        let at = |message: String| at_col(1, message);
+        line.clear();
+        let limit = DEFAULT_MAX_RECORD_BYTES as u64 + 1;
+        let n = reader
+            .by_ref()
+            .take(limit)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| OpsError::Io {
+                file: name.clone(),
+                cause: e,
+            })?;
+        if n == 0 {
+            break;
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if n as u64 == limit {
+            return Err(at(format!(
+                "a line longer than {DEFAULT_MAX_RECORD_BYTES} bytes: not an operation"
+            )));
+        }
+        if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
-        scan_document(line.as_bytes(), &plan.trie, &mut values)
-            .map_err(|e| at(format!("column {}: {}", e.offset + 1, e.message)))?;
+        let mut values: Vec<Extracted<'_>> = Vec::new();
+        scan_document(&line, &plan.trie, &mut values)
+            .map_err(|e| at_col(e.offset + 1, e.message.to_string()))?;
         let write = match &values[op_slot] {
             Extracted::Str(s) if s == "write" => true,
             Extracted::Str(s) if s == "read" || s == "query" => false,
             other => {
                 return Err(at(format!(
-                    "`op` must be \"read\", \"write\" or \"query\", got {other:?}"
+                    "`op` must be \"read\", \"write\" or \"query\", got {}",
+                    describe(other)
                 )))
             }
         };
-        if let Extracted::Number(t) = &values[ru_slot] {
-            let ru: f64 = std::str::from_utf8(t)
-                .ok()
-                .and_then(|t| t.parse().ok())
-                .ok_or_else(|| at("`ru` is not a number".into()))?;
-            let s = &mut ru_sums[usize::from(!write)];
-            s.0 += ru;
-            s.1 += 1.0;
+        match &values[ru_slot] {
+            Extracted::Missing | Extracted::Null => {}
+            Extracted::Number(t) => {
+                let ru = std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|t| t.parse::<f64>().ok())
+                    .filter(|ru| ru.is_finite() && *ru >= 0.0)
+                    .ok_or_else(|| {
+                        at(format!(
+                            "`ru` must be a finite number of request units ≥ 0, got {}",
+                            String::from_utf8_lossy(t)
+                        ))
+                    })?;
+                let s = &mut ru_sums[usize::from(!write)];
+                s.0 += ru;
+                s.1 += 1.0;
+            }
+            other => {
+                return Err(at(format!(
+                    "`ru` must be a number of request units, got {}",
+                    describe(other).replace("no `op` property", "nothing")
+                )))
+            }
         }
         for (c, counts) in out.iter_mut().enumerate() {
             if plan.build_key(c, &values, &mut key).is_err() {
@@ -120,4 +175,73 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
         counts.mean_read_ru = (ru_sums[1].1 > 0.0).then(|| ru_sums[1].0 / ru_sums[1].1);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::spec::parse_candidate;
+
+    fn run(log: &[u8]) -> Result<Vec<OpsCounts>, String> {
+        let dir = std::env::temp_dir().join(format!("pkadvisor-ops-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{:x}.jsonl", murmur(log)));
+        std::fs::write(&path, log).unwrap();
+        let plan = KeyPlan::new(&[parse_candidate("/t").unwrap()], "-");
+        let r = read_ops(&path, &plan).map_err(|e| e.to_string());
+        std::fs::remove_file(&path).unwrap();
+        r.map_err(|e| e.replace(&path.display().to_string(), "log"))
+    }
+
+    fn murmur(b: &[u8]) -> u32 {
+        crate::cosmos::murmur::murmur3_x86_32(b, 7)
+    }
+
+    #[test]
+    fn counts_reads_writes_and_mean_ru() {
+        let c = run(b"{\"op\":\"write\",\"t\":\"a\",\"ru\":10}\n\n{\"op\":\"query\",\"t\":\"a\"}\r\n{\"op\":\"write\",\"t\":\"b\",\"ru\":6}")
+            .unwrap();
+        assert_eq!((c[0].total_writes, c[0].total_reads), (2.0, 1.0));
+        assert_eq!(c[0].mean_write_ru, Some(8.0));
+        assert_eq!(c[0].mean_read_ru, None);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column_in_plain_words() {
+        let e = run(b"{\"op\":\"read\",\"t\":1}\n{\"op\":\"frob\"}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "log:2:1: `op` must be \"read\", \"write\" or \"query\", got \"frob\""
+        );
+        let e = run(b"{\"t\":1}\n").unwrap_err();
+        assert!(e.ends_with("got no `op` property"), "{e}");
+        let e = run(b"{\"op\":5}\n").unwrap_err();
+        assert!(e.ends_with("got the number 5"), "{e}");
+        let e = run(b"{\"op\":\"read\" x}\n").unwrap_err();
+        assert!(e.starts_with("log:1:14: expected"), "{e}");
+        assert!(!e.contains("Str("), "{e}");
+    }
+
+    #[test]
+    fn ru_must_be_a_finite_non_negative_number() {
+        let e = run(b"{\"op\":\"read\",\"ru\":1e400}\n").unwrap_err();
+        assert!(e.contains("`ru` must be a finite number"), "{e}");
+        let e = run(b"{\"op\":\"read\",\"ru\":-3}\n").unwrap_err();
+        assert!(e.contains("got -3"), "{e}");
+        let e = run(b"{\"op\":\"read\",\"ru\":\"5\"}\n").unwrap_err();
+        assert!(
+            e.ends_with("`ru` must be a number of request units, got \"5\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_and_endless_lines_are_errors_with_their_line() {
+        let e = run(b"{\"op\":\"read\"}\n{\"op\":\"read\",\"t\":\"\xff\"}\n").unwrap_err();
+        assert!(e.starts_with("log:2:"), "{e}");
+        let mut long = b"{\"op\":\"read\",\"t\":\"".to_vec();
+        long.resize(DEFAULT_MAX_RECORD_BYTES + 10, b'a');
+        let e = run(&long).unwrap_err();
+        assert!(e.starts_with("log:1:1: a line longer than"), "{e}");
+    }
 }
