@@ -3,6 +3,7 @@
 //! behind it, so CI can act on codes while people read the sentences.
 
 pub mod domain;
+pub mod separator;
 pub mod workload;
 
 use serde::Serialize;

@@ -61,6 +61,14 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
     let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
     findings.extend(advise::storage_findings(cand, stats, l));
+    findings.extend(advise::separator::separator_finding(
+        cand,
+        stats
+            .partitions
+            .iter()
+            .map(|p| (&p.key[..], p.sample.documents)),
+        &cfg.separator,
+    ));
     let kinds = advise::domain::value_kinds(stats);
     let follows_time = advise::domain::follows_time(cand, &kinds, stats);
     findings.extend(advise::domain::domain_findings(

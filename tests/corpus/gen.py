@@ -15,7 +15,7 @@ os.makedirs(files, exist_ok=True)
 cases = []
 
 def case(name, data, records, analyzed, strict_exit=0, strict_msg="", skip_exit=None,
-         cands="/a", extra=(), skipped=None):
+         cands="/a", extra=(), skipped=None, report=""):
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     with open(os.path.join(files, name), "wb") as f:
@@ -27,6 +27,7 @@ def case(name, data, records, analyzed, strict_exit=0, strict_msg="", skip_exit=
         "strict_exit": strict_exit, "strict_message": strict_msg,
         "skip_exit": skip_exit, "records": records, "analyzed": analyzed,
         "skipped": None if records is None else (skipped if skipped is not None else records - analyzed),
+        "report_fragment": report,
     })
 
 BAD = "expected"  # most JSON syntax errors say what was expected
@@ -102,12 +103,48 @@ case("quoted_newline.csv", 'a,b\n"1\n2",x\n3,y\n', 2, 2)
 case("unterminated_quote.csv", 'a,b\n1,"x\n2,y\n3,z\n', None, None, 2, "never closed")
 case("too_many_fields.csv", 'a,b\n1,x,extra\n2,y\n', 2, 1, 2, "fields")
 case("too_few_fields.csv", 'a,b\n1\n2,y\n', 2, 1, 2, "fields")
-case("duplicate_header.csv", 'a,a\n1,2\n', 1, 1)
+case("duplicate_header.csv", 'a,a\n1,2\n', 1, 1, strict_msg="repeats the name `a`")
 case("invalid_utf8_field.csv", b'a,b\n1,\xff\n2,y\n', 2, 1, 2, "column `b`")
 case("invalid_utf8_header.csv", b'a,\xff\n1,2\n', None, None, 2, ":1:")
 case("header_only.csv", 'a,b\n', None, None, 2, "empty")
 case("empty.csv", '', None, None, 2, "header")
 case("numbers_and_strings.csv", 'a\n007\n7\nx\n', 3, 3)
+# --- Separators, big integers and access logs
+case("separator_in_value.jsonl", '{"a":"x-y","b":"z"}\n{"a":"x","b":"y-z"}\n', 2, 2, cands="/a+/b",
+     report="SEPARATOR_IN_VALUE")
+case("separator_other.jsonl", '{"a":"x-y","b":"z"}\n{"a":"x","b":"y-z"}\n', 2, 2, cands="/a+/b",
+     extra=["--separator", "|"], report="x-y|z")
+case("big_integers.jsonl", '{"a":9007199254740993,"b":"s"}\n{"a":9007199254740992,"b":"s"}\n', 2, 2,
+     cands="/a+/b", report="9007199254740993-s")
+case("ops_log.jsonl", '{"op":"write","a":1,"ru":7}\n{"op":"frob","a":1}\n', 2, 2)
+case("ops_bad_op.jsonl", '{"a":1}\n{"a":2}\n', 2, 2, 2, 'ops_log.jsonl:2:1: `op` must be "read", "write" or "query", got "frob"',
+     skip_exit=2, extra=["--ops", "ops_log.jsonl"])
+# --- Arguments: the input is fine, a flag is out of range (exit 2, never an abort)
+for flag, value, msg in [("--physical-partitions", "4294967295", "at most 100000"),
+                         ("--ru", "1e15", "at most 100000"),
+                         ("--autoscale-max-ru", "1e15", "at most 100000"),
+                         ("--writes-per-sec", "1e308", "at most 1e9"),
+                         ("--total-size", "1" + "0" * 300, "at most 1,000 PB"),
+                         ("--max-record-bytes", "0", "--max-record-bytes")]:
+    case("arg_%s.jsonl" % flag.strip("-").replace("-", "_"), '{"a":1}\n', 1, 1, 2, msg, skip_exit=2,
+         extra=[flag, value])
+case("output_is_input.jsonl", '{"a":1}\n', 1, 1, 2, "one of the inputs", skip_exit=2,
+     extra=["-o", "./output_is_input.jsonl"])
+case("listed_twice.jsonl", '{"a":1}\n{"a":2}\n', 2, 2, 0, "read once", extra=["./listed_twice.jsonl"])
+# --- Directory walks: a symbolic-link loop and a second name for a file are each read once
+import shutil
+walk = os.path.join(files, "walk_loop")
+shutil.rmtree(walk, ignore_errors=True)
+os.makedirs(os.path.join(walk, "sub"))
+with open(os.path.join(walk, "a.jsonl"), "w") as f:
+    f.write('{"a":1}\n{"a":2}\n')
+os.symlink(".", os.path.join(walk, "self"))
+os.symlink("..", os.path.join(walk, "sub", "up"))
+os.symlink("a.jsonl", os.path.join(walk, "alias.jsonl"))
+os.symlink("nowhere.jsonl", os.path.join(walk, "dangling.jsonl"))
+cases.append({"file": "walk_loop", "candidates": "/a", "extra": [], "strict_exit": 0,
+              "strict_message": "symbolic-link loop", "skip_exit": 0, "records": 2, "analyzed": 2,
+              "skipped": 0, "report_fragment": ""})
 
 with open(os.path.join(here, "manifest.json"), "w") as f:
     json.dump(cases, f, indent=1)

@@ -1,0 +1,163 @@
+//! Synthetic, hashed and time-bucketed keys join their parts with `--separator`. A value that
+//! itself holds the separator makes different documents share a key they should not share
+//! (`x-y` + `z` and `x` + `y-z` both give `x-y-z`), and the key cannot be split back into its
+//! parts. This check finds such keys after the run, from the distinct keys alone: a joined
+//! component holding more separators than its parts put there had one inside a value.
+
+use serde_json::json;
+
+use super::{Finding, Severity};
+use crate::keys::spec::{Candidate, Part};
+use crate::keys::time::write_bucket;
+use crate::keys::{decode_key, KeyComponent};
+
+/// How many times `separator` occurs in a key component built from `parts` whose values hold
+/// none; `None` when the level is a single path (nothing is joined) or when the separator could
+/// occur a varying number of times in generated text (digits or `T` with hashes or time buckets).
+fn expected_separators(parts: &[Part], separator: &str) -> Option<usize> {
+    if separator.is_empty() || (parts.len() == 1 && matches!(parts[0], Part::Path(_))) {
+        return None;
+    }
+    let generated = parts.iter().any(|p| !matches!(p, Part::Path(_)));
+    if generated && separator.chars().any(|c| c.is_ascii_digit() || c == 'T') {
+        return None;
+    }
+    let mut n = parts.len() - 1;
+    for p in parts {
+        if let Part::Time { unit, .. } = p {
+            let mut text = Vec::new();
+            write_bucket(0, *unit, &mut text);
+            n += String::from_utf8_lossy(&text).matches(separator).count();
+        }
+    }
+    Some(n)
+}
+
+/// At most 80 characters of an example key, for a message.
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The `SEPARATOR_IN_VALUE` warning for a candidate, given its distinct keys (encoded) and the
+/// documents of each; `None` when no key has a separator inside a value.
+pub fn separator_finding<'a>(
+    cand: &Candidate,
+    keys: impl Iterator<Item = (&'a [u8], u64)>,
+    separator: &str,
+) -> Option<Finding> {
+    let expected: Vec<Option<usize>> = cand
+        .levels
+        .iter()
+        .map(|l| expected_separators(&l.parts, separator))
+        .collect();
+    if expected.iter().all(Option::is_none) {
+        return None;
+    }
+    let (mut n_keys, mut n_docs, mut example) = (0u64, 0u64, None);
+    for (key, docs) in keys {
+        let components = decode_key(key);
+        let bad = components
+            .iter()
+            .zip(&expected)
+            .find_map(|(c, e)| match (c, e) {
+                (KeyComponent::Str(s), Some(e)) if s.matches(separator).count() > *e => Some(*s),
+                _ => None,
+            });
+        if let Some(s) = bad {
+            n_keys += 1;
+            n_docs += docs;
+            example.get_or_insert_with(|| clip(s));
+        }
+    }
+    let example = example?;
+    Some(Finding::new(
+        "SEPARATOR_IN_VALUE",
+        Severity::Warn,
+        format!(
+            "{n_keys} keys ({n_docs} documents) hold the separator `{separator}` inside a value (e.g. `{example}`): different values can join into one key (`x{separator}y` + `z` and `x` + `y{separator}z` both give `x{separator}y{separator}z`); pass a --separator that never occurs in the values"
+        ),
+        json!({"separator": separator, "keys": n_keys, "documents": n_docs, "example": example}),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::spec::parse_candidate;
+    use crate::keys::KeyPlan;
+
+    fn keys_of(spec: &str, sep: &str, docs: &[&str]) -> (Candidate, Vec<Vec<u8>>) {
+        let cand = parse_candidate(spec).unwrap();
+        let plan = KeyPlan::new(std::slice::from_ref(&cand), sep);
+        let mut out = Vec::new();
+        for d in docs {
+            let mut values = Vec::new();
+            crate::keys::extract::scan_document(d.as_bytes(), &plan.trie, &mut values).unwrap();
+            let mut key = Vec::new();
+            plan.build_key(0, &values, &mut key).unwrap();
+            out.push(key);
+        }
+        (cand, out)
+    }
+
+    fn check(spec: &str, sep: &str, docs: &[&str]) -> Option<Finding> {
+        let (cand, keys) = keys_of(spec, sep, docs);
+        // Documents per distinct key, as the statistics hold them.
+        let mut per_key = std::collections::BTreeMap::new();
+        for k in &keys {
+            *per_key.entry(&k[..]).or_insert(0u64) += 1;
+        }
+        separator_finding(&cand, per_key.into_iter(), sep)
+    }
+
+    #[test]
+    fn a_separator_inside_a_value_is_reported_with_its_counts() {
+        let f = check(
+            "/a+/b",
+            "-",
+            &[
+                r#"{"a":"x-y","b":"z"}"#,
+                r#"{"a":"x","b":"y-z"}"#,
+                r#"{"a":"p","b":"q"}"#,
+            ],
+        )
+        .unwrap();
+        assert_eq!(f.code, "SEPARATOR_IN_VALUE");
+        // Both documents build `x-y-z`: the keys collided into one, of 2 documents.
+        assert_eq!(f.evidence["keys"], 1);
+        assert_eq!(f.evidence["documents"], 2);
+        assert_eq!(f.evidence["example"], "x-y-z");
+    }
+
+    #[test]
+    fn clean_values_and_another_separator_are_quiet() {
+        let docs = [r#"{"a":"x-y","b":"z"}"#, r#"{"a":"x","b":"y-z"}"#];
+        assert!(check("/a+/b", "|", &docs).is_none());
+        assert!(check("/a+/b", "-", &[r#"{"a":"x","b":"y"}"#]).is_none());
+        // A single path joins nothing.
+        assert!(check("/a", "-", &docs).is_none());
+    }
+
+    #[test]
+    fn time_buckets_own_separators_are_not_counted() {
+        let docs = [r#"{"a":"x","ts":"2024-03-05T10:00:00Z"}"#];
+        assert!(check("/a+day(/ts)", "-", &docs).is_none());
+        let f = check(
+            "/a+day(/ts)",
+            "-",
+            &[r#"{"a":"x-1","ts":"2024-03-05T10:00:00Z"}"#],
+        );
+        assert_eq!(f.unwrap().evidence["example"], "x-1-2024-03-05");
+    }
+
+    #[test]
+    fn hierarchical_levels_are_checked_one_by_one() {
+        let f = check("/t>/a+/b", "-", &[r#"{"t":"has-dash","a":"x","b":"y"}"#]);
+        assert!(f.is_none(), "a direct level's dash joins nothing");
+        let f = check("/t>/a+/b", "-", &[r#"{"t":"t","a":"x-1","b":"y"}"#]);
+        assert_eq!(f.unwrap().evidence["keys"], 1);
+    }
+}
