@@ -9,17 +9,38 @@ use std::sync::Arc;
 use super::{Block, Framing, IngestError, RecordReader, Span, BLOCK_BYTES};
 use crate::keys::extract::is_json_number;
 
+/// The csv parser's buffer: it reads at most this far past the record it is parsing.
+const CSV_BUFFER_BYTES: u64 = 8 << 10;
+
 /// Remembers the last byte read, to know whether the file ends with a newline, and the last
-/// byte that is not a line end, to know whether a quoted field was closed.
+/// byte that is not a line end, to know whether a quoted field was closed. It also bounds a
+/// record: the csv parser would grow one without limit (`/dev/zero`, a binary file, a quote never
+/// closed in a large file), so reading more than `max_record` bytes past the start of the
+/// current record fails.
 struct LastByte<R> {
     inner: R,
     last: Arc<AtomicU8>,
     last_content: Arc<AtomicU8>,
+    /// Bytes handed to the parser so far.
+    consumed: u64,
+    /// Where the record being parsed starts (bytes from the start of the input).
+    record_start: u64,
+    max_record: u64,
+    /// Set when the limit stopped the reading.
+    over_limit: bool,
 }
 
 impl<R: Read> Read for LastByte<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.consumed.saturating_sub(self.record_start) > self.max_record + CSV_BUFFER_BYTES {
+            self.over_limit = true;
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "CSV record over the size limit",
+            ));
+        }
         let n = self.inner.read(buf)?;
+        self.consumed += n as u64;
         if n > 0 {
             self.last.store(buf[n - 1], Ordering::Relaxed);
             if let Some(b) = buf[..n].iter().rev().find(|b| **b != b'\n' && **b != b'\r') {
@@ -62,10 +83,15 @@ impl<R: BufRead + Send> CsvReader<R> {
         let rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
+            .buffer_capacity(CSV_BUFFER_BYTES as usize)
             .from_reader(LastByte {
                 inner,
                 last: last.clone(),
                 last_content: last_content.clone(),
+                consumed: 0,
+                record_start: 0,
+                max_record: super::DEFAULT_MAX_RECORD_BYTES as u64,
+                over_limit: false,
             });
         CsvReader {
             rdr,
@@ -82,8 +108,31 @@ impl<R: BufRead + Send> CsvReader<R> {
         }
     }
 
+    /// The longest row accepted, in bytes (default [`super::DEFAULT_MAX_RECORD_BYTES`]): a
+    /// longer one stops the run at its line.
+    pub fn max_record_bytes(mut self, n: usize) -> Self {
+        self.rdr.get_mut().max_record = n as u64;
+        self
+    }
+
     fn read(&mut self) -> Result<bool, IngestError> {
-        self.rdr.read_byte_record(&mut self.record).map_err(|e| {
+        let at = self.rdr.position().clone();
+        let read = self.rdr.read_byte_record(&mut self.record);
+        let src = self.rdr.get_mut();
+        if src.over_limit {
+            return Err(IngestError::Structure {
+                file: self.name.clone(),
+                line: at.line(),
+                column: 1,
+                message: format!(
+                    "a CSV row longer than {} bytes: a Cosmos DB item is at most 2 MB, so this is not CSV text (a binary file? a quote never closed?); if it really is one row, raise --max-record-bytes",
+                    src.max_record
+                ),
+            });
+        }
+        let next = self.rdr.position().byte();
+        self.rdr.get_mut().record_start = next;
+        read.map_err(|e| {
             let (line, message) = match e.position() {
                 Some(p) => (p.line(), e.to_string()),
                 None => (0, e.to_string()),
@@ -211,7 +260,7 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
             if blank {
                 bad.push((
                     spans.len(),
-                    "a blank row (only separators, as spreadsheets pad exports): not a document; delete such rows or pass --skip-invalid to count and skip them".into(),
+                    "a blank row (only separators, as spreadsheets pad exports): not a document; delete such rows".into(),
                 ));
             } else if let Some(col) = bad_utf8 {
                 bad.push((
@@ -272,5 +321,48 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
             data,
             framing: Framing::Spans(spans),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufReader;
+
+    fn first_error(input: impl Read + Send, max: usize) -> String {
+        let mut r =
+            CsvReader::new(BufReader::new(input), 0, "in.csv".into(), false).max_record_bytes(max);
+        loop {
+            match r.next_block() {
+                Ok(Some(_)) => continue,
+                Ok(None) => return "no error".into(),
+                Err(e) => return e.to_string(),
+            }
+        }
+    }
+
+    #[test]
+    fn an_endless_row_stops_at_its_line_instead_of_growing_forever() {
+        // `/dev/zero` as a header, and an endless quoted field after two good rows.
+        let e = first_error(io::repeat(0), 1000);
+        assert!(
+            e.starts_with("in.csv:1:1: a CSV row longer than 1000 bytes"),
+            "{e}"
+        );
+        let rows = io::Cursor::new(b"a,b\n1,2\n3,\"".to_vec()).chain(io::repeat(b'x'));
+        let e = first_error(rows, 1000);
+        assert!(
+            e.starts_with("in.csv:3:1: a CSV row longer than 1000 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn rows_within_the_limit_pass_however_long_the_file() {
+        let mut text = b"a,b\n".to_vec();
+        for i in 0..20_000 {
+            text.extend_from_slice(format!("{i},{}\n", "y".repeat(i % 50)).as_bytes());
+        }
+        assert_eq!(first_error(io::Cursor::new(text), 100), "no error");
     }
 }

@@ -401,7 +401,10 @@ pub fn reader_from(
             JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
         ),
         InputFormat::Json => Box::new(JsonArrayReader::new(reader, file_index, name)),
-        InputFormat::Csv => Box::new(CsvReader::new(reader, file_index, name, csv_strings)),
+        InputFormat::Csv => Box::new(
+            CsvReader::new(reader, file_index, name, csv_strings)
+                .max_record_bytes(src.max_record_bytes),
+        ),
     })
 }
 

@@ -108,6 +108,8 @@ case("invalid_utf8_field.csv", b'a,b\n1,\xff\n2,y\n', 2, 1, 2, "column `b`")
 case("invalid_utf8_header.csv", b'a,\xff\n1,2\n', None, None, 2, ":1:")
 case("header_only.csv", 'a,b\n', None, None, 2, "empty")
 case("empty.csv", '', None, None, 2, "header")
+case("long_row.csv", 'a,b\n1,"' + "x" * 12000 + '"\n2,y\n', None, None, 2, "a CSV row longer than 2000 bytes",
+     extra=["--max-record-bytes", "2KB"])
 case("numbers_and_strings.csv", 'a\n007\n7\nx\n', 3, 3)
 # --- Separators, big integers and access logs
 case("separator_in_value.jsonl", '{"a":"x-y","b":"z"}\n{"a":"x","b":"y-z"}\n', 2, 2, cands="/a+/b",
