@@ -105,10 +105,27 @@ pub enum LimitError {
     /// The value is not a positive number.
     #[error("limit `{0}` needs a non-negative number, got `{1}`")]
     BadValue(String, String),
+    /// A capacity below 1: partition counts divide by it, so a tiny value means billions of
+    /// partitions (and a zero one, infinite percentages).
+    #[error("limit `{0}` is a capacity and must be at least 1, got `{1}`")]
+    BelowOne(String, String),
     /// Not of the form name=value.
     #[error("expected name=value, got `{0}`")]
     Syntax(String),
 }
+
+/// Limits that are capacities (of a partition, an item, a key, levels): at least 1 each.
+const CAPACITIES: &[&str] = &[
+    "logical_partition_bytes",
+    "logical_partition_ru_per_sec",
+    "physical_partition_bytes",
+    "physical_partition_ru_per_sec",
+    "manual_ru_per_partition",
+    "autoscale_ru_per_partition",
+    "key_value_bytes",
+    "item_bytes",
+    "hierarchical_levels",
+];
 
 macro_rules! limit_fields {
     ($($name:ident),* $(,)?) => {
@@ -167,6 +184,9 @@ impl Limits {
         let slot = self
             .field_mut(name)
             .ok_or_else(|| LimitError::Unknown(name.to_string()))?;
+        if parsed < 1.0 && CAPACITIES.contains(&name) {
+            return Err(LimitError::BelowOne(name.to_string(), value.to_string()));
+        }
         *slot = parsed;
         Ok(())
     }
@@ -225,6 +245,30 @@ mod tests {
             Err(LimitError::BadValue("warn_fraction".into(), "abc".into()))
         );
         assert_eq!(l.set("x"), Err(LimitError::Syntax("x".into())));
+    }
+
+    #[test]
+    fn capacities_must_be_at_least_one() {
+        // `manual_ru_per_partition=0.000001` with `--ru 1000` meant a billion partitions (17 GB
+        // and no end); a zero capacity printed `inf%`.
+        let mut l = Limits::default();
+        for a in [
+            "manual_ru_per_partition=0.000001",
+            "logical_partition_bytes=0",
+            "physical_partition_ru_per_sec=0.5",
+        ] {
+            let (name, value) = a.split_once('=').unwrap();
+            assert_eq!(
+                l.set(a),
+                Err(LimitError::BelowOne(name.into(), value.into()))
+            );
+        }
+        assert_eq!(l, Limits::default(), "a refused value changes nothing");
+        // Counts and costs may be zero.
+        l.set("item_overhead_bytes=0").unwrap();
+        l.set("min_cardinality=0").unwrap();
+        l.set("physical_partition_bytes=1").unwrap();
+        assert_eq!(l.physical_partition_bytes, 1.0);
     }
 
     #[test]

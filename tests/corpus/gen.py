@@ -133,6 +133,8 @@ for flag, value, msg in [("--physical-partitions", "4294967295", "at most 100000
                          ("--max-record-bytes", "0", "--max-record-bytes")]:
     case("arg_%s.jsonl" % flag.strip("-").replace("-", "_"), '{"a":1}\n', 1, 1, 2, msg, skip_exit=2,
          extra=[flag, value])
+case("arg_tiny_capacity.jsonl", '{"a":1}\n', 1, 1, 2, "must be at least 1", skip_exit=2,
+     extra=["--ru", "1000", "--limit", "manual_ru_per_partition=0.000001"])
 case("output_is_input.jsonl", '{"a":1}\n', 1, 1, 2, "one of the inputs", skip_exit=2,
      extra=["-o", "./output_is_input.jsonl"])
 case("listed_twice.jsonl", '{"a":1}\n{"a":2}\n', 2, 2, 0, "read once", extra=["./listed_twice.jsonl"])
