@@ -25,6 +25,17 @@ pub enum Severity {
     Fail,
 }
 
+impl Severity {
+    /// `FAIL`, `WARN` or `INFO`, for text output.
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Fail => "FAIL",
+            Severity::Warn => "WARN",
+            Severity::Info => "INFO",
+        }
+    }
+}
+
 /// A candidate's overall verdict: the worst severity among its findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -78,11 +89,7 @@ impl Finding {
 
     /// `FAIL`, `WARN` or `INFO`, for text output.
     pub fn severity_label(&self) -> &'static str {
-        match self.severity {
-            Severity::Fail => "FAIL",
-            Severity::Warn => "WARN",
-            Severity::Info => "INFO",
-        }
+        self.severity.label()
     }
 }
 

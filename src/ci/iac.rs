@@ -98,8 +98,26 @@ fn bracket_list(lines: &[&str], from: usize, col: usize) -> Option<(String, usiz
     None
 }
 
-fn spec_of(paths: &[String]) -> String {
-    paths.join(">")
+impl IacKey {
+    /// A key declared at 0-based line `at` of `file`.
+    fn declared(
+        paths: Vec<String>,
+        kind: String,
+        version: u8,
+        file: &str,
+        at: usize,
+        container: Option<String>,
+    ) -> IacKey {
+        IacKey {
+            spec: paths.join(">"),
+            paths,
+            kind,
+            version,
+            file: file.to_string(),
+            line: at as u64 + 1,
+            container,
+        }
+    }
 }
 
 fn value_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
@@ -159,15 +177,7 @@ fn bicep(text: &str, file: &str) -> Vec<IacKey> {
                 value_after(l.trim_start(), "name").filter(|_| l.trim_start().starts_with("name"))
             })
             .and_then(|v| quoted(v).into_iter().next());
-        out.push(IacKey {
-            spec: spec_of(&paths),
-            paths,
-            kind,
-            version,
-            file: file.to_string(),
-            line: at as u64 + 1,
-            container,
-        });
+        out.push(IacKey::declared(paths, kind, version, file, at, container));
     }
     out
 }
@@ -225,23 +235,23 @@ fn arm(text: &str, file: &str) -> Result<Vec<IacKey>, IacError> {
                 .map(|(i, _)| i)
                 .unwrap_or(0);
             search_from = line + 1;
-            IacKey {
-                spec: spec_of(&paths),
+            // ARM names look like "[concat(parameters('account'), '/db/orders')]": keep the
+            // last path segment when there is one.
+            let container = container.map(|n| {
+                n.trim_end_matches([')', ']', '\''])
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(&n)
+                    .to_string()
+            });
+            IacKey::declared(
                 paths,
-                kind: pk["kind"].as_str().unwrap_or("Hash").to_string(),
-                version: pk["version"].as_u64().unwrap_or(2) as u8,
-                file: file.to_string(),
-                line: line as u64 + 1,
-                // ARM names look like "[concat(parameters('account'), '/db/orders')]": keep the
-                // last path segment when there is one.
-                container: container.map(|n| {
-                    n.trim_end_matches([')', ']', '\''])
-                        .rsplit('/')
-                        .next()
-                        .unwrap_or(&n)
-                        .to_string()
-                }),
-            }
+                pk["kind"].as_str().unwrap_or("Hash").to_string(),
+                pk["version"].as_u64().unwrap_or(2) as u8,
+                file,
+                line,
+                container,
+            )
         })
         .collect())
 }
@@ -290,15 +300,7 @@ fn terraform(text: &str, file: &str) -> Vec<IacKey> {
             j += 1;
         }
         if let Some((paths, at)) = paths {
-            out.push(IacKey {
-                spec: spec_of(&paths),
-                paths,
-                kind,
-                version,
-                file: file.to_string(),
-                line: at as u64 + 1,
-                container: name,
-            });
+            out.push(IacKey::declared(paths, kind, version, file, at, name));
         }
         i = j + 1;
     }

@@ -135,11 +135,7 @@ fn gate_text(key: &str, passed: bool, violations: &[ci::Violation], stdin_skippe
             .map(|l| format!("{}:{}", l.file, l.line))
             .collect::<Vec<_>>()
             .join(", ");
-        let label = match v.severity {
-            Severity::Fail => "FAIL",
-            Severity::Warn => "WARN",
-            Severity::Info => "INFO",
-        };
+        let label = v.severity.label();
         if at.is_empty() {
             s.push_str(&format!("- {label} {}: {}\n", v.code, v.message));
         } else {
