@@ -85,7 +85,7 @@ pub fn domain_findings(
     // A complete key set of D values caps the container. A time bucket is never complete: a new
     // bucket arrives with every period.
     let complete = matches!(proj.regime, Regime::Saturated) && !follows_time;
-    let d = proj.distinct.high;
+    let d = proj.distinct.high.round();
     if complete && d < 1_000.0 {
         let cap_bytes = d * l.logical_partition_bytes;
         let cap_ru = d * l.logical_partition_ru_per_sec;
