@@ -136,7 +136,8 @@ fn gate_text(key: &str, passed: bool, violations: &[ci::Violation], stdin_skippe
             .collect::<Vec<_>>()
             .join(", ");
         let label = v.severity.label();
-        if at.is_empty() {
+        // Schema messages already list their records.
+        if at.is_empty() || v.message.contains(&at) {
             s.push_str(&format!("- {label} {}: {}\n", v.code, v.message));
         } else {
             s.push_str(&format!("- {label} {}: {} ({at})\n", v.code, v.message));
