@@ -21,6 +21,7 @@ pub mod ops;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
+pub mod small_file;
 pub mod stats;
 pub mod workload;
 

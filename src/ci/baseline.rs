@@ -13,7 +13,7 @@ pub const GINI_TOLERANCE: f64 = 0.05;
 
 /// Reads a baseline report.
 pub fn load(path: &Path) -> anyhow::Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::small_file::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("baseline {}: {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("baseline {}: not a JSON report: {e}", path.display()))?;

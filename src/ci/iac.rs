@@ -311,7 +311,8 @@ fn terraform(text: &str, file: &str) -> Vec<IacKey> {
 /// choosing by `container` name when several are declared.
 pub fn read_key(path: &Path, container: Option<&str>) -> Result<IacKey, IacError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| IacError::Io(file.clone(), e))?;
+    let text =
+        crate::small_file::read_to_string(path).map_err(|e| IacError::Io(file.clone(), e))?;
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let keys = match ext {
         "json" => arm(&text, &file)?,

@@ -205,7 +205,7 @@ pub struct CheckConfig {
 }
 
 fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::small_file::read_to_string(path)
         .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
     toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
 }

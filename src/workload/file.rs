@@ -312,7 +312,7 @@ pub enum WorkloadError {
 /// YAML (which also accepts most JSON).
 pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Read {
+    let text = crate::small_file::read_to_string(path).map_err(|source| WorkloadError::Read {
         file: name.clone(),
         source,
     })?;

@@ -1,0 +1,65 @@
+//! Reading the small files a run is configured with (workload, `pkadvisor.toml`, infrastructure
+//! code, a baseline report) with a size limit: `std::fs::read_to_string` on `/dev/zero`, or on a
+//! multi-gigabyte file named by mistake, grows without bound until the machine runs out of memory.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The largest configuration file read: far above any workload, template or saved report.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 64 << 20;
+
+/// Reads `path` as UTF-8 text, failing with `InvalidData` past [`MAX_CONFIG_FILE_BYTES`].
+pub fn read_to_string(path: &Path) -> std::io::Result<String> {
+    read_capped(path, MAX_CONFIG_FILE_BYTES)
+}
+
+fn read_capped(path: &Path, max: u64) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "larger than {} MiB: not a configuration file (a data file named by mistake, or a device?)",
+                max >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (byte {} is invalid): save the file as UTF-8",
+                e.utf8_error().valid_up_to() + 1
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_file_stops_at_the_cap() {
+        let e = read_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().starts_with("larger than 1 MiB"), "{e}");
+    }
+
+    #[test]
+    fn small_files_read_whole_and_bad_utf8_is_named() {
+        let dir = std::env::temp_dir().join(format!("pkadvisor-small-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("w.yaml");
+        std::fs::write(&p, "reads: 5\n").unwrap();
+        assert_eq!(read_capped(&p, 9).unwrap(), "reads: 5\n");
+        assert!(read_capped(&p, 8).is_err(), "9 bytes over a cap of 8");
+        std::fs::write(&p, b"ab\xffc").unwrap();
+        let e = read_capped(&p, 100).unwrap_err().to_string();
+        assert!(e.contains("byte 3 is invalid"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
