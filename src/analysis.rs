@@ -169,8 +169,8 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo {
-            name: "pkadvisor",
-            version: env!("CARGO_PKG_VERSION"),
+            name: "pkadvisor".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
         },
         input: input_summary(
             &acc,

@@ -48,6 +48,10 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             commands::epk::run(&cfg, &mut out)?;
             EXIT_OK
         }
+        cli::Config::Report(cfg) => {
+            commands::report::run(&cfg, &mut out)?;
+            EXIT_OK
+        }
     };
     out.flush()?;
     Ok(code)

@@ -6,7 +6,7 @@ pub mod domain;
 pub mod separator;
 pub mod workload;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::cosmos::limits::{Limits, GB};
@@ -14,7 +14,7 @@ use crate::keys::spec::{Candidate, KeyKind};
 use crate::stats::summary::CandidateStats;
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; does not change the verdict.
@@ -37,7 +37,7 @@ impl Severity {
 }
 
 /// A candidate's overall verdict: the worst severity among its findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No warnings.
@@ -58,11 +58,16 @@ impl std::fmt::Display for Verdict {
     }
 }
 
+/// A finding code. An alias so serde does not try to borrow it from the input when a saved
+/// report is read (`report::json::static_code` gives it a `'static` home instead).
+pub type Code = &'static str;
+
 /// One machine-readable finding.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     /// Stable upper-case code, e.g. `LOGICAL_PARTITION_OVER_LIMIT`.
-    pub code: &'static str,
+    #[serde(deserialize_with = "crate::report::json::static_code")]
+    pub code: Code,
     /// Severity.
     pub severity: Severity,
     /// A sentence for people.
@@ -94,7 +99,7 @@ impl Finding {
 }
 
 /// The parts of the score, each in [0, 1] (`null` when there is no evidence for it).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScoreParts {
     /// min(1, log10(logical partitions) / 3): 1,000 partitions or more score 1.
     pub cardinality: f64,

@@ -9,10 +9,10 @@ pub mod policy;
 pub mod sarif;
 pub mod schema;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where a problem is: a file and a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
     /// File as shown to the user.
     pub file: String,
@@ -21,7 +21,7 @@ pub struct Location {
 }
 
 /// One reason the gate fails (or warns).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     /// Stable code: a finding code, or a `POLICY_*`, `SCHEMA_*` or `BASELINE_*` code.
     pub code: String,
@@ -34,7 +34,7 @@ pub struct Violation {
 }
 
 /// The gate's outcome, added to the JSON report as `check`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckOutcome {
     /// The key checked.
     pub key: String,
@@ -42,4 +42,7 @@ pub struct CheckOutcome {
     pub passed: bool,
     /// Everything that failed or warned, failures first.
     pub violations: Vec<Violation>,
+    /// What the gate could not examine, in words (e.g. standard input for schema changes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }

@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub mod check;
+pub mod report;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -57,6 +58,8 @@ pub enum Command {
     Check(Box<check::CheckArgs>),
     /// Print effective partition keys (EPKs) and initial range boundaries.
     Epk(EpkArgs),
+    /// Render a saved JSON report as a table, Markdown or JSON again.
+    Report(report::ReportArgs),
 }
 
 /// Input formats on the command line.
@@ -336,6 +339,8 @@ pub enum Config {
     Check(Box<check::CheckConfig>),
     /// `pkadvisor epk`.
     Epk(EpkConfig),
+    /// `pkadvisor report`.
+    Report(report::ReportConfig),
 }
 
 /// Validated `epk` settings.
@@ -390,6 +395,7 @@ impl TryFrom<Args> for Config {
                 Ok(Config::Analyze(Box::new(analyze_config(*a)?)))
             }
             Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
+            Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,

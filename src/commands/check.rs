@@ -9,9 +9,13 @@ use anyhow::Context;
 
 use crate::advise::Severity;
 use crate::analysis::analyze;
-use crate::ci::{self, annotations, baseline, policy, sarif, schema, CheckOutcome, Location};
+use crate::ci::{annotations, baseline, policy, sarif, schema, CheckOutcome, Location};
 use crate::cli::check::{AnnotationsArg, CheckConfig};
 use crate::report::{render, OutputFormat};
+
+/// Why standard input is absent from the schema examination.
+const STDIN_NOTE: &str =
+    "standard input cannot be read twice, so it was not examined for schema changes";
 
 /// Exit code of a policy failure.
 pub const EXIT_POLICY: i32 = 1;
@@ -67,24 +71,22 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         key: key.clone(),
         passed,
         violations: violations.clone(),
+        notes: if found.skipped_inputs.is_empty() {
+            Vec::new()
+        } else {
+            vec![STDIN_NOTE.to_owned()]
+        },
     });
     if let Some(path) = &cfg.write_baseline {
         std::fs::write(path, render(&report, OutputFormat::Json))
             .with_context(|| format!("cannot write the baseline to {}", path.display()))?;
     }
-    let summary = gate_text(&key, passed, &violations, !found.skipped_inputs.is_empty());
     let text = if cfg.sarif {
         let mut s = serde_json::to_string_pretty(&sarif::document(&violations))?;
         s.push('\n');
         s
     } else {
-        match a.format {
-            OutputFormat::Json => render(&report, OutputFormat::Json),
-            OutputFormat::Markdown => {
-                format!("{}\n## Gate\n\n{summary}", render(&report, a.format))
-            }
-            OutputFormat::Table => format!("{}\n{summary}", render(&report, a.format)),
-        }
+        render(&report, a.format)
     };
     match &a.output {
         Some(path) => std::fs::write(path, &text)
@@ -100,10 +102,7 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         eprintln!("{l}");
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-        let md = format!(
-            "{}\n## Gate\n\n{summary}",
-            render(&report, OutputFormat::Markdown)
-        );
+        let md = render(&report, OutputFormat::Markdown);
         annotations::append_step_summary(std::path::Path::new(&path), &md)
             .context("cannot append to GITHUB_STEP_SUMMARY")?;
     }
@@ -120,31 +119,4 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
             .count(),
     );
     Ok(if passed { crate::EXIT_OK } else { EXIT_POLICY })
-}
-
-/// The gate's outcome in lines (Markdown-friendly bullets).
-fn gate_text(key: &str, passed: bool, violations: &[ci::Violation], stdin_skipped: bool) -> String {
-    let mut s = format!(
-        "Gate for key {key}: {}\n",
-        if passed { "PASS" } else { "FAIL" }
-    );
-    for v in violations {
-        let at = v
-            .locations
-            .iter()
-            .map(|l| format!("{}:{}", l.file, l.line))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let label = v.severity.label();
-        // Schema messages already list their records.
-        if at.is_empty() || v.message.contains(&at) {
-            s.push_str(&format!("- {label} {}: {}\n", v.code, v.message));
-        } else {
-            s.push_str(&format!("- {label} {}: {} ({at})\n", v.code, v.message));
-        }
-    }
-    if stdin_skipped {
-        s.push_str("- note: standard input cannot be read twice, so it was not examined for schema changes\n");
-    }
-    s
 }

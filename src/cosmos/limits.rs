@@ -4,13 +4,13 @@
 //! each). Logic elsewhere reads them from [`Limits`], never from literals, and the command line can
 //! override any of them with `--limit name=value`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Decimal gigabyte: the Cosmos DB documentation's GB.
 pub const GB: f64 = 1e9;
 
 /// Service limits and cost-model constants.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
     /// Storage of one logical partition (data + index), bytes. 20 GB.
     pub logical_partition_bytes: f64,

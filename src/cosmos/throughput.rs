@@ -4,7 +4,7 @@
 //! Storage sizes are in bytes and "GB" means decimal gigabytes (1 GB = 1e9 bytes), as everywhere
 //! in the crate: the 50 GB physical partition limit is `50e9` bytes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Provisioned throughput of a container (or of a shared-throughput database).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,7 +32,7 @@ impl Provisioning {
 }
 
 /// Which rule decided the partition count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountRule {
     /// `ceil(RU/s / 6,000)` for manual throughput.

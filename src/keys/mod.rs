@@ -34,7 +34,9 @@ pub mod marker {
 }
 
 /// Why a document has no key for a candidate (it is counted, not placed in a partition).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyError {
     /// The value at a key path is an object or array.

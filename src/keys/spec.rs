@@ -29,7 +29,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Maximum number of levels in a hierarchical key (Cosmos DB `MultiHash`).
 pub const MAX_LEVELS: usize = 3;
@@ -78,7 +78,7 @@ impl fmt::Display for Candidate {
 }
 
 /// The overall shape of a candidate key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyKind {
     /// One plain path, e.g. `/tenantId`.

@@ -1,6 +1,12 @@
-//! The JSON renderer: the [`Report`] model serialized, pretty-printed, newline-terminated.
+//! The JSON renderer: the [`Report`] model serialized, pretty-printed, newline-terminated; and
+//! its inverse, reading a saved report back for `pkadvisor report`.
 
-use super::{Renderer, Report};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Deserializer};
+
+use super::{Renderer, Report, SCHEMA_VERSION};
 
 /// Renders the versioned JSON document.
 pub struct JsonRenderer;
@@ -11,4 +17,53 @@ impl Renderer for JsonRenderer {
         s.push('\n');
         s
     }
+}
+
+/// Why a saved report cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Not JSON, or not a report of this schema (the message names line and column).
+    #[error(transparent)]
+    Invalid(#[from] serde_json::Error),
+    /// Valid JSON without `schema_version`.
+    #[error("no schema_version: not a pkadvisor JSON report (write one with --format json)")]
+    NotAReport,
+    /// Written by a version of pkadvisor with another schema.
+    #[error(
+        "schema_version {found} is not {SCHEMA_VERSION}, the version this pkadvisor reads; \
+         re-run the analysis with this version, or render it with the pkadvisor that wrote it"
+    )]
+    Version {
+        /// The document's `schema_version`.
+        found: u64,
+    },
+}
+
+/// Parses a JSON report written by `analyze` or `check` (`--format json`).
+pub fn read(text: &str) -> Result<Report, ReadError> {
+    #[derive(Deserialize)]
+    struct Versioned {
+        schema_version: Option<u64>,
+    }
+    let v: Versioned = serde_json::from_str(text)?;
+    match v.schema_version {
+        Some(n) if n == u64::from(SCHEMA_VERSION) => Ok(serde_json::from_str(text)?),
+        Some(found) => Err(ReadError::Version { found }),
+        None => Err(ReadError::NotAReport),
+    }
+}
+
+/// Deserializes a finding code into the `&'static str` the analysis uses. Codes are a small
+/// closed set, so each distinct code read is allocated once and kept for the process.
+pub fn static_code<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    static CODES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let code = String::deserialize(d)?;
+    let mut guard = CODES.lock().unwrap_or_else(|e| e.into_inner());
+    let set = guard.get_or_insert_with(HashSet::new);
+    if let Some(&known) = set.get(code.as_str()) {
+        return Ok(known);
+    }
+    let leaked: &'static str = Box::leak(code.into_boxed_str());
+    set.insert(leaked);
+    Ok(leaked)
 }

@@ -3,12 +3,13 @@
 //! The JSON output is this model serialized: it is an API, versioned by [`SCHEMA_VERSION`] and
 //! documented field by field in `docs/json-schema.md`. Change it deliberately.
 
+pub mod gate;
 pub mod json;
 pub mod markdown;
 pub mod sections;
 pub mod table;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::advise::{Finding, ScoreParts, Verdict};
 use crate::cosmos::limits::Limits;
@@ -19,7 +20,7 @@ use crate::stats::summary::{Distribution, LevelStats, Skew};
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything an analysis produced, in rank order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// Version of this document's schema.
     pub schema_version: u32,
@@ -39,16 +40,16 @@ pub struct Report {
 }
 
 /// Tool identification.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolInfo {
     /// Always `pkadvisor`.
-    pub name: &'static str,
-    /// The crate version.
-    pub version: &'static str,
+    pub name: String,
+    /// The crate version that wrote the report.
+    pub version: String,
 }
 
 /// One input file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileSummary {
     /// Path as given (`<stdin>` for standard input).
     pub path: String,
@@ -57,7 +58,7 @@ pub struct FileSummary {
 }
 
 /// A record-level problem with its location.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Located {
     /// File path.
     pub file: String,
@@ -70,7 +71,7 @@ pub struct Located {
 }
 
 /// The largest document seen.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LargestDocument {
     /// Minified bytes.
     pub bytes: u64,
@@ -81,7 +82,7 @@ pub struct LargestDocument {
 }
 
 /// Summary of the input.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InputSummary {
     /// Files read, in order.
     pub files: Vec<FileSummary>,
@@ -111,7 +112,7 @@ pub struct InputSummary {
 }
 
 /// One logical partition in a top list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TopPartition {
     /// The key: a JSON value (`{}` = Undefined), or an array of levels for hierarchical keys.
     pub key: serde_json::Value,
@@ -126,7 +127,7 @@ pub struct TopPartition {
 }
 
 /// Documents whose key could not be computed, by reason.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct KeyErrorSummary {
     /// Reason code.
     pub reason: crate::keys::KeyError,
@@ -137,7 +138,7 @@ pub struct KeyErrorSummary {
 }
 
 /// One physical partition of a projected layout.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PartitionReport {
     /// Inclusive lower EPK bound (hex; `""` = start of the key space).
     pub min_epk: String,
@@ -156,7 +157,7 @@ pub struct PartitionReport {
 }
 
 /// How many physical partitions the prefixes of one level overlap.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PrefixFanout {
     /// Prefix length in levels (1 = first level).
     pub level: usize,
@@ -172,7 +173,7 @@ pub struct PrefixFanout {
 }
 
 /// One prefix and its fan-out.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PrefixFanoutEntry {
     /// The prefix levels as JSON.
     pub prefix: serde_json::Value,
@@ -183,7 +184,7 @@ pub struct PrefixFanoutEntry {
 }
 
 /// The projected physical layout of a candidate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LayoutReport {
     /// Hash scheme (`V1`, `V2`, `MultiHash`).
     pub hash: crate::cosmos::PkVersion,
@@ -208,7 +209,7 @@ pub struct LayoutReport {
 }
 
 /// Everything reported about one candidate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CandidateReport {
     /// The candidate as written.
     pub spec: String,
@@ -285,11 +286,18 @@ pub enum OutputFormat {
 }
 
 /// Renders a report in the chosen format.
+/// A `check` report ends with the gate's outcome (the JSON carries it as `check`).
 pub fn render(report: &Report, format: OutputFormat) -> String {
-    match format {
-        OutputFormat::Table => table::TableRenderer.render(report),
-        OutputFormat::Markdown => markdown::MarkdownRenderer.render(report),
-        OutputFormat::Json => json::JsonRenderer.render(report),
+    let gate = report.check.as_ref().map(gate::text);
+    match (format, gate) {
+        (OutputFormat::Table, None) => table::TableRenderer.render(report),
+        (OutputFormat::Table, Some(g)) => format!("{}\n{g}", table::TableRenderer.render(report)),
+        (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
+        (OutputFormat::Markdown, Some(g)) => format!(
+            "{}\n## Gate\n\n{g}",
+            markdown::MarkdownRenderer.render(report)
+        ),
+        (OutputFormat::Json, _) => json::JsonRenderer.render(report),
     }
 }
 

@@ -1,0 +1,79 @@
+//! Arguments of `pkadvisor report`: re-render a saved JSON report.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::ConfigError;
+use crate::report::OutputFormat;
+
+/// Formats `report` renders.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ReportFormatArg {
+    /// A terminal table.
+    Table,
+    /// Markdown for pull requests.
+    Markdown,
+    /// The versioned JSON document, as read (normalised to this version's layout).
+    Json,
+}
+
+/// `pkadvisor report` arguments.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  pkadvisor analyze docs.jsonl --key /tenantId -o result.json
+  pkadvisor report result.json                      # the terminal table
+  pkadvisor report result.json --format markdown -o report.md
+
+The output is byte-identical to what `analyze` or `check` would have printed in that format.")]
+pub struct ReportArgs {
+    /// A JSON report written by `analyze` or `check` with `--format json` (`-` = standard input).
+    #[arg(value_name = "REPORT.json")]
+    pub input: PathBuf,
+    /// Output format [default: from the --output extension (.md, .json), else table].
+    #[arg(long, short = 'f', value_enum)]
+    pub format: Option<ReportFormatArg>,
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Validated `report` settings.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    /// The saved report (`-` = standard input).
+    pub input: PathBuf,
+    /// What to render.
+    pub format: OutputFormat,
+    /// Where to write (`None` = standard output).
+    pub output: Option<PathBuf>,
+}
+
+/// Validates `report` arguments.
+pub fn report_config(a: ReportArgs) -> Result<ReportConfig, ConfigError> {
+    let output = a.output.filter(|p| p.as_os_str() != "-");
+    if let (Some(out), Ok(input)) = (&output, std::fs::canonicalize(&a.input)) {
+        if std::fs::canonicalize(out).is_ok_and(|o| o == input) {
+            return Err(ConfigError::Invalid(format!(
+                "-o {}: that is the report being read; writing there would destroy it",
+                out.display()
+            )));
+        }
+    }
+    let format = match (a.format, &output) {
+        (Some(ReportFormatArg::Table), _) => OutputFormat::Table,
+        (Some(ReportFormatArg::Markdown), _) => OutputFormat::Markdown,
+        (Some(ReportFormatArg::Json), _) => OutputFormat::Json,
+        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
+            Some("json") => OutputFormat::Json,
+            Some("md" | "markdown") => OutputFormat::Markdown,
+            _ => OutputFormat::Table,
+        },
+        (None, None) => OutputFormat::Table,
+    };
+    Ok(ReportConfig {
+        input: a.input,
+        format,
+        output,
+    })
+}

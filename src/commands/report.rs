@@ -1,0 +1,35 @@
+//! `pkadvisor report`: read a saved JSON report and render it again. The JSON is the source of
+//! truth: the renderers see exactly the [`Report`](crate::report::Report) the analysis built.
+
+use std::io::{Read, Write};
+
+use anyhow::Context;
+
+use crate::cli::report::ReportConfig;
+use crate::report::{json, render};
+
+/// Reads the report named in `cfg`, renders it, writes it to `--output` or `out`.
+pub fn run(cfg: &ReportConfig, out: &mut dyn Write) -> anyhow::Result<()> {
+    let name = if cfg.input.as_os_str() == "-" {
+        "standard input".to_owned()
+    } else {
+        cfg.input.display().to_string()
+    };
+    let text = if cfg.input.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("cannot read the report from standard input")?;
+        s
+    } else {
+        std::fs::read_to_string(&cfg.input).with_context(|| format!("cannot read {name}"))?
+    };
+    let report = json::read(&text).with_context(|| format!("{name} is not a pkadvisor report"))?;
+    let rendered = render(&report, cfg.format);
+    match &cfg.output {
+        Some(path) => std::fs::write(path, rendered)
+            .with_context(|| format!("cannot write the report to {}", path.display()))?,
+        None => out.write_all(rendered.as_bytes())?,
+    }
+    Ok(())
+}
