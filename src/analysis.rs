@@ -38,6 +38,9 @@ pub enum AnalyzeError {
     /// The input held no documents.
     #[error("no documents to analyze: {0}")]
     Empty(String),
+    /// `--total-docs` / `--total-size` declare a container smaller than the sample.
+    #[error("{0}")]
+    SmallerThanSample(String),
 }
 
 /// Runs the whole analysis and returns the ranked report.
@@ -94,6 +97,21 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
 
     // Estimate stage: what production the sample stands for, then each candidate's projection.
     let (target, projection) = production_target(&acc, cfg);
+    if let Some(p) = &projection {
+        if target.documents < acc.records_analyzed as f64 {
+            let about = match cfg.projection {
+                Some(Projection::TotalSize(_)) => format!(
+                    ", about {} documents",
+                    crate::report::count(target.documents.floor())
+                ),
+                _ => String::new(),
+            };
+            return Err(AnalyzeError::SmallerThanSample(format!(
+                "the declared production ({p}{about}) is smaller than the {} documents analyzed: a sample cannot be larger than its container (check the units of --total-docs / --total-size)",
+                crate::report::count(acc.records_analyzed as f64)
+            )));
+        }
+    }
     let sample_stored = target.mean_doc_bytes * acc.records_analyzed as f64;
     let scale = target.documents / acc.records_analyzed as f64;
     let mut input_findings = input_findings(&acc, &cfg.limits);

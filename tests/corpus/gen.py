@@ -135,6 +135,8 @@ for flag, value, msg in [("--physical-partitions", "4294967295", "at most 100000
          extra=[flag, value])
 case("arg_tiny_capacity.jsonl", '{"a":1}\n', 1, 1, 2, "must be at least 1", skip_exit=2,
      extra=["--ru", "1000", "--limit", "manual_ru_per_partition=0.000001"])
+case("production_below_sample.jsonl", '{"a":1}\n{"a":2}\n{"a":3}\n', 3, 3, 2, "smaller than the 3 documents analyzed",
+     skip_exit=2, extra=["--total-docs", "2"])
 case("output_is_input.jsonl", '{"a":1}\n', 1, 1, 2, "one of the inputs", skip_exit=2,
      extra=["-o", "./output_is_input.jsonl"])
 case("listed_twice.jsonl", '{"a":1}\n{"a":2}\n', 2, 2, 0, "read once", extra=["./listed_twice.jsonl"])
