@@ -1,5 +1,5 @@
 //! Reading the small files a run is configured with (workload, `pkadvisor.toml`, infrastructure
-//! code, a baseline report) with a size limit: `std::fs::read_to_string` on `/dev/zero`, or on a
+//! code, a baseline or saved report) with a size limit: `std::fs::read_to_string` on `/dev/zero`, or on a
 //! multi-gigabyte file named by mistake, grows without bound until the machine runs out of memory.
 
 use std::io::Read;
@@ -13,16 +13,23 @@ pub fn read_to_string(path: &Path) -> std::io::Result<String> {
     read_capped(path, MAX_CONFIG_FILE_BYTES)
 }
 
+/// Reads a stream (standard input) as UTF-8 text with the same cap.
+pub fn read_stream_to_string(r: impl Read) -> std::io::Result<String> {
+    read_capped_from(r, MAX_CONFIG_FILE_BYTES)
+}
+
 fn read_capped(path: &Path, max: u64) -> std::io::Result<String> {
+    read_capped_from(std::fs::File::open(path)?, max)
+}
+
+fn read_capped_from(r: impl Read, max: u64) -> std::io::Result<String> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(max + 1)
-        .read_to_end(&mut bytes)?;
+    r.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!(
-                "larger than {} MiB: not a configuration file (a data file named by mistake, or a device?)",
+                "larger than {} MiB: too large for a configuration file or report (a data file named by mistake, or a device?)",
                 max >> 20
             ),
         ));

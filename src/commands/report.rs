@@ -1,7 +1,7 @@
 //! `pkadvisor report`: read a saved JSON report and render it again. The JSON is the source of
 //! truth: the renderers see exactly the [`Report`](crate::report::Report) the analysis built.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use anyhow::Context;
 
@@ -16,13 +16,11 @@ pub fn run(cfg: &ReportConfig, out: &mut dyn Write) -> anyhow::Result<()> {
         cfg.input.display().to_string()
     };
     let text = if cfg.input.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read the report from standard input")?;
-        s
+        crate::small_file::read_stream_to_string(std::io::stdin().lock())
+            .context("cannot read the report from standard input")?
     } else {
-        std::fs::read_to_string(&cfg.input).with_context(|| format!("cannot read {name}"))?
+        crate::small_file::read_to_string(&cfg.input)
+            .with_context(|| format!("cannot read {name}"))?
     };
     let report = json::read(&text).with_context(|| format!("{name} is not a pkadvisor report"))?;
     let rendered = render(&report, cfg.format);
