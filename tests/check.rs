@@ -288,3 +288,24 @@ fn usage_and_config_errors_exit_2() {
     let o = check(&["fixtures/ci/missing.jsonl", "--key", "/a"], &[]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn write_baseline_over_an_input_is_refused_and_the_input_kept() {
+    let dir = std::env::temp_dir().join(format!("pkadvisor-wb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("sample.jsonl");
+    let content = "{\"t\":\"a\"}\n{\"t\":\"b\"}\n";
+    std::fs::write(&data, content).unwrap();
+    let path = data.display().to_string();
+    // The same file under another name is still the input.
+    let other = dir.join(".").join("sample.jsonl").display().to_string();
+    let o = check(&["--key", "/t", &path, "--write-baseline", &other], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("that is one of the inputs"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), content);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

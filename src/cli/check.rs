@@ -360,6 +360,14 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
     )?
     .unwrap_or(0.1);
     let analysis = analyze_config(c.analysis)?;
+    if let Some(w) = c.write_baseline.as_ref() {
+        if super::is_an_input(w, &analysis.inputs) {
+            return Err(ConfigError::Invalid(format!(
+                "--write-baseline {}: that is one of the inputs; writing the baseline there would destroy it",
+                w.display()
+            )));
+        }
+    }
     Ok(CheckConfig {
         analysis,
         iac,

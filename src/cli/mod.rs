@@ -363,6 +363,15 @@ pub const MAX_RATE: f64 = 1e9;
 /// Largest `--total-size` (bytes, 1,000 PB) or `--total-docs` accepted.
 pub const MAX_TOTAL: f64 = 1e18;
 
+/// Whether writing `out` would overwrite one of `inputs` (the same file under any name).
+pub(crate) fn is_an_input(out: &std::path::Path, inputs: &[PathBuf]) -> bool {
+    std::fs::canonicalize(out).is_ok_and(|target| {
+        inputs
+            .iter()
+            .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
+    })
+}
+
 fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
     match v {
         Some(x) if x > max => Err(ConfigError::Invalid(format!(
@@ -491,16 +500,11 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         ));
     }
     if let Some(out) = a.output.as_ref().filter(|p| p.as_os_str() != "-") {
-        if let Ok(target) = std::fs::canonicalize(out) {
-            if a.inputs
-                .iter()
-                .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
-            {
-                return Err(ConfigError::Invalid(format!(
-                    "-o {}: that is one of the inputs; writing the report there would destroy it",
-                    out.display()
-                )));
-            }
+        if is_an_input(out, &a.inputs) {
+            return Err(ConfigError::Invalid(format!(
+                "-o {}: that is one of the inputs; writing the report there would destroy it",
+                out.display()
+            )));
         }
     }
     let format = match (a.format, &a.output) {
