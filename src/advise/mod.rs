@@ -14,7 +14,9 @@ use crate::keys::spec::{Candidate, KeyKind};
 use crate::stats::summary::CandidateStats;
 
 /// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; does not change the verdict.
@@ -37,7 +39,9 @@ impl Severity {
 }
 
 /// A candidate's overall verdict: the worst severity among its findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// No warnings.
@@ -63,7 +67,7 @@ impl std::fmt::Display for Verdict {
 pub type Code = &'static str;
 
 /// One machine-readable finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Stable upper-case code, e.g. `LOGICAL_PARTITION_OVER_LIMIT`.
     #[serde(deserialize_with = "crate::report::json::static_code")]
@@ -99,7 +103,7 @@ impl Finding {
 }
 
 /// The parts of the score, each in [0, 1] (`null` when there is no evidence for it).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreParts {
     /// min(1, log10(logical partitions) / 3): 1,000 partitions or more score 1.
     pub cardinality: f64,

@@ -12,7 +12,7 @@ pub mod schema;
 use serde::{Deserialize, Serialize};
 
 /// Where a problem is: a file and a 1-based line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Location {
     /// File as shown to the user.
     pub file: String,
@@ -21,7 +21,7 @@ pub struct Location {
 }
 
 /// One reason the gate fails (or warns).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Violation {
     /// Stable code: a finding code, or a `POLICY_*`, `SCHEMA_*` or `BASELINE_*` code.
     pub code: String,
@@ -34,7 +34,7 @@ pub struct Violation {
 }
 
 /// The gate's outcome, added to the JSON report as `check`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CheckOutcome {
     /// The key checked.
     pub key: String,

@@ -61,7 +61,7 @@ pub enum Component {
 }
 
 /// Partition key hashing version of a container.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum PkVersion {
     /// Legacy hashing (containers created before May 2019).
     V1,

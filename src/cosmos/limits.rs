@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const GB: f64 = 1e9;
 
 /// Service limits and cost-model constants.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Limits {
     /// Storage of one logical partition (data + index), bytes. 20 GB.
     pub logical_partition_bytes: f64,

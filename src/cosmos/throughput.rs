@@ -32,7 +32,7 @@ impl Provisioning {
 }
 
 /// Which rule decided the partition count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CountRule {
     /// `ceil(RU/s / 6,000)` for manual throughput.

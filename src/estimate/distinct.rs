@@ -102,7 +102,7 @@ impl FrequencyProfile {
 }
 
 /// Distinct logical partitions at production size, as a range with a point estimate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DistinctEstimate {
     /// Lower end of the range.
     pub low: f64,

@@ -23,7 +23,7 @@ use intervals::{poisson_ucl95, simultaneous_z95, wilson};
 pub const HEAVY_MIN_COUNT: u64 = 10;
 
 /// How a candidate's key set behaves as data grows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Regime {
     /// Nothing projected: the input is judged as given (the whole population).

@@ -25,7 +25,9 @@ pub use self::jsonl::JsonLinesReader;
 pub const BLOCK_BYTES: usize = 2 << 20;
 
 /// The record formats pkadvisor reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum InputFormat {
     /// One JSON document per line (`.jsonl`, `.ndjson`).

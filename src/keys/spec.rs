@@ -78,7 +78,7 @@ impl fmt::Display for Candidate {
 }
 
 /// The overall shape of a candidate key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KeyKind {
     /// One plain path, e.g. `/tenantId`.

@@ -20,7 +20,7 @@ use crate::stats::summary::{Distribution, LevelStats, Skew};
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything an analysis produced, in rank order.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Report {
     /// Version of this document's schema.
     pub schema_version: u32,
@@ -40,7 +40,7 @@ pub struct Report {
 }
 
 /// Tool identification.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ToolInfo {
     /// Always `pkadvisor`.
     pub name: String,
@@ -49,7 +49,7 @@ pub struct ToolInfo {
 }
 
 /// One input file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileSummary {
     /// Path as given (`<stdin>` for standard input).
     pub path: String,
@@ -58,7 +58,7 @@ pub struct FileSummary {
 }
 
 /// A record-level problem with its location.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Located {
     /// File path.
     pub file: String,
@@ -71,7 +71,7 @@ pub struct Located {
 }
 
 /// The largest document seen.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LargestDocument {
     /// Minified bytes.
     pub bytes: u64,
@@ -82,7 +82,7 @@ pub struct LargestDocument {
 }
 
 /// Summary of the input.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InputSummary {
     /// Files read, in order.
     pub files: Vec<FileSummary>,
@@ -112,7 +112,7 @@ pub struct InputSummary {
 }
 
 /// One logical partition in a top list.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TopPartition {
     /// The key: a JSON value (`{}` = Undefined), or an array of levels for hierarchical keys.
     pub key: serde_json::Value,
@@ -127,7 +127,7 @@ pub struct TopPartition {
 }
 
 /// Documents whose key could not be computed, by reason.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeyErrorSummary {
     /// Reason code.
     pub reason: crate::keys::KeyError,
@@ -138,7 +138,7 @@ pub struct KeyErrorSummary {
 }
 
 /// One physical partition of a projected layout.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PartitionReport {
     /// Inclusive lower EPK bound (hex; `""` = start of the key space).
     pub min_epk: String,
@@ -157,7 +157,7 @@ pub struct PartitionReport {
 }
 
 /// How many physical partitions the prefixes of one level overlap.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrefixFanout {
     /// Prefix length in levels (1 = first level).
     pub level: usize,
@@ -173,7 +173,7 @@ pub struct PrefixFanout {
 }
 
 /// One prefix and its fan-out.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrefixFanoutEntry {
     /// The prefix levels as JSON.
     pub prefix: serde_json::Value,
@@ -184,7 +184,7 @@ pub struct PrefixFanoutEntry {
 }
 
 /// The projected physical layout of a candidate.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayoutReport {
     /// Hash scheme (`V1`, `V2`, `MultiHash`).
     pub hash: crate::cosmos::PkVersion,
@@ -209,7 +209,7 @@ pub struct LayoutReport {
 }
 
 /// Everything reported about one candidate.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CandidateReport {
     /// The candidate as written.
     pub spec: String,

@@ -23,7 +23,7 @@ pub struct PartitionRow {
 }
 
 /// Five-number summary of a per-partition quantity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Distribution {
     /// Smallest.
     pub min: f64,
@@ -40,7 +40,7 @@ pub struct Distribution {
 }
 
 /// How unevenly stored bytes spread over logical partitions.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Skew {
     /// Gini coefficient: 0 = all partitions equal, → 1 = one partition holds everything.
     pub gini: f64,
@@ -57,7 +57,7 @@ pub struct Skew {
 }
 
 /// Distinct prefixes at one level of a hierarchical key.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LevelStats {
     /// 1-based level (1 = first path).
     pub level: usize,
