@@ -48,6 +48,14 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             commands::epk::run(&cfg, &mut out)?;
             EXIT_OK
         }
+        cli::Config::Completions(shell) => {
+            commands::shell::completions(shell, &mut out)?;
+            EXIT_OK
+        }
+        cli::Config::Man => {
+            commands::shell::man(&mut out)?;
+            EXIT_OK
+        }
         cli::Config::Report(cfg) => {
             commands::report::run(&cfg, &mut out)?;
             EXIT_OK

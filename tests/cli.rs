@@ -1082,7 +1082,7 @@ fn epk(args: &[&str]) -> String {
 #[test]
 fn epk_of_redmond() {
     assert_eq!(
-        epk(&["--version", "2", r#""redmond""#]),
+        epk(&["--hash-version", "2", r#""redmond""#]),
         "22E342F38A486A088463DFF7838A5963\n"
     );
 }
@@ -1137,7 +1137,7 @@ fn epk_ranges_four_v2() {
 #[test]
 fn epk_ranges_two_v1_and_one() {
     assert_eq!(
-        epk(&["--ranges", "2", "--version", "1"]),
+        epk(&["--ranges", "2", "--hash-version", "1"]),
         "\n05C1DFFFFFFFFC\nFF\n"
     );
     assert_eq!(epk(&["--ranges", "1"]), "\nFF\n");

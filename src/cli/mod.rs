@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 pub mod check;
 pub mod report;
+pub mod shell;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -38,6 +39,7 @@ pub const MAX_PHYSICAL_PARTITIONS: u32 = 100_000;
 #[command(
     name = "pkadvisor",
     version,
+    propagate_version = true,
     about,
     long_about = None,
     max_term_width = 100,
@@ -60,6 +62,10 @@ pub enum Command {
     Epk(EpkArgs),
     /// Render a saved JSON report as a table, Markdown or JSON again.
     Report(report::ReportArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff) to standard output.
+    Man,
 }
 
 /// Input formats on the command line.
@@ -224,9 +230,9 @@ pub struct EpkArgs {
     #[arg(value_name = "VALUE", allow_hyphen_values = true)]
     pub values: Vec<String>,
 
-    /// Hash version for `--kind hash` (1 or 2).
+    /// Hash version for `--kind hash` (1 or 2), as `analyze --hash-version`.
     #[arg(
-        long = "version",
+        long = "hash-version",
         value_enum,
         default_value = "2",
         value_name = "VERSION"
@@ -341,6 +347,10 @@ pub enum Config {
     Epk(EpkConfig),
     /// `pkadvisor report`.
     Report(report::ReportConfig),
+    /// `pkadvisor completions`.
+    Completions(clap_complete::Shell),
+    /// `pkadvisor man`.
+    Man,
 }
 
 /// Validated `epk` settings.
@@ -405,6 +415,8 @@ impl TryFrom<Args> for Config {
             }
             Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
             Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
+            Command::Completions(c) => Ok(Config::Completions(c.shell)),
+            Command::Man => Ok(Config::Man),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,

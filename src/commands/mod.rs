@@ -4,3 +4,4 @@ pub mod analyze;
 pub mod check;
 pub mod epk;
 pub mod report;
+pub mod shell;
