@@ -69,3 +69,24 @@ fn version_is_the_programs_everywhere() {
     let (_, v2, _) = run(&["epk", "--hash-version", "2", "\"redmond\""]);
     assert_ne!(out, v2, "the hash version changes the EPK");
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly_with_0() {
+    use std::process::Stdio;
+    for args in [
+        &["epk", "--ranges", "100000"][..],
+        &["completions", "bash"][..],
+        &["man"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("ends");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?}");
+    }
+}

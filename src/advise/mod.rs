@@ -184,6 +184,10 @@ pub fn human_bytes(b: f64) -> String {
             return format!("{:.1} {u}", b / m);
         }
     }
+    // `-0 B` would read as a loss: anything that rounds to zero is `0 B`.
+    if b.round() == 0.0 {
+        return "0 B".to_owned();
+    }
     format!("{b:.0} B")
 }
 

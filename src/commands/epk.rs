@@ -16,7 +16,8 @@ pub enum EpkCommandError {
     Io {
         /// File name.
         file: String,
-        /// Cause.
+        /// Cause (the source, so a broken pipe is recognised and exits 0).
+        #[source]
         cause: std::io::Error,
     },
 }

@@ -309,7 +309,12 @@ pub trait Renderer {
 
 /// Formats a share as a percentage with one decimal.
 pub fn percent(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+    let p = x * 100.0;
+    // Never `-0.0%`: what rounds to zero is zero.
+    if (p * 10.0).round() == 0.0 {
+        return "0.0%".to_owned();
+    }
+    format!("{p:.1}%")
 }
 
 /// Formats a large count compactly (`1,234,567`).
@@ -341,5 +346,10 @@ mod tests {
         assert_eq!(count(1234.4), "1,234");
         assert_eq!(count(1234567.0), "1,234,567");
         assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(percent(-0.0001), "0.0%");
+        assert_eq!(percent(-0.0), "0.0%");
+        assert_eq!(crate::advise::human_bytes(-0.0), "0 B");
+        assert_eq!(crate::advise::human_bytes(-0.4), "0 B");
+        assert_eq!(crate::advise::human_bytes(1499.0), "1.5 KB");
     }
 }

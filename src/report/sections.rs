@@ -307,6 +307,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
             });
         }
         if let Some(l) = &c.layout {
+            let epk_width = epk_width(&l.partitions);
             out.push(Block::Text(vec![format!(
                 "Physical layout (estimate, {} hash): {} partitions ({} at creation, {}; {} storage splits){}{}",
                 match l.hash {
@@ -340,7 +341,11 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                     .iter()
                     .map(|p| {
                         vec![
-                            format!("[{}, {})", short_epk(&p.min_epk), short_epk(&p.max_epk)),
+                            format!(
+                                "[{}, {})",
+                                short_epk(&p.min_epk, epk_width),
+                                short_epk(&p.max_epk, epk_width)
+                            ),
                             count(p.logical_partitions as f64),
                             human_bytes(p.bytes),
                             bar(p.bytes / r.limits.physical_partition_bytes, 10),
@@ -410,11 +415,27 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     out
 }
 
-fn short_epk(e: &str) -> String {
+/// How many hex digits tell every boundary of a layout apart (at least 12): cut shorter,
+/// neighbouring ranges can read `[0B0359C653EC…, 0B0359C653EC…)`.
+fn epk_width(partitions: &[super::PartitionReport]) -> usize {
+    let mut bounds: Vec<&str> = partitions
+        .iter()
+        .flat_map(|p| [p.min_epk.as_str(), p.max_epk.as_str()])
+        .collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let common = |a: &str, b: &str| a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    bounds
+        .windows(2)
+        .map(|w| common(w[0], w[1]) + 1)
+        .fold(12, usize::max)
+}
+
+fn short_epk(e: &str, width: usize) -> String {
     if e.is_empty() {
         "\"\"".into()
-    } else if e.len() > 12 {
-        format!("{}…", &e[..12])
+    } else if e.len() > width {
+        format!("{}…", &e[..width])
     } else {
         e.to_string()
     }
@@ -436,6 +457,51 @@ pub fn key_text(v: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn part(min: &str, max: &str) -> crate::report::PartitionReport {
+        crate::report::PartitionReport {
+            min_epk: min.into(),
+            max_epk: max.into(),
+            logical_partitions: 0,
+            bytes: 0.0,
+            ru_demand: 0.0,
+            ru_allocated: None,
+            utilisation: None,
+        }
+    }
+
+    #[test]
+    fn epk_ranges_are_cut_where_they_still_differ() {
+        // Three boundaries sharing 14 digits: 12 would print three identical ranges.
+        let parts = [
+            part("", "0B0359C653EC41AA"),
+            part("0B0359C653EC41AA", "0B0359C653EC41BB"),
+            part("0B0359C653EC41BB", "0B0359C653EC41CC"),
+            part("0B0359C653EC41CC", "FF"),
+        ];
+        let w = epk_width(&parts);
+        assert_eq!(w, 15);
+        let shown: Vec<String> = parts
+            .iter()
+            .map(|p| {
+                format!(
+                    "[{}, {})",
+                    short_epk(&p.min_epk, w),
+                    short_epk(&p.max_epk, w)
+                )
+            })
+            .collect();
+        assert_eq!(shown[1], "[0B0359C653EC41A…, 0B0359C653EC41B…)");
+        let mut distinct = shown.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4);
+        // Well-separated boundaries keep the short 12 digits.
+        assert_eq!(
+            epk_width(&[part("", "1555555555555555"), part("1555555555555555", "FF")]),
+            12
+        );
+        assert_eq!(short_epk("", 12), "\"\"");
+    }
 
     #[test]
     fn bars_scale_and_flag_overflow() {
