@@ -18,12 +18,73 @@ pub fn shorten(cell: &str) -> String {
     format!("{head}… ({} bytes in all)", cell.len())
 }
 
+/// Table width when standard output is not a terminal (a file, a pipe, CI logs).
+pub const PIPED_WIDTH: u16 = 160;
+
+/// Narrowest table drawn: below it columns would hold a character or two.
+pub const MIN_WIDTH: u16 = 40;
+
+/// The width tables are fitted to: the terminal's when standard output is one, else
+/// [`PIPED_WIDTH`], so a file or a pipe gets the same bytes wherever it is written.
+pub fn table_width() -> u16 {
+    Table::new()
+        .width()
+        .map_or(PIPED_WIDTH, |w| w.max(MIN_WIDTH))
+}
+
+/// Below this width the ranking keeps only the columns a choice is made on; the rest are in
+/// each candidate's details below it.
+pub const COMPACT_BELOW: u16 = 120;
+
+/// The ranking's columns kept on a narrow terminal, with their short headers.
+const COMPACT_COLUMNS: [(&str, &str); 9] = [
+    ("#", "#"),
+    ("candidate", "candidate"),
+    ("verdict", "verdict"),
+    ("score", "score"),
+    ("logical partitions", "partitions"),
+    ("largest partition", "largest"),
+    ("% of limit", "% limit"),
+    ("hottest RU/s", "hot RU/s"),
+    ("hottest physical", "hot phys."),
+];
+
+/// On a narrow terminal, the ranking table (the one headed `#`, `candidate`, ..., `verdict`)
+/// keeps [`COMPACT_COLUMNS`] under short headers; other tables are unchanged.
+fn compact(
+    headers: Vec<String>,
+    rows: Vec<Vec<String>>,
+    width: u16,
+) -> (Vec<String>, Vec<Vec<String>>) {
+    let is_ranking =
+        headers.first().is_some_and(|h| h == "#") && headers.iter().any(|h| h == "verdict");
+    if width >= COMPACT_BELOW || !is_ranking {
+        return (headers, rows);
+    }
+    let keep: Vec<(usize, &str)> = headers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, h)| {
+            COMPACT_COLUMNS
+                .iter()
+                .find(|(long, _)| long == h)
+                .map(|&(_, short)| (i, short))
+        })
+        .collect();
+    let rows = rows
+        .into_iter()
+        .map(|r| keep.iter().map(|&(i, _)| r[i].clone()).collect())
+        .collect();
+    (keep.iter().map(|&(_, h)| h.to_owned()).collect(), rows)
+}
+
 /// Renders for a terminal.
 pub struct TableRenderer;
 
 impl Renderer for TableRenderer {
     fn render(&self, report: &Report) -> String {
         let mut out = String::new();
+        let width = table_width();
         for b in blocks(report) {
             match b {
                 Block::Heading(level, text) => {
@@ -52,10 +113,11 @@ impl Renderer for TableRenderer {
                     }
                 }
                 Block::Table { headers, rows } => {
+                    let (headers, rows) = compact(headers, rows, width);
                     let mut t = Table::new();
                     t.load_preset(UTF8_FULL_CONDENSED)
                         .set_content_arrangement(ContentArrangement::Dynamic)
-                        .set_width(160)
+                        .set_width(width)
                         .set_header(headers);
                     for r in rows {
                         t.add_row(r.into_iter().map(|c| shorten(&c)));
@@ -72,6 +134,36 @@ impl Renderer for TableRenderer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn narrow_ranking_keeps_the_deciding_columns() {
+        let headers: Vec<String> = [
+            "#",
+            "candidate",
+            "kind",
+            "verdict",
+            "score",
+            "gini",
+            "largest partition",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let rows = vec![["1", "/userId", "single", "PASS", "71", "0.59", "95.4 KB"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()];
+        let (h, r) = compact(headers.clone(), rows.clone(), 80);
+        assert_eq!(h, ["#", "candidate", "verdict", "score", "largest"]);
+        assert_eq!(r[0], ["1", "/userId", "PASS", "71", "95.4 KB"]);
+        // Wide terminals and pipes keep every column; other tables are never cut.
+        assert_eq!(
+            compact(headers.clone(), rows.clone(), PIPED_WIDTH).0,
+            headers
+        );
+        let other = vec!["logical partition".to_string(), "share".to_string()];
+        assert_eq!(compact(other.clone(), vec![], 80).0, other);
+    }
 
     #[test]
     fn long_cells_are_cut_with_their_size() {
