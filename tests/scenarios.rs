@@ -379,7 +379,14 @@ fn date_keys_take_every_current_write() {
         // A date stops growing when its day ends: no time-to-limit for it.
         let d = candidate(&r, "/date");
         assert!(!codes(d).contains(&"LIMIT_IN_N_DAYS".to_string()));
+        // Nothing is projected here: the regime is the input's own.
+        assert_eq!(d["regime"], "exact");
     }
+    // Projected, a date is never a complete key set: every day brings a new one.
+    let (code, r, err) = run(&["analyze", path, "-c", "/date", "--total-size", "1TB"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(candidate(&r, "/date")["regime"], "growing");
+    assert!(!codes(candidate(&r, "/date")).contains(&"CAPACITY_CEILING".to_string()));
 }
 
 /// A boolean key can never have more than two logical partitions: it fails whatever its size.

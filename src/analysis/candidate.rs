@@ -161,7 +161,17 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         &findings,
     );
     let layout = layout.map(|(l, _, _)| l);
-    candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval)
+    let mut report = candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval);
+    if follows_time && report.regime != estimate::Regime::Exact {
+        // The sample's profile can look complete (every month of the sample seen often), but a
+        // time bucket gains a new key every period.
+        report.regime = estimate::Regime::Growing;
+        report.regime_evidence = format!(
+            "the key follows time: every period brings a new key and the current one takes every write; the sample's profile: {}",
+            report.regime_evidence
+        );
+    }
+    report
 }
 
 fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
