@@ -6,13 +6,51 @@ use super::{Renderer, Report};
 /// Renders GitHub-flavoured Markdown.
 pub struct MarkdownRenderer;
 
-/// Escapes text for a Markdown table cell or list item: pipes would split cells, and `<null>` /
-/// `<undefined>` would be swallowed as HTML tags by GitHub.
+/// GitHub's limit on a comment body, in characters.
+pub const GITHUB_COMMENT_MAX_CHARS: usize = 65_536;
+
+/// Where the report is cut when it would not fit a comment, leaving room for the note.
+const CUT_AT_BYTES: usize = 64_000;
+
+/// Escapes text for a Markdown table cell or list item so that it shows as written: pipes would
+/// split cells, `<null>` / `<undefined>` would be swallowed as HTML tags, `&amp;` would show as
+/// `&`, and `*_[]()` and friends would turn key values into emphasis, links or code. Bare URLs
+/// are defused so GitHub does not autolink them.
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\n', " ")
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            // `[` and `]` escaped, no link or image can form; `#` only matters at a line start.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '~' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out.replace("://", "&#58;//").replace("www.", "www&#46;")
+}
+
+/// Cuts a report longer than a GitHub comment at a block boundary, with a note saying so.
+fn fit_comment(mut out: String) -> String {
+    if out.chars().count() <= GITHUB_COMMENT_MAX_CHARS {
+        return out;
+    }
+    let mut cut = CUT_AT_BYTES.min(out.len());
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = out[..cut].rfind("\n\n").map_or(cut, |i| i + 1);
+    let total = out.chars().count();
+    out.truncate(cut);
+    out.push_str(&format!(
+        "\n> **Report cut** to fit GitHub's {GITHUB_COMMENT_MAX_CHARS}-character comment limit ({total} characters in all): run with `--format table` or `--format json`, or lower `--top`, for the rest.\n"
+    ));
+    out
 }
 
 impl Renderer for MarkdownRenderer {
@@ -62,18 +100,43 @@ impl Renderer for MarkdownRenderer {
                 }
             }
         }
-        out
+        fit_comment(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::cell;
+    use super::{cell, fit_comment, GITHUB_COMMENT_MAX_CHARS};
 
     #[test]
     fn cells_escape_pipes_and_angle_brackets() {
         assert_eq!(cell("<undefined>"), "&lt;undefined&gt;");
         assert_eq!(cell("a|b"), "a\\|b");
         assert_eq!(cell("t1 > u1"), "t1 &gt; u1");
+    }
+
+    #[test]
+    fn key_values_render_as_written() {
+        assert_eq!(cell("R&amp;D"), "R&amp;amp;D");
+        assert_eq!(cell("*bold* _it_ [x](y)"), "\\*bold\\* \\_it\\_ \\[x\\](y)");
+        assert_eq!(cell("# 1"), "# 1");
+        assert_eq!(cell("`code`"), "\\`code\\`");
+        assert_eq!(cell("https://x.io"), "https&#58;//x.io");
+    }
+
+    #[test]
+    fn long_reports_are_cut_to_a_comment_with_a_note() {
+        let block = format!("{}\n\n", "x".repeat(999));
+        let long = block.repeat(100);
+        let cut = fit_comment(long);
+        assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
+        assert!(
+            cut.contains("**Report cut**"),
+            "{}",
+            &cut[cut.len() - 200..]
+        );
+        assert!(cut.contains("100100 characters in all"));
+        let short = "a\n".to_string();
+        assert_eq!(fit_comment(short.clone()), short);
     }
 }
