@@ -17,6 +17,13 @@ fn run(args: &[&str]) -> (i32, Value, String) {
     (out.status.code().unwrap_or(-1), json, stderr)
 }
 
+/// Runs pkadvisor and returns its JSON report, failing the test (with stderr) on a non-zero exit.
+fn run_ok(args: &[&str]) -> Value {
+    let (code, r, err) = run(args);
+    assert_eq!(code, 0, "{err}");
+    r
+}
+
 fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
     report["candidates"]
         .as_array()
@@ -65,7 +72,7 @@ fn close(a: f64, b: f64) -> bool {
 /// partitioning-overview: 18,000 RU/s over 3 partitions gives 6,000 RU/s each.
 #[test]
 fn manual_18000_ru_is_three_partitions_of_6000() {
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         "fixtures/tiny.jsonl",
         "-c",
@@ -73,7 +80,6 @@ fn manual_18000_ru_is_three_partitions_of_6000() {
         "--ru",
         "18000",
     ]);
-    assert_eq!(code, 0, "{err}");
     let layout = &candidate(&r, "/tenantId")["layout"];
     assert_eq!(layout["physical_partitions"], 3);
     assert_eq!(layout["partition_count_rule"], "manual_throughput");
@@ -86,7 +92,7 @@ fn manual_18000_ru_is_three_partitions_of_6000() {
 /// and 25 partitions need 150,000 RU/s manual.
 #[test]
 fn one_terabyte_at_40gb_per_partition_is_25_partitions() {
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         "fixtures/events.jsonl",
         "-c",
@@ -98,7 +104,6 @@ fn one_terabyte_at_40gb_per_partition_is_25_partitions() {
         "--limit",
         "physical_partition_bytes=40GB",
     ]);
-    assert_eq!(code, 0, "{err}");
     let layout = &candidate(&r, "/id")["layout"];
     // Forced to 1 at creation, storage splits take it to at least 25 partitions of <= 40 GB.
     let n = layout["physical_partitions"].as_u64().unwrap();
@@ -189,7 +194,7 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
     }));
     let f = temp_jsonl(lines);
     // All documents have the same size, so "big" holds 1200/1300 of 130 GB = 120 GB.
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         f.path().to_str().unwrap(),
         "-c",
@@ -201,7 +206,6 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
         "--ru",
         "6000",
     ]);
-    assert_eq!(code, 0, "{err}");
     let single = candidate(&r, "/tenantId");
     assert_eq!(single["verdict"], "fail");
     assert!(codes(single).contains(&"LOGICAL_PARTITION_OVER_LIMIT".to_string()));
@@ -239,7 +243,7 @@ fn big_tenant_spreads_under_hierarchical_key_and_fails_single() {
 /// the single-partition query 10/s × (10 + 1 × 2.5) RU = 125 RU/s, of which 3/8 lands on `a`.
 #[test]
 fn workload_ru_arithmetic_by_hand() {
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         "fixtures/tiny.jsonl",
         "-c",
@@ -255,7 +259,6 @@ fn workload_ru_arithmetic_by_hand() {
         "--physical-partitions",
         "4",
     ]);
-    assert_eq!(code, 0, "{err}");
     let c = candidate(&r, "/tenantId");
     let w = &c["workload"];
     assert!(close(
@@ -303,7 +306,7 @@ fn timed_docs() -> tempfile::NamedTempFile {
 #[test]
 fn increasing_distinct_values_are_not_a_hot_spot() {
     let f = timed_docs();
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         f.path().to_str().unwrap(),
         "-c",
@@ -313,7 +316,6 @@ fn increasing_distinct_values_are_not_a_hot_spot() {
         "--time-field",
         "/ts",
     ]);
-    assert_eq!(code, 0, "{err}");
     for spec in ["/seq", "/user"] {
         let c = codes(candidate(&r, spec));
         assert!(!c.contains(&"MONOTONIC_KEY".to_string()), "{spec}: {c:?}");
@@ -383,8 +385,7 @@ fn date_keys_take_every_current_write() {
         assert_eq!(d["regime"], "exact");
     }
     // Projected, a date is never a complete key set: every day brings a new one.
-    let (code, r, err) = run(&["analyze", path, "-c", "/date", "--total-size", "1TB"]);
-    assert_eq!(code, 0, "{err}");
+    let r = run_ok(&["analyze", path, "-c", "/date", "--total-size", "1TB"]);
     assert_eq!(candidate(&r, "/date")["regime"], "growing");
     assert!(!codes(candidate(&r, "/date")).contains(&"CAPACITY_CEILING".to_string()));
 }
@@ -394,8 +395,7 @@ fn date_keys_take_every_current_write() {
 fn boolean_key_fails() {
     let lines = (0..100).map(|i| format!(r#"{{"id":"{i}","active":{}}}"#, i % 3 == 0));
     let f = temp_jsonl(lines);
-    let (code, r, err) = run(&["analyze", f.path().to_str().unwrap(), "-c", "/active"]);
-    assert_eq!(code, 0, "{err}");
+    let r = run_ok(&["analyze", f.path().to_str().unwrap(), "-c", "/active"]);
     let c = candidate(&r, "/active");
     assert_eq!(c["verdict"], "fail");
     assert!(codes(c).contains(&"BOOLEAN_KEY".to_string()));
@@ -405,8 +405,7 @@ fn boolean_key_fails() {
 /// names the path that exists.
 #[test]
 fn missing_path_fails_and_suggests_the_existing_one() {
-    let (code, r, err) = run(&["analyze", "fixtures/events.jsonl", "-c", "/tenantID"]);
-    assert_eq!(code, 0, "{err}");
+    let r = run_ok(&["analyze", "fixtures/events.jsonl", "-c", "/tenantID"]);
     let c = candidate(&r, "/tenantID");
     assert_eq!(c["verdict"], "fail");
     let msg = message(c, "KEY_PATH_MISSING");
@@ -422,7 +421,7 @@ fn missing_path_fails_and_suggests_the_existing_one() {
 /// projected from its heavy keys, not linearly per key.
 #[test]
 fn id_at_60tb_is_one_document_per_partition() {
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         "fixtures/events.jsonl",
         "-c",
@@ -430,7 +429,6 @@ fn id_at_60tb_is_one_document_per_partition() {
         "--total-size",
         "60TB",
     ]);
-    assert_eq!(code, 0, "{err}");
     let c = candidate(&r, "/id");
     assert_eq!(c["regime"], "unique");
     let max = c["max_logical_partition_bytes"].as_f64().unwrap();
@@ -462,7 +460,7 @@ fn time_to_limit_from_measured_and_given_growth() {
     });
     let f = temp_jsonl(lines);
     let path = f.path().to_str().unwrap();
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         path,
         "-c",
@@ -472,7 +470,6 @@ fn time_to_limit_from_measured_and_given_growth() {
         "--total-size",
         "10GB",
     ]);
-    assert_eq!(code, 0, "{err}");
     let t = &candidate(&r, "/k")["workload"]["time_to_limit"];
     assert_eq!(t["basis"], "measured");
     assert!(close(t["bytes_per_day"].as_f64().unwrap(), 1e9));
@@ -509,8 +506,7 @@ fn byte_order_mark_is_skipped() {
     f.write_all(b"\xEF\xBB\xBF{\"a\":\"x\"}\n{\"a\":\"y\"}\n")
         .unwrap();
     f.flush().unwrap();
-    let (code, r, err) = run(&["analyze", f.path().to_str().unwrap(), "-c", "/a"]);
-    assert_eq!(code, 0, "{err}");
+    let r = run_ok(&["analyze", f.path().to_str().unwrap(), "-c", "/a"]);
     assert_eq!(r["input"]["records_analyzed"], 2);
     assert_eq!(r["input"]["raw_bytes"], 18);
     assert_eq!(candidate(&r, "/a")["logical_partitions"], 2);
@@ -578,7 +574,7 @@ fn access_log_replaces_document_shares() {
 fn id_missing_is_not_one_item_per_partition() {
     let lines = (0..200).map(|i| format!(r#"{{"_id":"o{i}","customer":"c{}"}}"#, i % 7));
     let f = temp_jsonl(lines);
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         f.path().to_str().unwrap(),
         "-c",
@@ -586,7 +582,6 @@ fn id_missing_is_not_one_item_per_partition() {
         "--total-size",
         "200GB",
     ]);
-    assert_eq!(code, 0, "{err}");
     let c = candidate(&r, "/id");
     assert_ne!(c["regime"], "unique");
     assert_eq!(c["logical_partitions"], 1);
@@ -608,7 +603,7 @@ fn time_to_limit_ignores_partitions_no_longer_written() {
         .collect();
     lines.extend((0..100).map(|i| format!(r#"{{"ts":{},"k":"live"}}"#, 1_704_067_200 + i * 8_640)));
     let f = temp_jsonl(lines);
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         f.path().to_str().unwrap(),
         "-c",
@@ -616,7 +611,6 @@ fn time_to_limit_ignores_partitions_no_longer_written() {
         "--time-field",
         "/ts",
     ]);
-    assert_eq!(code, 0, "{err}");
     let ttl = &candidate(&r, "/k")["workload"]["time_to_limit"];
     assert_eq!(ttl["key"], "live", "{ttl}");
 }
@@ -629,7 +623,7 @@ fn unique_key_layout_does_not_depend_on_sample_size() {
     let all = std::fs::read_to_string("fixtures/events.jsonl").unwrap();
     let f = temp_jsonl(all.lines().take(500).map(str::to_string));
     let layout = |path: &str| {
-        let (code, r, err) = run(&[
+        let r = run_ok(&[
             "analyze",
             path,
             "-c",
@@ -641,7 +635,6 @@ fn unique_key_layout_does_not_depend_on_sample_size() {
             "--writes-per-sec",
             "3000",
         ]);
-        assert_eq!(code, 0, "{err}");
         let l = candidate(&r, "/id")["layout"].clone();
         (
             l["physical_partitions"].as_u64().unwrap(),
@@ -701,7 +694,7 @@ fn under_provisioned_is_told_apart_from_a_hot_partition() {
 /// storage floor is refused.
 #[test]
 fn capacity_ceiling_id_hint_every_level_and_minimum_ru() {
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         "fixtures/events.jsonl",
         "-c",
@@ -715,7 +708,6 @@ fn capacity_ceiling_id_hint_every_level_and_minimum_ru() {
         "--ru",
         "1000",
     ]);
-    assert_eq!(code, 0, "{err}");
     let t = candidate(&r, "/tenantId");
     assert!(message(t, "CAPACITY_CEILING").contains("can hold at most"));
     let u = candidate(&r, "/userId");
@@ -735,7 +727,7 @@ fn capacity_ceiling_id_hint_every_level_and_minimum_ru() {
 fn sample_too_small_to_tell_says_so() {
     let lines = (0..3000).map(|i| format!(r#"{{"order":"o{}","line":{i}}}"#, i * 2 / 3));
     let f = temp_jsonl(lines);
-    let (code, r, err) = run(&[
+    let r = run_ok(&[
         "analyze",
         f.path().to_str().unwrap(),
         "-c",
@@ -743,7 +735,6 @@ fn sample_too_small_to_tell_says_so() {
         "--total-size",
         "60TB",
     ]);
-    assert_eq!(code, 0, "{err}");
     let c = candidate(&r, "/order");
     assert_eq!(c["verdict"], "warn");
     let m = message(c, "SAMPLE_TOO_SMALL");
