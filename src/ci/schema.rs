@@ -177,25 +177,34 @@ pub fn violations(r: &SchemaReport, max_undefined_share: f64) -> Vec<Violation> 
         locations: o.first.clone(),
     };
     for (path, p) in &r.paths {
-        if p.missing.count > 0 && p.missing.count as f64 / docs > max_undefined_share {
-            out.push(v(
+        let absent = [
+            (
                 "SCHEMA_KEY_MISSING",
-                format!(
-                    "{} of {} documents lack the key path {path} (renamed or optional?); they go to the Undefined partition. First: {}",
-                    p.missing.count, r.documents, listed(&p.missing)
-                ),
                 &p.missing,
-            ));
-        }
-        if p.null.count > 0 && p.null.count as f64 / docs > max_undefined_share {
-            out.push(v(
+                "lack the key path",
+                "(renamed or optional?); they go to the Undefined partition",
+            ),
+            (
                 "SCHEMA_KEY_NULL",
-                format!(
-                    "{} of {} documents have null at {path}; they go to the Null partition. First: {}",
-                    p.null.count, r.documents, listed(&p.null)
-                ),
                 &p.null,
-            ));
+                "have null at",
+                "; they go to the Null partition",
+            ),
+        ];
+        for (code, o, what, then) in absent {
+            if o.count > 0 && o.count as f64 / docs > max_undefined_share {
+                let sep = if then.starts_with(';') { "" } else { " " };
+                out.push(v(
+                    code,
+                    format!(
+                        "{} of {} documents {what} {path}{sep}{then}. First: {}",
+                        o.count,
+                        r.documents,
+                        listed(o)
+                    ),
+                    o,
+                ));
+            }
         }
         if p.types.len() > 1 {
             let (major, _) = p
