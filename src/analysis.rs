@@ -183,6 +183,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         );
     }
     let ranked = rank_reports(reports);
+    let recommendation = advise::recommend::recommend(&ranked, &cfg.limits, &cfg.separator);
 
     Ok(Report {
         schema_version: SCHEMA_VERSION,
@@ -201,6 +202,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         ),
         limits: cfg.limits.clone(),
         estimates: estimates(cfg),
+        recommendation,
         candidates: ranked,
         check: None,
     })

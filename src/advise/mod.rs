@@ -2,7 +2,9 @@
 //! limits table. Every finding carries a stable `code`, a severity, a sentence and the numbers
 //! behind it, so CI can act on codes while people read the sentences.
 
+pub mod container;
 pub mod domain;
+pub mod recommend;
 pub mod separator;
 pub mod workload;
 

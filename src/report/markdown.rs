@@ -71,6 +71,12 @@ impl Renderer for MarkdownRenderer {
                     }
                     out.push('\n');
                 }
+                Block::Code(text) => {
+                    // A fence longer than any backtick run inside, so nothing closes it early.
+                    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+                    let fence = "`".repeat(longest.max(2) + 1);
+                    out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
+                }
                 Block::Bullets(items) => {
                     for i in items {
                         out.push_str("- ");

@@ -6,6 +6,7 @@
 pub mod gate;
 pub mod json;
 pub mod markdown;
+pub mod recommendation;
 pub mod sections;
 pub mod table;
 
@@ -32,6 +33,10 @@ pub struct Report {
     pub limits: Limits,
     /// Which numbers are estimates, in words.
     pub estimates: Vec<String>,
+    /// The recommended key, why, the runner-up and the container definition (absent when
+    /// there are no candidates, and from reports of pkadvisor versions before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommendation: Option<crate::advise::recommend::Recommendation>,
     /// Candidates in rank order (best first; failing ones last).
     pub candidates: Vec<CandidateReport>,
     /// `pkadvisor check` only: the gate's outcome (absent from `analyze` reports).

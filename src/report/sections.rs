@@ -20,6 +20,8 @@ pub enum Block {
     },
     /// A bullet list.
     Bullets(Vec<String>),
+    /// Preformatted text (a definition or a command), shown as written.
+    Code(String),
 }
 
 /// A text bar of `width` cells for a share in [0, 1] (over 1 is drawn full with a `!`).
@@ -109,6 +111,9 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         None => lines.push("Projection: none. Storage was judged on the input as given, as if it were the whole container (use --total-docs or --total-size when it is a sample).".into()),
     }
     out.push(Block::Text(lines));
+    if let Some(rec) = &r.recommendation {
+        out.extend(super::recommendation::blocks(rec));
+    }
     if !i.skipped_examples.is_empty() {
         out.push(Block::Bullets(
             i.skipped_examples

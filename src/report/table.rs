@@ -105,6 +105,13 @@ impl Renderer for TableRenderer {
                         out.push('\n');
                     }
                 }
+                Block::Code(text) => {
+                    for l in text.lines() {
+                        out.push_str("    ");
+                        out.push_str(l);
+                        out.push('\n');
+                    }
+                }
                 Block::Bullets(items) => {
                     for i in items {
                         out.push_str("  - ");

@@ -1,0 +1,431 @@
+//! The recommendation: one key per run (or "no candidate passes" with what would fix it), the
+//! runner-up, a side-by-side of why the winner wins, and the container definition to paste.
+//!
+//! Pure functions of the ranked candidate reports. Every reason is a sentence with the numbers
+//! behind it and the rule it applies (docs/recommendations.md).
+
+use serde::{Deserialize, Serialize};
+
+use super::{human_bytes, pct, Severity, Verdict};
+use crate::cosmos::limits::{Limits, GB};
+use crate::keys::spec::KeyKind;
+use crate::report::CandidateReport;
+
+/// Points the recommendation takes off a candidate's score per unit of application complexity
+/// (docs/recommendations.md): a single path costs nothing, a hierarchical key needs an SDK with
+/// hierarchical-key support, a synthetic key needs code that builds the property on every write,
+/// a hashed suffix or a time bucket needs that code plus fan-out for queries that know only part of
+/// it.
+pub const COMPLEXITY_POINTS: f64 = 4.0;
+
+/// Below these totals the docs say the choice barely matters for cost (partitioning-overview).
+pub const BARELY_MATTERS_BYTES: f64 = 100.0 * GB;
+/// See [`BARELY_MATTERS_BYTES`].
+pub const BARELY_MATTERS_RU: f64 = 30_000.0;
+
+/// What a run recommends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Recommendation {
+    /// `recommended` (a candidate passes or only warns) or `none_passes`.
+    pub status: RecommendationStatus,
+    /// The recommended candidate (the best failing one when none passes).
+    pub spec: String,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Why, in sentences with numbers and the rule each applies.
+    pub reasons: Vec<String>,
+    /// When nothing passes: what would fix it.
+    pub fixes: Vec<String>,
+    /// The next best candidate, with why it lost (`null` with a single candidate).
+    pub runner_up: Option<RunnerUp>,
+    /// Winner against runner-up, aspect by aspect.
+    pub comparison: Vec<ComparisonRow>,
+    /// Whether the data and throughput are below the level where the docs say the choice matters
+    /// little (about 100 GB and 30,000 RU/s).
+    pub choice_barely_matters: bool,
+    /// The container's partition key definition: `{"partitionKey": {paths, kind, version}}`.
+    pub container_definition: serde_json::Value,
+    /// An `az cosmosdb sql container create` command.
+    pub az_cli: String,
+    /// A Bicep snippet of the container resource.
+    pub bicep: String,
+    /// Synthetic, hashed and time-bucketed keys: what the application computes on every write.
+    pub application_expression: Option<String>,
+}
+
+/// Whether a candidate could be recommended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecommendationStatus {
+    /// A candidate passes (or at worst warns).
+    Recommended,
+    /// Every candidate fails: `spec` is the least bad, `fixes` says what would help.
+    NonePasses,
+}
+
+/// The runner-up and why it lost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunnerUp {
+    /// The candidate.
+    pub spec: String,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Its score.
+    pub score: f64,
+    /// Why it is second, in one sentence.
+    pub why_not: String,
+}
+
+/// One aspect compared between the winner and the runner-up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ComparisonRow {
+    /// What is compared.
+    pub aspect: String,
+    /// The winner's value.
+    pub winner: String,
+    /// The runner-up's value.
+    pub runner_up: String,
+}
+
+/// Application complexity of a key kind, in units of [`COMPLEXITY_POINTS`].
+pub fn complexity(kind: KeyKind) -> f64 {
+    match kind {
+        KeyKind::Single => 0.0,
+        KeyKind::Hierarchical => 1.0,
+        KeyKind::Synthetic => 2.0,
+        KeyKind::Hashed | KeyKind::Time => 3.0,
+    }
+}
+
+fn kind_cost(kind: KeyKind) -> &'static str {
+    match kind {
+        KeyKind::Single => "a single path: nothing for the application to compute",
+        KeyKind::Hierarchical => {
+            "hierarchical (MultiHash): needs an SDK with hierarchical-key support; queries that fix a prefix stay targeted"
+        }
+        KeyKind::Synthetic => {
+            "synthetic: the application must build the key property on every write; queries that know only one part fan out"
+        }
+        KeyKind::Hashed => {
+            "hashed suffix: the application computes the suffix on every write; a query by the leading value becomes one lookup per bucket"
+        }
+        KeyKind::Time => {
+            "time-bucketed: the application computes the bucket on every write; queries over a period visit one partition per bucket"
+        }
+    }
+}
+
+/// The order the recommendation considers candidates in: verdict class (pass, warn, fail), then
+/// the score less the complexity points, then the rank.
+fn preference(reports: &[CandidateReport]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..reports.len()).collect();
+    let adjusted = |r: &CandidateReport| r.score - COMPLEXITY_POINTS * complexity(r.kind);
+    idx.sort_by(|&a, &b| {
+        let (x, y) = (&reports[a], &reports[b]);
+        x.verdict
+            .cmp(&y.verdict)
+            .then(adjusted(y).total_cmp(&adjusted(x)))
+            .then(x.rank.cmp(&y.rank))
+    });
+    idx
+}
+
+/// Builds the recommendation from ranked reports; `None` without candidates.
+pub fn recommend(
+    reports: &[CandidateReport],
+    limits: &Limits,
+    separator: &str,
+) -> Option<Recommendation> {
+    let order = preference(reports);
+    let win = &reports[*order.first()?];
+    let second = order.get(1).map(|&i| &reports[i]);
+    let status = if win.verdict == Verdict::Fail {
+        RecommendationStatus::NonePasses
+    } else {
+        RecommendationStatus::Recommended
+    };
+    let barely = barely_matters(reports);
+    let mut reasons = Vec::new();
+    if status == RecommendationStatus::NonePasses {
+        reasons.push(format!(
+            "no candidate passes: `{}` fails least badly (score {:.0}); do not create the container with it as it is",
+            win.spec, win.score
+        ));
+    } else {
+        reasons.push(verdict_reason(win));
+    }
+    reasons.extend(fact_reasons(win, limits));
+    if let Some(r) = second {
+        if win.rank > r.rank {
+            reasons.push(format!(
+                "ranked #{} by score, recommended over #{} `{}` ({:.0} vs {:.0}) because it is simpler: {} points per level of application complexity (docs/recommendations.md)",
+                win.rank, r.rank, r.spec, win.score, r.score, COMPLEXITY_POINTS
+            ));
+        }
+    }
+    reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
+    if let Some((bytes, ru)) = barely {
+        reasons.push(format!(
+            "the choice barely matters for cost here: about {} projected and {} RU/s are below the docs' 100 GB and 30,000 RU/s (partitioning-overview); it matters again if the container grows past them",
+            human_bytes(bytes),
+            crate::report::count(ru)
+        ));
+    }
+    let fixes = if status == RecommendationStatus::NonePasses {
+        fixes(win, limits)
+    } else {
+        Vec::new()
+    };
+    let def = super::container::definition(&win.spec, separator);
+    Some(Recommendation {
+        status,
+        spec: win.spec.clone(),
+        verdict: win.verdict,
+        reasons,
+        fixes,
+        runner_up: second.map(|r| RunnerUp {
+            spec: r.spec.clone(),
+            verdict: r.verdict,
+            score: r.score,
+            why_not: why_not(win, r),
+        }),
+        comparison: second.map(|r| comparison(win, r)).unwrap_or_default(),
+        choice_barely_matters: barely.is_some(),
+        container_definition: def.partition_key,
+        az_cli: def.az_cli,
+        bicep: def.bicep,
+        application_expression: def.expression,
+    })
+}
+
+/// A key for a sentence: at most 64 characters, with its full size when cut.
+fn short_key(v: &serde_json::Value) -> String {
+    let t = crate::report::sections::key_text(v);
+    if t.chars().count() <= 64 {
+        return t;
+    }
+    let head: String = t.chars().take(60).collect();
+    format!("{head}… ({} bytes in all)", t.len())
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn verdict_reason(r: &CandidateReport) -> String {
+    let warns: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warn)
+        .map(|f| f.code)
+        .collect();
+    if warns.is_empty() {
+        format!(
+            "`{}` passes every check (score {:.0}, #{} of the ranking)",
+            r.spec, r.score, r.rank
+        )
+    } else {
+        format!(
+            "`{}` is the best candidate but only warns, not passes (score {:.0}): read {} below before you adopt it",
+            r.spec,
+            r.score,
+            warns.join(", ")
+        )
+    }
+}
+
+/// Storage, cardinality, evenness, throughput and routing facts, each with its numbers.
+fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
+    let mut out = Vec::new();
+    let [lo, hi] = r.max_logical_partition_bytes_range;
+    out.push(format!(
+        "storage: the largest logical partition is projected at {} (95% range {} – {}), {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",
+        human_bytes(r.max_logical_partition_bytes),
+        human_bytes(lo),
+        human_bytes(hi),
+        pct(r.max_logical_partition_bytes / l.logical_partition_bytes),
+        human_bytes(l.logical_partition_bytes),
+        human_bytes(l.warn_fraction * l.logical_partition_bytes),
+    ));
+    if r.kind == KeyKind::Hierarchical {
+        if let Some(first) = r.levels.first() {
+            out.push(format!(
+                "hierarchical: the first level has {} distinct values in the sample; its largest prefix holds {}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
+                crate::report::count(first.distinct_prefixes as f64),
+                human_bytes(first.largest_prefix_bytes),
+            ));
+        }
+    }
+    let d = &r.distinct_estimate;
+    out.push(format!(
+        "cardinality: {} logical partitions in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
+        crate::report::count(r.logical_partitions as f64),
+        crate::report::count(d.estimate),
+        crate::report::count(d.low),
+        crate::report::count(d.high),
+    ));
+    if let Some(top) = r.top_partitions.first() {
+        out.push(format!(
+            "evenness: the largest key `{}` holds {} of the data; Gini {:.2} over logical partitions (0 = even)",
+            short_key(&top.key),
+            pct(top.share),
+            r.skew.gini
+        ));
+    }
+    if let Some(ru) = r.hottest_logical_partition_ru_per_sec {
+        out.push(format!(
+            "throughput: the hottest logical partition needs about {} RU/s, {} of the {} RU/s one logical partition can serve (concepts-limits)",
+            crate::report::count(ru),
+            pct(ru / l.logical_partition_ru_per_sec),
+            crate::report::count(l.logical_partition_ru_per_sec),
+        ));
+    }
+    if let Some(q) = r.score_parts.query_efficiency {
+        out.push(format!(
+            "queries: {} of query RU goes to fan-out overhead (each extra physical partition a query visits costs at least 2.5 RU, how-to-query-container)",
+            pct(1.0 - q)
+        ));
+    }
+    out
+}
+
+/// Projected bytes and RU/s when both are below the docs' "barely matters" levels.
+fn barely_matters(reports: &[CandidateReport]) -> Option<(f64, f64)> {
+    let bytes = reports.iter().map(|r| r.total_bytes).fold(0.0, f64::max);
+    let ru = reports
+        .iter()
+        .map(|r| {
+            let demand = r
+                .workload
+                .as_ref()
+                .and_then(|w| w.pointer("/ru_demand/total"))
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            let provisioned = r
+                .layout
+                .as_ref()
+                .and_then(|l| l.provisioned_ru_per_sec)
+                .unwrap_or(0.0);
+            demand.max(provisioned)
+        })
+        .fold(0.0, f64::max);
+    (bytes < BARELY_MATTERS_BYTES && ru < BARELY_MATTERS_RU).then_some((bytes, ru))
+}
+
+fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
+    if r.verdict > win.verdict {
+        let worst = r
+            .findings
+            .iter()
+            .find(|f| f.severity >= Severity::Warn)
+            .map(|f| format!("{}: {}", f.code, f.message))
+            .unwrap_or_default();
+        return format!("its verdict is {} ({worst})", r.verdict);
+    }
+    if complexity(r.kind) > complexity(win.kind) && r.score >= win.score {
+        return format!(
+            "it scores {:.0} against {:.0}, not enough to pay for its complexity ({} vs {})",
+            r.score, win.score, r.kind, win.kind
+        );
+    }
+    format!(
+        "it scores {:.0} against {:.0} (cardinality {:.2} vs {:.2}, evenness {:.2} vs {:.2}, storage headroom {:.2} vs {:.2})",
+        r.score,
+        win.score,
+        r.score_parts.cardinality,
+        win.score_parts.cardinality,
+        r.score_parts.evenness,
+        win.score_parts.evenness,
+        r.score_parts.storage_headroom,
+        win.score_parts.storage_headroom
+    )
+}
+
+fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
+    let row = |aspect: &str, f: &dyn Fn(&CandidateReport) -> String| ComparisonRow {
+        aspect: aspect.to_owned(),
+        winner: f(w),
+        runner_up: f(r),
+    };
+    let opt = |x: Option<f64>| x.map_or("n/a (no workload)".to_owned(), |v| format!("{v:.2}"));
+    vec![
+        row("candidate", &|c| c.spec.clone()),
+        row("verdict", &|c| c.verdict.to_string()),
+        row("score", &|c| format!("{:.0}", c.score)),
+        row("largest logical partition", &|c| {
+            human_bytes(c.max_logical_partition_bytes)
+        }),
+        row("storage headroom", &|c| {
+            format!("{:.2}", c.score_parts.storage_headroom)
+        }),
+        row("production logical partitions", &|c| {
+            crate::report::count(c.distinct_estimate.estimate)
+        }),
+        row("RU headroom", &|c| opt(c.score_parts.throughput_headroom)),
+        row("query efficiency", &|c| opt(c.score_parts.query_efficiency)),
+        row("simplicity", &|c| c.kind.to_string()),
+    ]
+}
+
+/// What would make the least bad candidate pass, from its failing findings.
+fn fixes(r: &CandidateReport, l: &Limits) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let codes: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Fail)
+        .map(|f| f.code)
+        .collect();
+    let has = |c: &str| codes.contains(&c);
+    let first = r.spec.split('>').next().unwrap_or(&r.spec).trim();
+    if has("LOGICAL_PARTITION_OVER_LIMIT") || has("CAPACITY_CEILING") {
+        let need =
+            (r.max_logical_partition_bytes / (l.warn_fraction * l.logical_partition_bytes)).ceil();
+        let buckets = (need.max(2.0) as u32).next_power_of_two();
+        out.push(format!(
+            "a hierarchical key led by it with /id last (`{first}>/id`): every full key then holds one item, and queries by {first} stay targeted (hierarchical-partition-keys)"
+        ));
+        out.push(format!(
+            "a hashed suffix (`{first}+hash(/id)%{buckets}`): {buckets} buckets bring the largest partition ({}) under the 70% alert level, at the price of {buckets} lookups per query by {first} (synthetic-partition-keys)",
+            human_bytes(r.max_logical_partition_bytes)
+        ));
+        if let Some(top) = r.top_partitions.first() {
+            out.push(format!(
+                "a dedicated container for the giant key `{}` ({} of the data)",
+                short_key(&top.key),
+                pct(top.share)
+            ));
+        }
+    }
+    if has("HOT_LOGICAL_PARTITION_RU") || has("CURRENT_BUCKET_TAKES_ALL_WRITES") {
+        out.push(format!(
+            "more throughput does not help: one logical partition serves at most {} RU/s whatever is provisioned; spread the hot key's writes with a hashed suffix or a higher-cardinality key",
+            crate::report::count(l.logical_partition_ru_per_sec)
+        ));
+    }
+    if has("HOT_PHYSICAL_PARTITION") || has("UNDER_PROVISIONED") {
+        out.push("more throughput (RU/s), or a key that spreads the hot physical partition's keys over more partitions".to_owned());
+    }
+    if has("UNDEFINED_PARTITION") || has("NULL_PARTITION") || has("INVALID_KEY_VALUES") {
+        out.push(format!(
+            "make the application always set {first} to a valid value: documents without it share one Undefined or Null logical partition"
+        ));
+    }
+    if has("TRANSACTION_GROUP_SPLIT") {
+        out.push(
+            "a key that contains the declared group's property, so each group's items share one logical partition".to_owned(),
+        );
+    }
+    if out.is_empty() {
+        out.push(format!(
+            "address the failing findings of `{}`: {}",
+            r.spec,
+            codes.join(", ")
+        ));
+    }
+    out
+}

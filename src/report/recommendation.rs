@@ -1,0 +1,59 @@
+//! The recommendation's blocks, shared by the table and Markdown renderers: they open the report.
+
+use super::sections::Block;
+use crate::advise::recommend::{Recommendation, RecommendationStatus};
+
+/// The recommendation as format-neutral blocks.
+pub fn blocks(rec: &Recommendation) -> Vec<Block> {
+    let mut out = Vec::new();
+    let title = match rec.status {
+        RecommendationStatus::Recommended => {
+            format!(
+                "Recommendation: {} ({})",
+                rec.spec,
+                rec.verdict.to_string().to_uppercase()
+            )
+        }
+        RecommendationStatus::NonePasses => {
+            format!(
+                "Recommendation: no candidate passes (least bad: {})",
+                rec.spec
+            )
+        }
+    };
+    out.push(Block::Heading(2, title));
+    out.push(Block::Bullets(rec.reasons.clone()));
+    if !rec.fixes.is_empty() {
+        out.push(Block::Text(vec!["What would fix it:".into()]));
+        out.push(Block::Bullets(rec.fixes.clone()));
+    }
+    if let Some(r) = &rec.runner_up {
+        out.push(Block::Text(vec![format!(
+            "Runner-up: {} ({}, score {:.0}): {}",
+            r.spec,
+            r.verdict.to_string().to_uppercase(),
+            r.score,
+            r.why_not
+        )]));
+        out.push(Block::Table {
+            headers: vec!["".into(), "recommended".into(), "runner-up".into()],
+            rows: rec
+                .comparison
+                .iter()
+                .map(|c| vec![c.aspect.clone(), c.winner.clone(), c.runner_up.clone()])
+                .collect(),
+        });
+    }
+    out.push(Block::Text(vec!["Container definition:".into()]));
+    out.push(Block::Code(
+        serde_json::to_string_pretty(&rec.container_definition).unwrap_or_default(),
+    ));
+    out.push(Block::Code(rec.az_cli.clone()));
+    if let Some(e) = &rec.application_expression {
+        out.push(Block::Text(vec![
+            "The application computes the key property on every write:".into(),
+        ]));
+        out.push(Block::Code(e.clone()));
+    }
+    out
+}
