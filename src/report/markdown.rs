@@ -55,59 +55,65 @@ fn fit_comment(mut out: String) -> String {
 
 impl Renderer for MarkdownRenderer {
     fn render(&self, report: &Report) -> String {
-        let mut out = String::new();
-        for b in blocks(report) {
-            match b {
-                Block::Heading(level, text) => {
-                    out.push_str(&"#".repeat(level as usize));
-                    out.push(' ');
-                    out.push_str(&text);
-                    out.push_str("\n\n");
+        render_blocks(blocks(report))
+    }
+}
+
+/// Renders format-neutral blocks as GitHub Markdown, cut to fit a comment (also used by
+/// `pkadvisor fields`).
+pub fn render_blocks(blocks: Vec<Block>) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        match b {
+            Block::Heading(level, text) => {
+                out.push_str(&"#".repeat(level as usize));
+                out.push(' ');
+                out.push_str(&text);
+                out.push_str("\n\n");
+            }
+            Block::Text(lines) => {
+                for l in lines {
+                    out.push_str(&l);
+                    out.push_str("  \n");
                 }
-                Block::Text(lines) => {
-                    for l in lines {
-                        out.push_str(&l);
-                        out.push_str("  \n");
-                    }
+                out.push('\n');
+            }
+            Block::Code(text) => {
+                // A fence longer than any backtick run inside, so nothing closes it early.
+                let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+                let fence = "`".repeat(longest.max(2) + 1);
+                out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
+            }
+            Block::Bullets(items) => {
+                for i in items {
+                    out.push_str("- ");
+                    out.push_str(&cell(&i));
                     out.push('\n');
                 }
-                Block::Code(text) => {
-                    // A fence longer than any backtick run inside, so nothing closes it early.
-                    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-                    let fence = "`".repeat(longest.max(2) + 1);
-                    out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
-                }
-                Block::Bullets(items) => {
-                    for i in items {
-                        out.push_str("- ");
-                        out.push_str(&cell(&i));
-                        out.push('\n');
-                    }
-                    out.push('\n');
-                }
-                Block::Table { headers, rows } => {
+                out.push('\n');
+            }
+            Block::Table { headers, rows } => {
+                out.push_str("| ");
+                out.push_str(
+                    &headers
+                        .iter()
+                        .map(|h| cell(h))
+                        .collect::<Vec<_>>()
+                        .join(" | "),
+                );
+                out.push_str(" |\n|");
+                out.push_str(&headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+                out.push_str("|\n");
+                for r in rows {
                     out.push_str("| ");
-                    out.push_str(
-                        &headers
-                            .iter()
-                            .map(|h| cell(h))
-                            .collect::<Vec<_>>()
-                            .join(" | "),
-                    );
-                    out.push_str(" |\n|");
-                    out.push_str(&headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
-                    out.push_str("|\n");
-                    for r in rows {
-                        out.push_str("| ");
-                        out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
-                        out.push_str(" |\n");
-                    }
-                    out.push('\n');
+                    out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
+                    out.push_str(" |\n");
                 }
+                out.push('\n');
             }
         }
-        fit_comment(out)
     }
+    fit_comment(out)
 }
 
 #[cfg(test)]

@@ -83,59 +83,64 @@ pub struct TableRenderer;
 
 impl Renderer for TableRenderer {
     fn render(&self, report: &Report) -> String {
-        let mut out = String::new();
-        let width = table_width();
-        for b in blocks(report) {
-            match b {
-                Block::Heading(level, text) => {
-                    if !out.is_empty() {
-                        out.push('\n');
-                    }
-                    out.push_str(&text);
+        render_blocks(blocks(report))
+    }
+}
+
+/// Renders format-neutral blocks for a terminal (also used by `pkadvisor fields`).
+pub fn render_blocks(blocks: Vec<Block>) -> String {
+    let mut out = String::new();
+    let width = table_width();
+    for b in blocks {
+        match b {
+            Block::Heading(level, text) => {
+                if !out.is_empty() {
                     out.push('\n');
-                    if level <= 2 {
-                        let ch = if level == 1 { "=" } else { "-" };
-                        out.push_str(&ch.repeat(text.chars().count()));
-                        out.push('\n');
-                    }
                 }
-                Block::Text(lines) => {
-                    for l in lines {
-                        out.push_str(&l);
-                        out.push('\n');
-                    }
-                }
-                Block::Code(text) => {
-                    for l in text.lines() {
-                        out.push_str("    ");
-                        out.push_str(l);
-                        out.push('\n');
-                    }
-                }
-                Block::Bullets(items) => {
-                    for i in items {
-                        out.push_str("  - ");
-                        out.push_str(&i);
-                        out.push('\n');
-                    }
-                }
-                Block::Table { headers, rows } => {
-                    let (headers, rows) = compact(headers, rows, width);
-                    let mut t = Table::new();
-                    t.load_preset(UTF8_FULL_CONDENSED)
-                        .set_content_arrangement(ContentArrangement::Dynamic)
-                        .set_width(width)
-                        .set_header(headers);
-                    for r in rows {
-                        t.add_row(r.into_iter().map(|c| shorten(&c)));
-                    }
-                    out.push_str(&t.to_string());
+                out.push_str(&text);
+                out.push('\n');
+                if level <= 2 {
+                    let ch = if level == 1 { "=" } else { "-" };
+                    out.push_str(&ch.repeat(text.chars().count()));
                     out.push('\n');
                 }
             }
+            Block::Text(lines) => {
+                for l in lines {
+                    out.push_str(&l);
+                    out.push('\n');
+                }
+            }
+            Block::Code(text) => {
+                for l in text.lines() {
+                    out.push_str("    ");
+                    out.push_str(l);
+                    out.push('\n');
+                }
+            }
+            Block::Bullets(items) => {
+                for i in items {
+                    out.push_str("  - ");
+                    out.push_str(&i);
+                    out.push('\n');
+                }
+            }
+            Block::Table { headers, rows } => {
+                let (headers, rows) = compact(headers, rows, width);
+                let mut t = Table::new();
+                t.load_preset(UTF8_FULL_CONDENSED)
+                    .set_content_arrangement(ContentArrangement::Dynamic)
+                    .set_width(width)
+                    .set_header(headers);
+                for r in rows {
+                    t.add_row(r.into_iter().map(|c| shorten(&c)));
+                }
+                out.push_str(&t.to_string());
+                out.push('\n');
+            }
         }
-        out
     }
+    out
 }
 
 #[cfg(test)]
