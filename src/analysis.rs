@@ -3,6 +3,7 @@
 //! time (`candidate`, `time`) → advise (findings, ranking) → one ranked [`Report`].
 
 mod candidate;
+mod discovery;
 mod layout;
 mod time;
 
@@ -53,6 +54,26 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     for i in inputs.iter_mut() {
         i.max_record_bytes = cfg.max_record_bytes;
     }
+    // Discovery stage: without candidates (or with `auto`), profile the fields and generate them.
+    let mut discovered = None;
+    let owned;
+    let cfg = if cfg.auto {
+        let (candidates, d) = discovery::discover_candidates(cfg, &inputs)?;
+        if candidates.is_empty() {
+            return Err(AnalyzeError::Empty(format!(
+                "the automatic search found no candidate key among {} fields (run `pkadvisor fields` to see them, and pass candidates with -c)",
+                d.fields_profiled
+            )));
+        }
+        discovered = Some(d);
+        owned = AnalyzeConfig {
+            candidates,
+            ..cfg.clone()
+        };
+        &owned
+    } else {
+        cfg
+    };
     let mut plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
     let time_slot = cfg
         .time_field
@@ -203,6 +224,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         limits: cfg.limits.clone(),
         estimates: estimates(cfg),
         recommendation,
+        discovery: discovered,
         candidates: ranked,
         check: None,
     })

@@ -19,6 +19,7 @@ pub mod ingest;
 pub mod keys;
 pub mod ops;
 pub mod pipeline;
+pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod small_file;
@@ -54,6 +55,10 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
         }
         cli::Config::Man => {
             commands::shell::man(&mut out)?;
+            EXIT_OK
+        }
+        cli::Config::Fields(cfg) => {
+            commands::fields::run(&cfg, &mut out)?;
             EXIT_OK
         }
         cli::Config::Report(cfg) => {

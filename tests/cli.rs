@@ -811,13 +811,41 @@ fn duplicate_candidate_is_rejected() {
     );
 }
 
+/// Without candidates the automatic search runs: tiny.jsonl's fields are /id (unique), /n and /s
+/// (one value each) and /tenantId (missing or null in 2 of 8 documents), so only /id is generated
+/// and the three others are left out with their reasons.
 #[test]
-fn no_candidates_is_a_usage_error() {
+fn no_candidates_runs_the_automatic_search() {
     let out = Test::new()
-        .args(["analyze", "fixtures/tiny.jsonl"])
+        .args(["analyze", "fixtures/tiny.jsonl", "--format", "json"])
         .run()
-        .bad_input();
-    assert!(out.stderr.contains("no candidate keys"), "{}", out.stderr);
+        .success();
+    let r: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let d = &r["discovery"];
+    let generated: Vec<&str> = d["generated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["spec"].as_str().unwrap())
+        .collect();
+    assert_eq!(generated, ["/id"]);
+    let excluded: Vec<(&str, &str)> = d["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap(), e["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(excluded.len(), 3, "{excluded:?}");
+    assert!(excluded[0].1.starts_with("constant"), "{excluded:?}");
+    assert!(
+        excluded[2].1.contains("missing in 12.5% and null in 12.5%"),
+        "{excluded:?}"
+    );
+    assert_eq!(r["recommendation"]["spec"], "/id");
+    assert_eq!(
+        r["recommendation"]["container_definition"]["partitionKey"]["paths"],
+        serde_json::json!(["/id"])
+    );
 }
 
 #[test]

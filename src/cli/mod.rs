@@ -7,6 +7,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub mod check;
+pub mod fields;
 pub mod report;
 pub mod shell;
 
@@ -62,6 +63,8 @@ pub enum Command {
     Epk(EpkArgs),
     /// Render a saved JSON report as a table, Markdown or JSON again.
     Report(report::ReportArgs),
+    /// Profile every field of the sample: types, presence, cardinality, top values, shape.
+    Fields(Box<fields::FieldsArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff) to standard output.
@@ -117,6 +120,14 @@ pub struct AnalyzeArgs {
     /// One candidate key (repeatable); same grammar as --candidates.
     #[arg(short = 'c', long = "candidate", value_name = "SPEC")]
     pub candidate: Vec<String>,
+
+    /// Most candidates the automatic search generates (`--candidates auto`, or no candidates).
+    #[arg(long, default_value_t = crate::profile::discover::DEFAULT_MAX_CANDIDATES, value_name = "N")]
+    pub max_candidates: usize,
+
+    /// List the fields the automatic search left out, and why.
+    #[arg(long)]
+    pub explain: bool,
 
     /// Separator joining the parts of synthetic, hashed and time keys.
     #[arg(long, default_value = "-", value_name = "TEXT")]
@@ -288,8 +299,14 @@ pub enum Projection {
 pub struct AnalyzeConfig {
     /// Inputs as given.
     pub inputs: Vec<PathBuf>,
-    /// Parsed candidates.
+    /// Parsed candidates (may be empty when `auto`).
     pub candidates: Vec<Candidate>,
+    /// Generate candidates from a field profile (`--candidates auto`, or none given).
+    pub auto: bool,
+    /// Bound on generated candidates.
+    pub max_candidates: usize,
+    /// Text output lists the fields the search left out.
+    pub explain: bool,
     /// Separator for composed keys.
     pub separator: String,
     /// Forced input format.
@@ -347,6 +364,8 @@ pub enum Config {
     Epk(EpkConfig),
     /// `pkadvisor report`.
     Report(report::ReportConfig),
+    /// `pkadvisor fields`.
+    Fields(Box<fields::FieldsConfig>),
     /// `pkadvisor completions`.
     Completions(clap_complete::Shell),
     /// `pkadvisor man`.
@@ -415,6 +434,7 @@ impl TryFrom<Args> for Config {
             }
             Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
             Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
+            Command::Fields(f) => Ok(Config::Fields(Box::new(fields::fields_config(*f)?))),
             Command::Completions(c) => Ok(Config::Completions(c.shell)),
             Command::Man => Ok(Config::Man),
             Command::Epk(e) => {
@@ -445,25 +465,111 @@ impl TryFrom<Args> for Config {
     }
 }
 
+/// Splits a candidate list at commas outside quoted path segments.
+fn split_top_level(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut cur, mut quoted, mut escaped) = (String::new(), false, false);
+    for c in s.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    out.push(cur);
+    out
+}
+
+/// `--time-field`: one property path.
+pub(crate) fn time_path(t: &str) -> Result<crate::keys::spec::KeyPath, ConfigError> {
+    let c = crate::keys::spec::parse_candidate(t)?;
+    match c.levels.as_slice() {
+        [level] => match level.parts.as_slice() {
+            [crate::keys::spec::Part::Path(p)] => Some(p.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+    .ok_or_else(|| {
+        ConfigError::Invalid(format!(
+            "--time-field needs one property path such as /ts, got `{t}`"
+        ))
+    })
+}
+
+/// `--total-docs` / `--total-size`.
+pub(crate) fn projection(
+    total_docs: Option<f64>,
+    total_size: Option<&str>,
+) -> Result<Option<Projection>, ConfigError> {
+    Ok(match (total_docs, total_size) {
+        (Some(n), _) => Some(Projection::TotalDocs(
+            at_most("total-docs", positive("total-docs", Some(n))?, MAX_TOTAL)?.unwrap_or(n),
+        )),
+        (None, Some(s)) => Some(Projection::TotalSize(
+            parse_size(s)
+                .filter(|x| *x > 0.0 && *x <= MAX_TOTAL)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                        "--total-size: cannot read `{s}`; use a size like 2TB, 500GB or 750000000000 (at most 1,000 PB)"
+                    ))
+                })?,
+        )),
+        (None, None) => None,
+    })
+}
+
+/// Worker threads: as asked, else every core.
+pub(crate) fn threads(asked: Option<usize>) -> Result<usize, ConfigError> {
+    if asked == Some(0) {
+        return Err(ConfigError::Invalid("--threads needs at least 1".into()));
+    }
+    if let Some(t) = asked.filter(|&t| t > MAX_THREADS) {
+        return Err(ConfigError::Invalid(format!(
+            "--threads {t}: at most {MAX_THREADS} (more threads than cores only slows the run down)"
+        )));
+    }
+    Ok(asked.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    }))
+}
+
 fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     if a.inputs.is_empty() {
         return Err(ConfigError::Invalid(
             "no input: give sample files or folders, or - for standard input".into(),
         ));
     }
-    let mut candidates: Vec<Candidate> = Vec::new();
     let mut all: Vec<String> = a.candidates.clone();
     all.extend(a.candidate.iter().cloned());
-    if all.is_empty() {
-        return Err(ConfigError::Invalid(
-            "no candidate keys: pass --candidates /tenantId,/userId or -c /tenantId (see --help)"
-                .into(),
-        ));
-    }
+    // `auto` as a list item asks for the automatic search next to explicit candidates; no
+    // candidates at all means the search alone.
+    let items: Vec<String> = all.iter().flat_map(|x| split_top_level(x)).collect();
+    let auto = all.is_empty() || items.iter().any(|i| i.trim() == "auto");
+    let joined = items
+        .iter()
+        .filter(|i| i.trim() != "auto")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(",");
     // Parse as one list so duplicates across flags are caught with a position.
-    let joined = all.join(",");
-    for c in parse_candidates(&joined)? {
-        candidates.push(c);
+    let candidates: Vec<Candidate> = if joined.trim().is_empty() {
+        Vec::new()
+    } else {
+        parse_candidates(&joined)?
+    };
+    if a.max_candidates == 0 {
+        return Err(ConfigError::Invalid(
+            "--max-candidates needs at least 1".into(),
+        ));
     }
     let mut limits = Limits::default();
     for l in &a.limits {
@@ -481,21 +587,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
             )));
         }
     }
-    let projection = match (a.total_docs, &a.total_size) {
-        (Some(n), _) => Some(Projection::TotalDocs(
-            at_most("total-docs", positive("total-docs", Some(n))?, MAX_TOTAL)?.unwrap_or(n),
-        )),
-        (None, Some(s)) => Some(Projection::TotalSize(
-            parse_size(s)
-                .filter(|x| *x > 0.0 && *x <= MAX_TOTAL)
-                .ok_or_else(|| {
-                    ConfigError::Invalid(format!(
-                        "--total-size: cannot read `{s}`; use a size like 2TB, 500GB or 750000000000 (at most 1,000 PB)"
-                    ))
-                })?,
-        )),
-        (None, None) => None,
-    };
+    let projection = projection(a.total_docs, a.total_size.as_deref())?;
     let provisioning = match (
         positive("ru", a.ru)?,
         positive("autoscale-max-ru", a.autoscale_max_ru)?,
@@ -530,14 +622,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         },
         (None, None) => OutputFormat::Table,
     };
-    if a.threads == Some(0) {
-        return Err(ConfigError::Invalid("--threads needs at least 1".into()));
-    }
-    if let Some(t) = a.threads.filter(|&t| t > MAX_THREADS) {
-        return Err(ConfigError::Invalid(format!(
-            "--threads {t}: at most {MAX_THREADS} (more threads than cores only slows the run down)"
-        )));
-    }
+    let threads = threads(a.threads)?;
     let max_record_bytes = match &a.max_record_bytes {
         None => crate::ingest::DEFAULT_MAX_RECORD_BYTES,
         Some(s) => parse_size(s)
@@ -611,25 +696,7 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         }
         workload.queries.push(q);
     }
-    let time_field = match &a.time_field {
-        Some(t) => {
-            let c = crate::keys::spec::parse_candidate(t)?;
-            match c.levels.as_slice() {
-                [level] => match level.parts.as_slice() {
-                    [crate::keys::spec::Part::Path(p)] => Some(p.clone()),
-                    _ => None,
-                },
-                _ => None,
-            }
-            .ok_or_else(|| {
-                ConfigError::Invalid(format!(
-                    "--time-field needs one property path such as /ts, got `{t}`"
-                ))
-            })?
-            .into()
-        }
-        None => None,
-    };
+    let time_field = a.time_field.as_deref().map(time_path).transpose()?;
     let time_bucket_secs = match &a.time_bucket {
         Some(t) => Some(
             crate::workload::parse_duration(t)
@@ -650,14 +717,12 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         })?),
         None => None,
     };
-    let threads = a.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
     Ok(AnalyzeConfig {
         inputs: a.inputs,
         candidates,
+        auto,
+        max_candidates: a.max_candidates,
+        explain: a.explain,
         separator: a.separator,
         input_format: a.input_format.map(|f| match f {
             InputFormatArg::Jsonl => InputFormat::Jsonl,
@@ -737,9 +802,31 @@ mod tests {
     }
 
     #[test]
-    fn missing_candidates_is_an_error() {
-        let e = parse(&["pkadvisor", "analyze", "x.jsonl"]).unwrap_err();
-        assert!(e.contains("no candidate keys"), "{e}");
+    fn no_candidates_means_the_automatic_search() {
+        let Config::Analyze(a) = parse(&["pkadvisor", "analyze", "x.jsonl"]).unwrap() else {
+            panic!("analyze")
+        };
+        assert!(a.auto && a.candidates.is_empty());
+        let Config::Analyze(a) = parse(&[
+            "pkadvisor",
+            "analyze",
+            "x.jsonl",
+            "--candidates",
+            "/a,auto",
+            "-c",
+            "/\"x,auto\"",
+        ])
+        .unwrap() else {
+            panic!("analyze")
+        };
+        assert!(a.auto);
+        let specs: Vec<&str> = a.candidates.iter().map(|c| c.spec.as_str()).collect();
+        assert_eq!(specs, ["/a", "/\"x,auto\""]);
+        let Config::Analyze(a) = parse(&["pkadvisor", "analyze", "x.jsonl", "-c", "/a"]).unwrap()
+        else {
+            panic!("analyze")
+        };
+        assert!(!a.auto);
     }
 
     #[test]

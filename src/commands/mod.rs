@@ -3,5 +3,6 @@
 pub mod analyze;
 pub mod check;
 pub mod epk;
+pub mod fields;
 pub mod report;
 pub mod shell;

@@ -37,6 +37,10 @@ pub struct Report {
     /// there are no candidates, and from reports of pkadvisor versions before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recommendation: Option<crate::advise::recommend::Recommendation>,
+    /// The automatic candidate search: what it generated and why, what it left out (absent
+    /// when every candidate was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<crate::profile::discover::Discovery>,
     /// Candidates in rank order (best first; failing ones last).
     pub candidates: Vec<CandidateReport>,
     /// `pkadvisor check` only: the gate's outcome (absent from `analyze` reports).

@@ -114,6 +114,9 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     if let Some(rec) = &r.recommendation {
         out.extend(super::recommendation::blocks(rec));
     }
+    if let Some(d) = &r.discovery {
+        out.extend(crate::profile::render::discovery_blocks(d, d.explain));
+    }
     if !i.skipped_examples.is_empty() {
         out.push(Block::Bullets(
             i.skipped_examples

@@ -1,0 +1,68 @@
+//! The discovery stage (`--candidates auto`, or no candidates): one profiling pass over the
+//! inputs, then a bounded, explained candidate set (crate::profile::discover) added to the
+//! explicit candidates for the analysis pass.
+
+use crate::cli::{AnalyzeConfig, Projection};
+use crate::ingest::InputSource;
+use crate::keys::spec::parse_candidate;
+use crate::pipeline::ScanError;
+use crate::profile::discover::{discover, Discovery, SearchInput};
+use crate::profile::{self, ProfileOptions, ScanConfig};
+
+/// The candidates to analyze (explicit first, then generated ones that are not the same key)
+/// and what the search did.
+pub fn discover_candidates(
+    cfg: &AnalyzeConfig,
+    inputs: &[InputSource],
+) -> Result<(Vec<crate::keys::spec::Candidate>, Discovery), ScanError> {
+    let opts = ProfileOptions {
+        scan: ScanConfig {
+            threads: cfg.threads,
+            skip_invalid: cfg.skip_invalid,
+            csv_strings: cfg.csv_strings,
+            progress: cfg.progress,
+            time_path: None,
+            max_documents: None,
+        },
+        time_field: cfg.time_field.clone(),
+        projection: cfg.projection,
+        item_overhead_bytes: cfg.limits.item_overhead_bytes,
+        top: 3,
+    };
+    let fields = profile::run(inputs, &opts)?;
+    let total_bytes = match cfg.projection {
+        Some(Projection::TotalSize(b)) => b,
+        _ => fields.production_documents * fields.mean_stored_document_bytes,
+    };
+    let mut filtered: Vec<String> = Vec::new();
+    if let Some(w) = &cfg.workload {
+        for q in &w.queries {
+            filtered.extend(q.filter.iter().map(|(p, _)| p.clone()));
+        }
+        if let Some(r) = &w.reads {
+            filtered.extend(r.by.iter().cloned());
+        }
+    }
+    let room = cfg
+        .max_candidates
+        .saturating_sub(cfg.candidates.len())
+        .max(1);
+    let mut d = discover(&SearchInput {
+        report: &fields,
+        total_bytes,
+        limits: &cfg.limits,
+        filtered,
+        max_candidates: room,
+    });
+    d.max_candidates = cfg.max_candidates;
+    d.explain = cfg.explain;
+    let mut out = cfg.candidates.clone();
+    for g in &d.generated {
+        if let Ok(c) = parse_candidate(&g.spec) {
+            if !out.iter().any(|o| o.same_key(&c)) {
+                out.push(c);
+            }
+        }
+    }
+    Ok((out, d))
+}

@@ -1,0 +1,49 @@
+//! `pkadvisor fields`: profile every field of the sample and write the profile.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use crate::cli::fields::FieldsConfig;
+use crate::cosmos::limits::Limits;
+use crate::ingest;
+use crate::profile::{self, render, ProfileOptions, ScanConfig};
+use crate::report::OutputFormat;
+
+/// Profiles the inputs; writes the rendered profile to `--output` or `out`.
+pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
+    let mut notes = Vec::new();
+    let inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
+    for n in &notes {
+        eprintln!("pkadvisor: note: {n}");
+    }
+    let opts = ProfileOptions {
+        scan: ScanConfig {
+            threads: cfg.threads,
+            skip_invalid: cfg.skip_invalid,
+            csv_strings: cfg.csv_strings,
+            progress: cfg.progress,
+            time_path: None,
+            max_documents: None,
+        },
+        time_field: cfg.time_field.clone(),
+        projection: cfg.projection,
+        item_overhead_bytes: Limits::default().item_overhead_bytes,
+        top: cfg.top,
+    };
+    let report = profile::run(&inputs, &opts)?;
+    if report.documents == 0 {
+        anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
+    }
+    let text = match cfg.format {
+        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        OutputFormat::Table => crate::report::table::render_blocks(render::blocks(&report)),
+        OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
+    };
+    match &cfg.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write the profile to {}", path.display()))?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    Ok(())
+}

@@ -1,0 +1,359 @@
+//! Automatic candidates: a bounded, explained candidate set generated from the field profile
+//! (docs/recommendations.md, "How the candidate search works").
+
+use serde::{Deserialize, Serialize};
+
+use super::{FieldProfile, FieldsReport, CANDIDATE_PRESENCE};
+use crate::cosmos::limits::Limits;
+
+/// Default bound on the candidates analyzed (`--max-candidates`).
+pub const DEFAULT_MAX_CANDIDATES: usize = 20;
+/// Single keys generated at most.
+const MAX_SINGLES: usize = 6;
+/// First levels of hierarchical keys tried at most, and second levels per first level.
+const MAX_FIRST_LEVELS: usize = 2;
+const MAX_SECOND_LEVELS: usize = 2;
+/// A first level repeats: each value holds at least this many documents on average.
+const FIRST_LEVEL_MIN_REPEAT: f64 = 5.0;
+/// A first level has at least this many values.
+const FIRST_LEVEL_MIN_VALUES: u64 = 10;
+/// A field whose values are active this few at a time (latest 5 % of the span) sends every
+/// current write to one or two partitions.
+const FEW_ACTIVE: u64 = 3;
+
+/// What the search produced.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Discovery {
+    /// Candidates generated, in priority order, each with why.
+    pub generated: Vec<Generated>,
+    /// Generated but not analyzed because `--max-candidates` was reached.
+    pub dropped: Vec<String>,
+    /// Fields not used, with the reason.
+    pub excluded: Vec<Excluded>,
+    /// Paths profiled.
+    pub fields_profiled: usize,
+    /// Seconds the profiling pass took.
+    pub profile_seconds: f64,
+    /// The bound applied.
+    pub max_candidates: usize,
+    /// Whether text output lists `excluded` (`--explain`).
+    pub explain: bool,
+}
+
+/// One generated candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Generated {
+    /// The candidate.
+    pub spec: String,
+    /// Why it was generated.
+    pub why: String,
+}
+
+/// One field left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Excluded {
+    /// The path.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What the search needs besides the profile.
+#[derive(Debug, Clone)]
+pub struct SearchInput<'a> {
+    /// The profile.
+    pub report: &'a FieldsReport,
+    /// Projected stored bytes of the whole container (the sample's without a projection).
+    pub total_bytes: f64,
+    /// The limits.
+    pub limits: &'a Limits,
+    /// Paths the workload's queries and point reads filter on (preferred first levels).
+    pub filtered: Vec<String>,
+    /// The bound.
+    pub max_candidates: usize,
+}
+
+/// Why a field cannot be a key on its own, or `None` when it can.
+fn exclusion(f: &FieldProfile, documents: u64, l: &Limits) -> Option<String> {
+    let n = documents.max(1) as f64;
+    let reason = match f.looks_like.as_str() {
+        "array" => "an array: arrays are never partition keys".to_owned(),
+        "nested" => "an object: its scalar properties are profiled one by one".to_owned(),
+        "mixed_types" => format!(
+            "mixed types ({}): a number and a string of the same text hash to different partitions",
+            f.types.keys().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        "constant" => "constant: every document in one logical partition".to_owned(),
+        "boolean" => "boolean: at most two logical partitions".to_owned(),
+        "measurement" => "a measurement (mostly fractional numbers): equal values are coincidences, not groups anyone queries by".to_owned(),
+        "text" => "free text (mostly strings with spaces): not a value anyone queries by equality".to_owned(),
+        "enum" => format!(
+            "finite domain of {} values: at most {} logical partitions, so at most {} × 20 GB and {} × 10,000 RU/s",
+            f.distinct, f.distinct, f.distinct, f.distinct
+        ),
+        "timestamp" | "date" => format!(
+            "a {} ({}): queries rarely fix it, and a coarse one puts every current write on one partition",
+            f.looks_like,
+            f.time_format.clone().unwrap_or_default()
+        ),
+        _ => String::new(),
+    };
+    if !reason.is_empty() {
+        return Some(reason);
+    }
+    if (f.present as f64) < CANDIDATE_PRESENCE * n {
+        return Some(format!(
+            "missing in {:.1}% and null in {:.1}% of documents: they would share the Undefined and Null logical partitions",
+            100.0 * f.missing_share,
+            100.0 * f.null_share
+        ));
+    }
+    if f.value_bytes[1] > l.key_value_bytes {
+        return Some(format!(
+            "values up to {:.0} bytes, over the {:.0}-byte partition key value limit",
+            f.value_bytes[1], l.key_value_bytes
+        ));
+    }
+    if f.follows_time == Some(true) && f.active_latest.is_some_and(|a| a <= FEW_ACTIVE) {
+        return Some(format!(
+            "follows time: only {} value(s) active in the latest 5% of the sample's span, so current writes concentrate on them",
+            f.active_latest.unwrap_or(0)
+        ));
+    }
+    None
+}
+
+fn production_distinct(f: &FieldProfile) -> f64 {
+    match &f.distinct_estimate {
+        Some(d) => d.estimate,
+        None => f64::INFINITY, // past the tracking limit: very many
+    }
+}
+
+fn top_share(f: &FieldProfile) -> f64 {
+    f.top_values.first().map_or(0.0, |t| t.share)
+}
+
+/// The generated candidates and the excluded fields.
+pub fn discover(input: &SearchInput) -> Discovery {
+    let r = input.report;
+    let l = input.limits;
+    let mut out = Discovery {
+        fields_profiled: r.fields.len(),
+        profile_seconds: r.seconds,
+        max_candidates: input.max_candidates,
+        ..Discovery::default()
+    };
+    let mut eligible: Vec<&FieldProfile> = Vec::new();
+    for f in &r.fields {
+        match exclusion(f, r.documents, l) {
+            Some(reason) if f.path != "/id" => out.excluded.push(Excluded {
+                path: f.path.clone(),
+                reason,
+            }),
+            _ => eligible.push(f),
+        }
+    }
+    let has_id = r.id_property.present == r.documents && r.documents > 0;
+    let warn_bytes = l.warn_fraction * l.logical_partition_bytes;
+    let mut gen: Vec<Generated> = Vec::new();
+    let push = |spec: String, why: String, gen: &mut Vec<Generated>| {
+        if !gen.iter().any(|g| g.spec == spec) {
+            gen.push(Generated { spec, why });
+        }
+    };
+    if has_id {
+        push(
+            "/id".into(),
+            "point-read baseline: one item per logical partition, ideal when the application reads by id".into(),
+            &mut gen,
+        );
+    }
+    let mut singles: Vec<&FieldProfile> = eligible
+        .iter()
+        .copied()
+        .filter(|f| f.path != "/id")
+        .collect();
+    singles.sort_by(|a, b| {
+        production_distinct(b)
+            .total_cmp(&production_distinct(a))
+            .then(a.path.cmp(&b.path))
+    });
+    for f in singles.iter().take(MAX_SINGLES) {
+        push(
+            f.path.clone(),
+            format!(
+                "present in {:.1}% of documents with {} distinct values in the sample; its largest value holds {:.1}%",
+                100.0 * (1.0 - f.missing_share - f.null_share),
+                crate::report::count(f.distinct as f64),
+                100.0 * top_share(f)
+            ),
+            &mut gen,
+        );
+    }
+    let firsts = first_levels(&singles, r.documents, &input.filtered);
+    for t in &firsts {
+        let seconds = second_levels(&singles, t, &input.filtered);
+        for s in &seconds {
+            let pair_top = top_share(t).min(top_share(s)) * input.total_bytes;
+            push(
+                format!("{}>{}", t.path, s.path),
+                format!(
+                    "{} groups the data ({} values{}) and {} separates it within each group",
+                    t.path,
+                    crate::report::count(t.distinct as f64),
+                    if input.filtered.contains(&t.path) {
+                        ", filtered on by the workload"
+                    } else {
+                        ""
+                    },
+                    s.path
+                ),
+                &mut gen,
+            );
+            if has_id && pair_top >= 0.5 * warn_bytes && s.looks_like != "id" {
+                push(
+                    format!("{}>{}>/id", t.path, s.path),
+                    format!(
+                        "/id last: a full key of the two levels could reach {} (half the 70% alert level or more)",
+                        crate::advise::human_bytes(pair_top)
+                    ),
+                    &mut gen,
+                );
+            }
+        }
+        if let [s1, s2] = seconds.as_slice() {
+            if production_distinct(s2) > production_distinct(s1) {
+                push(
+                    format!("{}>{}>{}", t.path, s1.path, s2.path),
+                    format!(
+                        "three levels of grouping: {} → {} → {}",
+                        t.path, s1.path, s2.path
+                    ),
+                    &mut gen,
+                );
+            }
+        }
+        if has_id && top_share(t) * input.total_bytes >= warn_bytes {
+            push(
+                format!("{}>/id", t.path),
+                format!(
+                    "{}'s largest value would hold {}: /id as the last level keeps every logical partition to one item while queries by {} stay targeted",
+                    t.path,
+                    crate::advise::human_bytes(top_share(t) * input.total_bytes),
+                    t.path
+                ),
+                &mut gen,
+            );
+        }
+    }
+    let hash_source = if has_id {
+        Some("/id".to_owned())
+    } else {
+        singles
+            .iter()
+            .find(|f| f.looks_like == "id")
+            .map(|f| f.path.clone())
+    };
+    for f in singles.iter().take(MAX_SINGLES) {
+        let largest = top_share(f) * input.total_bytes;
+        let Some(src) = hash_source.as_ref().filter(|s| **s != f.path) else {
+            continue;
+        };
+        if largest > warn_bytes {
+            let n = ((largest / warn_bytes).ceil() as u32)
+                .max(2)
+                .next_power_of_two()
+                .min(65_536);
+            push(
+                format!("{}+hash({src})%{n}", f.path),
+                format!(
+                    "{}'s largest value would hold {}; {n} hash buckets bring it to about {}, under the 70% alert level",
+                    f.path,
+                    crate::advise::human_bytes(largest),
+                    crate::advise::human_bytes(largest / n as f64)
+                ),
+                &mut gen,
+            );
+        }
+    }
+    if let Some(t) = firsts.first() {
+        if let Some(s) = second_levels(&singles, t, &input.filtered).first() {
+            push(
+                format!("{}+{}", t.path, s.path),
+                "synthetic pair: the two values joined into one key (a query by only one of them fans out)".into(),
+                &mut gen,
+            );
+        }
+        if let Some(ts) = &r.time_field {
+            push(
+                format!("{}+day({ts})", t.path),
+                format!("synthetic with a day bucket of {ts}: spreads a group's data over days (a query over a period visits one partition per day)"),
+                &mut gen,
+            );
+        }
+    }
+    let room = input.max_candidates.max(1);
+    if gen.len() > room {
+        out.dropped = gen.split_off(room).into_iter().map(|g| g.spec).collect();
+    }
+    out.generated = gen;
+    out
+}
+
+/// Tenant-like fields: values repeat (≥ 5 documents each on average), at least 10 of them;
+/// fields the workload filters on first, then fewer values first.
+fn first_levels<'a>(
+    singles: &[&'a FieldProfile],
+    documents: u64,
+    filtered: &[String],
+) -> Vec<&'a FieldProfile> {
+    let mut out: Vec<&FieldProfile> = singles
+        .iter()
+        .copied()
+        .filter(|f| {
+            f.looks_like != "id"
+                && f.distinct >= FIRST_LEVEL_MIN_VALUES
+                && f.distinct_exact
+                && (documents as f64 / f.distinct as f64) >= FIRST_LEVEL_MIN_REPEAT
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        filtered
+            .contains(&b.path)
+            .cmp(&filtered.contains(&a.path))
+            .then(a.distinct.cmp(&b.distinct))
+            .then(a.path.cmp(&b.path))
+    });
+    out.truncate(MAX_FIRST_LEVELS);
+    out
+}
+
+/// Second levels under `first`: more values than it; filtered-on fields first, then the next
+/// coarser grouping (fewest values: tenant → user → session); `/id` and other
+/// unique-per-document fields are left for a third level.
+fn second_levels<'a>(
+    singles: &[&'a FieldProfile],
+    first: &FieldProfile,
+    filtered: &[String],
+) -> Vec<&'a FieldProfile> {
+    let mut out: Vec<&FieldProfile> = singles
+        .iter()
+        .copied()
+        .filter(|f| {
+            f.path != first.path
+                && f.looks_like != "id"
+                && production_distinct(f) > production_distinct(first)
+                && (f.distinct > first.distinct || !f.distinct_exact)
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        filtered
+            .contains(&b.path)
+            .cmp(&filtered.contains(&a.path))
+            .then(production_distinct(a).total_cmp(&production_distinct(b)))
+            .then(a.path.cmp(&b.path))
+    });
+    out.truncate(MAX_SECOND_LEVELS);
+    out
+}

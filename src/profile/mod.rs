@@ -1,0 +1,551 @@
+//! The field profile (`pkadvisor fields`, and the first pass of automatic candidates): every
+//! scalar path of the sample with its type mix, presence, distinct count (and the production
+//! range from the projection model), top values, value size and what it looks like (an id, a
+//! timestamp, a boolean or enum, a value that follows time).
+//!
+//! Stages: [`scan`] (one parallel pass, mergeable [`acc::Profiler`]s) → [`summarize`] (one
+//! [`FieldProfile`] per path, classified by the rules in docs/recommendations.md).
+
+pub mod acc;
+pub mod discover;
+pub mod render;
+pub mod scan;
+
+use serde::{Deserialize, Serialize};
+
+use crate::estimate::distinct::{estimate, FrequencyProfile};
+use crate::estimate::DistinctEstimate;
+use acc::{PathAcc, Profiler};
+
+pub use scan::{scan, ScanConfig};
+
+/// A field of at most this many values that the sample has seen completely is an enum
+/// (a finite domain): too few logical partitions to be a key on its own.
+pub const ENUM_MAX_VALUES: u64 = 12;
+
+/// A value share of documents at least this large counts as present "in nearly every document".
+pub const NEARLY_ALL: f64 = 0.99;
+
+/// Share of documents a field must hold a non-null value in to be a candidate on its own.
+pub const CANDIDATE_PRESENCE: f64 = 0.95;
+
+/// Share of present values that must parse as timestamps for a field to be one.
+pub const TIMESTAMP_SHARE: f64 = 0.95;
+
+/// Version of the `fields` JSON document.
+pub const FIELDS_SCHEMA_VERSION: u32 = 1;
+
+/// The profile of a sample.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FieldsReport {
+    /// Version of this document's schema.
+    pub schema_version: u32,
+    /// Documents profiled.
+    pub documents: u64,
+    /// Records skipped as malformed (only with `--skip-invalid`).
+    pub records_skipped: u64,
+    /// Records that were JSON but not objects, so not documents.
+    pub non_objects: u64,
+    /// Production documents the distinct ranges are projected to (`documents` without a
+    /// projection).
+    pub production_documents: f64,
+    /// Mean stored document size: bytes as read plus the per-item overhead.
+    pub mean_stored_document_bytes: f64,
+    /// The time field used for "follows time" (given or detected), `null` without one.
+    pub time_field: Option<String>,
+    /// What the `id` property looks like, and what to do about it.
+    pub id_property: IdProperty,
+    /// One entry per scalar path, in path order.
+    pub fields: Vec<FieldProfile>,
+    /// Path occurrences not profiled because too many distinct paths exist (2,000 are kept).
+    pub untracked_paths: u64,
+    /// Seconds the profiling pass took.
+    pub seconds: f64,
+}
+
+/// The `id` property: Cosmos DB requires it in every item, at most 1,023 bytes, without `/` or `\`.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IdProperty {
+    /// Documents holding `id`.
+    pub present: u64,
+    /// Whether its values are unique in the sample (exact only up to the tracking limit).
+    pub unique: bool,
+    /// Documents whose `id` has `/` or `\`, or is longer than 1,023 bytes.
+    pub invalid: u64,
+    /// `ok`, or what the application must do, in a sentence.
+    pub advice: String,
+}
+
+/// The profile of one path.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FieldProfile {
+    /// The path in candidate syntax (`/a/b`, quoted segments where needed).
+    pub path: String,
+    /// Documents holding it with a non-null value.
+    pub present: u64,
+    /// Share of documents without the property (the Undefined partition if it were the key).
+    pub missing_share: f64,
+    /// Share of documents where it is `null` (the Null partition).
+    pub null_share: f64,
+    /// Type mix: documents per JSON type (`string`, `number`, `boolean`, `object`, `array`).
+    pub types: std::collections::BTreeMap<String, u64>,
+    /// Distinct scalar values in the sample (a lower bound when `distinct_exact` is false).
+    pub distinct: u64,
+    /// Whether every value was tracked (false past 100,000 distinct values).
+    pub distinct_exact: bool,
+    /// Distinct values in production: a range from the projection model (`null` when not exact).
+    pub distinct_estimate: Option<DistinctEstimate>,
+    /// The most common values with their share of documents holding the path.
+    pub top_values: Vec<TopValue>,
+    /// Mean and largest value size in bytes.
+    pub value_bytes: [f64; 2],
+    /// What the field looks like: `id`, `timestamp`, `date`, `boolean`, `enum`, `constant`,
+    /// `measurement` (mostly fractional numbers), `text` (mostly strings with spaces, 16+ bytes
+    /// on average), `mixed_types`, `nested`, `array`, or `value`.
+    pub looks_like: String,
+    /// Timestamps: the format (`ISO 8601 date`, `ISO 8601 date-time`, `epoch number`).
+    pub time_format: Option<String>,
+    /// Whether values come and go with time: half the documents of repeating values hold values
+    /// that live less than a quarter of the sample's time span (`null` without a time field, or
+    /// when fewer than two values repeat).
+    pub follows_time: Option<bool>,
+    /// Distinct values seen in the latest 5 % of the time span (`null` without a time field):
+    /// few means the current value takes every current write.
+    pub active_latest: Option<u64>,
+}
+
+/// One frequent value.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TopValue {
+    /// The value as JSON text.
+    pub value: String,
+    /// Documents holding it.
+    pub documents: u64,
+    /// Share of documents holding the path.
+    pub share: f64,
+}
+
+/// What a profiling run needs.
+#[derive(Debug, Clone)]
+pub struct ProfileOptions {
+    /// The pass itself (threads, bad records, CSV, progress).
+    pub scan: ScanConfig,
+    /// The time field; detected from the first 2,000 documents of a file when `None`.
+    pub time_field: Option<crate::keys::spec::KeyPath>,
+    /// The production the distinct ranges are projected to.
+    pub projection: Option<crate::cli::Projection>,
+    /// Item overhead bytes (system properties), for `--total-size`.
+    pub item_overhead_bytes: f64,
+    /// Top values per field.
+    pub top: usize,
+}
+
+/// Documents the time-field detection looks at.
+const TIME_PEEK_DOCUMENTS: u64 = 2_000;
+
+/// Profiles the inputs: a short peek to find the time field when none is given (files only:
+/// standard input is read once), then one full pass.
+pub fn run(
+    inputs: &[crate::ingest::InputSource],
+    o: &ProfileOptions,
+) -> Result<FieldsReport, crate::pipeline::ScanError> {
+    let started = std::time::Instant::now();
+    let time_field = match &o.time_field {
+        Some(p) => Some((p.text.clone(), p.segments.clone())),
+        None if inputs.iter().all(|i| i.path.is_some()) => {
+            let peek = ScanConfig {
+                max_documents: Some(TIME_PEEK_DOCUMENTS),
+                progress: false,
+                skip_invalid: true,
+                ..o.scan.clone()
+            };
+            let p = scan(inputs, &peek)?.profiler;
+            detect_time_field(&p).and_then(|t| {
+                crate::keys::spec::parse_candidate(&t)
+                    .ok()
+                    .and_then(|c| c.paths().first().map(|k| (t.clone(), k.segments.clone())))
+            })
+        }
+        None => None,
+    };
+    let cfg = ScanConfig {
+        time_path: time_field.as_ref().map(|t| t.1.clone()),
+        ..o.scan.clone()
+    };
+    let scanned = scan(inputs, &cfg)?;
+    let p = &scanned.profiler;
+    let n = p.documents as f64;
+    let mean_stored = p.record_bytes as f64 / n.max(1.0) + o.item_overhead_bytes;
+    let production = match o.projection {
+        Some(crate::cli::Projection::TotalDocs(d)) => d.max(n),
+        Some(crate::cli::Projection::TotalSize(b)) => (b / mean_stored).max(n),
+        None => n,
+    };
+    let name = time_field.map(|t| t.0);
+    Ok(FieldsReport {
+        schema_version: FIELDS_SCHEMA_VERSION,
+        documents: p.documents,
+        records_skipped: scanned.skipped,
+        non_objects: p.non_objects,
+        production_documents: production,
+        mean_stored_document_bytes: mean_stored,
+        id_property: id_property(p),
+        fields: summarize(p, production, name.clone(), o.top),
+        time_field: name,
+        untracked_paths: p.untracked_paths,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Builds the report from a merged profiler.
+pub fn summarize(
+    p: &Profiler,
+    production: f64,
+    time_field: Option<String>,
+    top: usize,
+) -> Vec<FieldProfile> {
+    let mut paths: Vec<(&String, &PathAcc)> = p.paths.iter().collect();
+    paths.sort_by(|a, b| a.0.cmp(b.0));
+    paths
+        .into_iter()
+        .map(|(path, a)| field_profile(path, a, p, production, time_field.is_some(), top))
+        .collect()
+}
+
+fn field_profile(
+    path: &str,
+    a: &PathAcc,
+    p: &Profiler,
+    production: f64,
+    timed: bool,
+    top: usize,
+) -> FieldProfile {
+    let n = p.documents.max(1) as f64;
+    let non_null = a.present - a.nulls;
+    let mut types = std::collections::BTreeMap::new();
+    for (name, c) in [
+        ("string", a.strings),
+        ("number", a.numbers),
+        ("boolean", a.bools),
+        ("object", a.objects),
+        ("array", a.arrays),
+    ] {
+        if c > 0 {
+            types.insert(name.to_owned(), c);
+        }
+    }
+    // Values counted once per document; `null` is its own partition, not a value here.
+    let counts: Vec<u64> = a
+        .values
+        .iter()
+        .filter(|(k, _)| &***k != "null")
+        .map(|(_, v)| v.count)
+        .collect();
+    let distinct = counts.len() as u64;
+    let scalars = a.strings + a.numbers + a.bools;
+    let exact = a.exact();
+    let distinct_estimate = (exact && scalars > 0).then(|| {
+        let fp = FrequencyProfile::from_counts(counts.iter().copied());
+        estimate(&fp, production * scalars as f64 / n)
+    });
+    let mut top_values: Vec<(&str, u64)> = a
+        .values
+        .iter()
+        .filter(|(k, _)| &***k != "null")
+        .map(|(k, v)| (&**k, v.count))
+        .collect();
+    top_values.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+    let top_values = top_values
+        .into_iter()
+        .take(top)
+        .map(|(v, c)| TopValue {
+            value: v.to_owned(),
+            documents: c,
+            share: c as f64 / scalars.max(1) as f64,
+        })
+        .collect();
+    let (looks_like, time_format) = looks_like(a, distinct, exact, p.documents);
+    let (follows_time, active_latest) = if timed {
+        time_behaviour(a, p.time_range)
+    } else {
+        (None, None)
+    };
+    FieldProfile {
+        path: path.to_owned(),
+        present: non_null,
+        missing_share: (p.documents - a.present.min(p.documents)) as f64 / n,
+        null_share: a.nulls as f64 / n,
+        types,
+        distinct: if exact {
+            distinct
+        } else {
+            distinct.max(acc::MAX_VALUES_PER_PATH as u64)
+        },
+        distinct_exact: exact,
+        distinct_estimate,
+        top_values,
+        value_bytes: [
+            a.value_bytes_sum as f64 / scalars.max(1) as f64,
+            a.value_bytes_max as f64,
+        ],
+        looks_like,
+        time_format,
+        follows_time,
+        active_latest,
+    }
+}
+
+/// The field's shape, by the rules of docs/recommendations.md ("Field profile").
+fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (String, Option<String>) {
+    let scalars = a.strings + a.numbers + a.bools;
+    let kinds = [a.strings, a.numbers, a.bools]
+        .iter()
+        .filter(|&&c| c > 0)
+        .count();
+    let s = |x: &str| x.to_owned();
+    if scalars == 0 {
+        return (s(if a.arrays > 0 { "array" } else { "nested" }), None);
+    }
+    if a.objects + a.arrays > 0 && (a.objects + a.arrays) * 10 > scalars {
+        return (s("mixed_types"), None);
+    }
+    if a.strings > 0 && a.iso_times as f64 >= TIMESTAMP_SHARE * a.strings as f64 && a.numbers == 0 {
+        if a.iso_dates == a.iso_times {
+            return (s("date"), Some(s("ISO 8601 date")));
+        }
+        return (s("timestamp"), Some(s("ISO 8601 date-time")));
+    }
+    if a.numbers > 0
+        && a.epoch_numbers as f64 >= TIMESTAMP_SHARE * a.numbers as f64
+        && a.strings == 0
+        && distinct > ENUM_MAX_VALUES
+    {
+        return (
+            s("timestamp"),
+            Some(s("epoch number (seconds or milliseconds)")),
+        );
+    }
+    if kinds > 1 {
+        return (s("mixed_types"), None);
+    }
+    if a.numbers > 0 && a.fractional * 2 >= a.numbers {
+        return (s("measurement"), None);
+    }
+    if a.strings > 0 && a.spaced * 2 >= a.strings && a.value_bytes_sum >= 16 * a.strings {
+        return (s("text"), None);
+    }
+    if distinct <= 1 && exact {
+        return (s("constant"), None);
+    }
+    if a.bools == scalars {
+        return (s("boolean"), None);
+    }
+    let all_unique = a.values.values().all(|v| v.count == 1);
+    if all_unique && scalars == documents && scalars >= 2 {
+        return (s("id"), None);
+    }
+    if exact && distinct <= ENUM_MAX_VALUES && scalars >= 20 * distinct {
+        return (s("enum"), None);
+    }
+    (s("value"), None)
+}
+
+/// Whether values come and go with time, and how many are active in the latest 5 % of the span.
+fn time_behaviour(a: &PathAcc, range: Option<(i64, i64)>) -> (Option<bool>, Option<u64>) {
+    let Some((t0, t1)) = range else {
+        return (None, None);
+    };
+    let span = (t1 - t0) as f64;
+    if span <= 0.0 || !a.exact() {
+        return (None, None);
+    }
+    let latest = t1 as f64 - 0.05 * span;
+    let mut lives: Vec<(f64, u64)> = Vec::new();
+    let mut active = 0;
+    for (k, v) in &a.values {
+        if &**k == "null" || v.first > v.last {
+            continue;
+        }
+        if v.last as f64 >= latest {
+            active += 1;
+        }
+        // A value seen once has no lifetime to measure.
+        if v.count >= 2 {
+            lives.push(((v.last - v.first) as f64 / span, v.count));
+        }
+    }
+    if lives.len() < 2 {
+        return (None, Some(active));
+    }
+    // The document-weighted median lifetime.
+    lives.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let total: u64 = lives.iter().map(|l| l.1).sum();
+    let mut seen = 0;
+    let mut median = 0.0;
+    for (life, c) in &lives {
+        seen += c;
+        if seen * 2 >= total {
+            median = *life;
+            break;
+        }
+    }
+    (Some(median < 0.25), Some(active))
+}
+
+/// What the `id` property looks like.
+pub fn id_property(p: &Profiler) -> IdProperty {
+    let id = p.paths.get("/id");
+    let present = id.map_or(0, |a| a.present - a.nulls);
+    let unique = id.is_some_and(|a| a.exact() && a.values.values().all(|v| v.count == 1));
+    let has_mongo_id = p.paths.contains_key("/_id");
+    let advice = if present < p.documents {
+        let missing = p.documents - present;
+        if has_mongo_id {
+            format!("{missing} documents have no `id` (a MongoDB export keys on `_id`): the application or the migration must set `id` (for example from `_id`), as Cosmos DB for NoSQL requires it in every item")
+        } else {
+            format!("{missing} documents have no `id`: Cosmos DB for NoSQL requires it in every item; the SDKs do not invent one, so the application must set it")
+        }
+    } else if p.bad_ids.0 > 0 {
+        format!(
+            "{} documents have an `id` with `/` or `\\` or longer than 1,023 bytes (first: {}): the service rejects or cannot address them; encode those characters",
+            p.bad_ids.0,
+            p.bad_ids.1.clone().unwrap_or_default()
+        )
+    } else if !unique {
+        "`id` repeats in the sample: it is unique only within a logical partition, so the partition key must separate the repeats (or the ids must change)".to_owned()
+    } else {
+        "ok".to_owned()
+    };
+    IdProperty {
+        present,
+        unique,
+        invalid: p.bad_ids.0,
+        advice,
+    }
+}
+
+/// The time field to use when none is given: the timestamp or date path present in nearly every
+/// document, date-times before dates, then the most distinct values (ties: the first path).
+pub fn detect_time_field(p: &Profiler) -> Option<String> {
+    let n = p.documents as f64;
+    // Ranked by (has a time of day, distinct values): a date-time beats a date at a tie.
+    let mut best: Option<(&String, (bool, usize))> = None;
+    let mut paths: Vec<(&String, &PathAcc)> = p.paths.iter().collect();
+    paths.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, a) in paths {
+        let iso = a.strings > 0 && a.iso_times as f64 >= TIMESTAMP_SHARE * a.strings as f64;
+        let epoch = a.numbers > 0
+            && a.epoch_numbers as f64 >= TIMESTAMP_SHARE * a.numbers as f64
+            && a.values.len() as u64 > ENUM_MAX_VALUES;
+        let present = (a.present - a.nulls) as f64 >= NEARLY_ALL * n;
+        let rank = (epoch || a.iso_dates < a.iso_times, a.values.len());
+        if (iso || epoch) && present && best.is_none_or(|b| rank > b.1) {
+            best = Some((path, rank));
+        }
+    }
+    best.map(|b| b.0.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn profiler(docs: impl IntoIterator<Item = serde_json::Value>, time: Option<&str>) -> Profiler {
+        let segs: Option<Vec<String>> = time.map(|t| vec![t.to_owned()]);
+        let mut p = Profiler::default();
+        for d in docs {
+            p.add(&d, segs.as_deref());
+        }
+        p
+    }
+
+    fn field<'a>(f: &'a [FieldProfile], path: &str) -> &'a FieldProfile {
+        f.iter().find(|x| x.path == path).unwrap()
+    }
+
+    #[test]
+    fn shapes_are_recognised() {
+        const KINDS: [&str; 3] = ["a", "b", "c"];
+        let docs = (0..400).map(|i| {
+            json!({
+                "id": format!("i{i}"),
+                "kind": KINDS[i % 3],
+                "flag": i % 2 == 0,
+                "one": "x",
+                "ts": format!("2024-05-{:02}T10:00:00Z", 1 + i % 28),
+                "day": format!("2024-05-{:02}", 1 + i % 28),
+                "mixed": if i % 2 == 0 { json!(1) } else { json!("1") },
+                "user": format!("u{}", i % 150),
+                "tags": [1, 2],
+                "price": i as f64 + 0.5,
+                "note": format!("free text number {i}"),
+            })
+        });
+        let p = profiler(docs, None);
+        let f = summarize(&p, p.documents as f64, None, 3);
+        let shape = |path: &str| field(&f, path).looks_like.clone();
+        assert_eq!(shape("/id"), "id");
+        assert_eq!(shape("/kind"), "enum");
+        assert_eq!(shape("/flag"), "boolean");
+        assert_eq!(shape("/one"), "constant");
+        assert_eq!(shape("/ts"), "timestamp");
+        assert_eq!(shape("/day"), "date");
+        assert_eq!(shape("/mixed"), "mixed_types");
+        assert_eq!(shape("/user"), "value");
+        assert_eq!(shape("/tags"), "array");
+        assert_eq!(shape("/price"), "measurement");
+        assert_eq!(shape("/note"), "text");
+        let user = field(&f, "/user");
+        assert_eq!(user.distinct, 150);
+        // 400 = 150 × 2 + 100: values u0..u99 hold 3 documents each, the rest 2.
+        assert_eq!(user.top_values[0].documents, 3);
+        assert!((user.top_values[0].share - 3.0 / 400.0).abs() < 1e-12);
+        assert_eq!(detect_time_field(&p).as_deref(), Some("/ts"));
+    }
+
+    #[test]
+    fn presence_and_nulls_are_shares_of_all_documents() {
+        let docs = (0..10).map(|i| match i {
+            0..=5 => json!({"k": i}),
+            6 | 7 => json!({"k": null}),
+            _ => json!({}),
+        });
+        let p = profiler(docs, None);
+        let f = summarize(&p, 10.0, None, 3);
+        let k = field(&f, "/k");
+        assert_eq!(k.present, 6);
+        assert!((k.missing_share - 0.2).abs() < 1e-12);
+        assert!((k.null_share - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_date_follows_time_and_a_device_does_not() {
+        // 30 days, 40 devices reporting every day: each day's value lives one day, each device
+        // the whole span.
+        let mut docs = Vec::new();
+        for d in 1..=30 {
+            for dev in 0..40 {
+                docs.push(json!({"ts": format!("2024-04-{d:02}T{:02}:00:00Z", dev % 24), "day": format!("2024-04-{d:02}"), "device": format!("d{dev}")}));
+            }
+        }
+        let p = profiler(docs, Some("ts"));
+        let f = summarize(&p, p.documents as f64, Some("/ts".into()), 3);
+        assert_eq!(field(&f, "/day").follows_time, Some(true));
+        assert!(field(&f, "/day").active_latest.unwrap() <= 2);
+        assert_eq!(field(&f, "/device").follows_time, Some(false));
+        assert_eq!(field(&f, "/device").active_latest, Some(40));
+    }
+
+    #[test]
+    fn the_id_property_is_checked() {
+        let p = profiler((0..5).map(|i| json!({"_id": {"$oid": i}})), None);
+        let id = id_property(&p);
+        assert_eq!(id.present, 0);
+        assert!(id.advice.contains("_id"), "{}", id.advice);
+        let p = profiler((0..5).map(|i| json!({"id": format!("a{i}")})), None);
+        assert_eq!(id_property(&p).advice, "ok");
+        let p = profiler([json!({"id": "a"}), json!({"id": "a"})], None);
+        assert!(!id_property(&p).unique);
+    }
+}

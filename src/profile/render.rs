@@ -1,0 +1,153 @@
+//! The field profile as format-neutral blocks (rendered by the table and Markdown renderers),
+//! and the automatic candidates' explanation for `analyze --explain`.
+
+use super::discover::Discovery;
+use super::{FieldProfile, FieldsReport};
+use crate::report::sections::Block;
+use crate::report::{count, percent};
+
+fn distinct_text(f: &FieldProfile) -> String {
+    if !f.distinct_exact {
+        return format!("≥ {} (not all tracked)", count(f.distinct as f64));
+    }
+    match &f.distinct_estimate {
+        Some(d) if d.method != "exact" => format!(
+            "{} (est. {}; {}–{})",
+            count(f.distinct as f64),
+            count(d.estimate),
+            count(d.low),
+            count(d.high)
+        ),
+        _ => count(f.distinct as f64),
+    }
+}
+
+fn top_text(f: &FieldProfile) -> String {
+    match f.top_values.first() {
+        Some(t) => {
+            let mut v = t.value.clone();
+            if v.chars().count() > 40 {
+                v = v.chars().take(37).collect::<String>() + "…";
+            }
+            format!("{v} ({})", percent(t.share))
+        }
+        None => String::new(),
+    }
+}
+
+/// The profile's blocks.
+pub fn blocks(r: &FieldsReport) -> Vec<Block> {
+    let mut out = vec![Block::Heading(1, "pkadvisor: field profile".into())];
+    let mut lines = vec![format!(
+        "{} documents profiled in {:.1}s ({} records skipped, {} not objects); mean stored document {:.0} bytes",
+        count(r.documents as f64),
+        r.seconds,
+        count(r.records_skipped as f64),
+        count(r.non_objects as f64),
+        r.mean_stored_document_bytes
+    )];
+    if r.production_documents > r.documents as f64 {
+        lines.push(format!(
+            "Distinct values are projected to {} production documents (estimates with ranges, docs/projection.md).",
+            count(r.production_documents)
+        ));
+    }
+    lines.push(match &r.time_field {
+        Some(t) => {
+            format!("Time field: {t} (\"follows time\" and \"active\" are measured against it).")
+        }
+        None => {
+            "Time field: none found (pass --time-field to judge which fields follow time).".into()
+        }
+    });
+    lines.push(format!("id property: {}", r.id_property.advice));
+    if r.untracked_paths > 0 {
+        lines.push(format!(
+            "{} path occurrences were not profiled: more than 2,000 distinct paths",
+            count(r.untracked_paths as f64)
+        ));
+    }
+    out.push(Block::Text(lines));
+    let headers = [
+        "path",
+        "types",
+        "present",
+        "missing/null",
+        "distinct",
+        "top value",
+        "bytes mean/max",
+        "looks like",
+        "follows time",
+    ]
+    .map(String::from)
+    .to_vec();
+    let n = r.documents.max(1) as f64;
+    let rows = r
+        .fields
+        .iter()
+        .map(|f| {
+            vec![
+                f.path.clone(),
+                f.types
+                    .iter()
+                    .map(|(k, v)| format!("{k} {}", percent(*v as f64 / n)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                percent(f.present as f64 / n),
+                format!("{}/{}", percent(f.missing_share), percent(f.null_share)),
+                distinct_text(f),
+                top_text(f),
+                format!("{:.0}/{:.0}", f.value_bytes[0], f.value_bytes[1]),
+                match &f.time_format {
+                    Some(t) => format!("{} ({t})", f.looks_like),
+                    None => f.looks_like.clone(),
+                },
+                match (f.follows_time, f.active_latest) {
+                    (Some(true), Some(a)) => format!("yes ({a} active)"),
+                    (Some(false), Some(a)) => format!("no ({a} active)"),
+                    _ => "n/a".into(),
+                },
+            ]
+        })
+        .collect();
+    out.push(Block::Table { headers, rows });
+    out
+}
+
+/// The automatic candidates' blocks: what was generated and why; with `explain`, also every
+/// field left out and why.
+pub fn discovery_blocks(d: &Discovery, explain: bool) -> Vec<Block> {
+    let mut out = vec![Block::Heading(2, "Automatic candidates".into())];
+    let mut lines = vec![format!(
+        "{} candidates generated from {} profiled fields in {:.1}s (at most {}, --max-candidates); {} fields left out{}",
+        d.generated.len(),
+        d.fields_profiled,
+        d.profile_seconds,
+        d.max_candidates,
+        d.excluded.len(),
+        if explain { "" } else { " (--explain lists them)" }
+    )];
+    if !d.dropped.is_empty() {
+        lines.push(format!(
+            "Not analyzed (over --max-candidates): {}",
+            d.dropped.join(", ")
+        ));
+    }
+    out.push(Block::Text(lines));
+    out.push(Block::Bullets(
+        d.generated
+            .iter()
+            .map(|g| format!("{}: {}", g.spec, g.why))
+            .collect(),
+    ));
+    if explain && !d.excluded.is_empty() {
+        out.push(Block::Text(vec!["Left out:".into()]));
+        out.push(Block::Bullets(
+            d.excluded
+                .iter()
+                .map(|e| format!("{}: {}", e.path, e.reason))
+                .collect(),
+        ));
+    }
+    out
+}

@@ -1,0 +1,195 @@
+//! The profiling pass: a reader thread frames records into blocks, workers parse them with
+//! serde_json and fold them into their own [`Profiler`], and the profilers are merged. The result
+//! does not depend on the thread count or the order blocks arrive in.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::ingest::{self, Block, Framing, IngestError, InputSource};
+use crate::pipeline::ScanError;
+use crate::profile::acc::Profiler;
+use crate::progress::Progress;
+use crate::report::Located;
+
+/// How to run the pass.
+#[derive(Debug, Clone)]
+pub struct ScanConfig {
+    /// Worker threads.
+    pub threads: usize,
+    /// Count and skip malformed records instead of stopping at the first.
+    pub skip_invalid: bool,
+    /// CSV: keep every cell a string.
+    pub csv_strings: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// The time field's segments, for "follows time".
+    pub time_path: Option<Vec<String>>,
+    /// Stop after this many documents (the time-field detection peek).
+    pub max_documents: Option<u64>,
+}
+
+/// What the pass produced.
+#[derive(Debug, Default)]
+pub struct Scanned {
+    /// The merged profile.
+    pub profiler: Profiler,
+    /// Malformed records skipped.
+    pub skipped: u64,
+    /// The first few of them, in input order.
+    pub skipped_examples: Vec<Located>,
+}
+
+#[derive(Default)]
+struct Local {
+    profiler: Profiler,
+    bad: Vec<Located>,
+    bad_count: u64,
+}
+
+const EXAMPLES: usize = 5;
+
+fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[String]>) {
+    match serde_json::from_slice::<serde_json::Value>(bytes) {
+        Ok(v) => {
+            if v.is_object() {
+                local.profiler.record_bytes += bytes.len() as u64;
+            }
+            local.profiler.add(&v, time)
+        }
+        Err(e) => bad(local, at, format!("invalid JSON: {e}")),
+    }
+}
+
+fn bad(local: &mut Local, at: (&str, u64, u64), message: String) {
+    local.bad_count += 1;
+    local.bad.push(Located {
+        file: at.0.to_owned(),
+        line: at.1,
+        column: at.2,
+        message,
+    });
+    // Keep the earliest few only: memory stays bounded, and the first error is found whatever
+    // the thread count.
+    if local.bad.len() > 4 * EXAMPLES {
+        local
+            .bad
+            .sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+        local.bad.truncate(EXAMPLES);
+    }
+}
+
+fn block(local: &mut Local, b: &Block, names: &[String], time: Option<&[String]>) {
+    let name = names[b.file as usize].as_str();
+    match &b.framing {
+        Framing::Lines { first_line } => {
+            for (i, line) in b.data.split(|&c| c == b'\n').enumerate() {
+                if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
+                    continue;
+                }
+                record(local, line, (name, first_line + i as u64, 1), time);
+            }
+        }
+        Framing::Spans(spans) => {
+            for s in spans {
+                let at = (name, s.line, s.column);
+                match &s.error {
+                    Some(e) => bad(local, at, e.clone()),
+                    None => record(local, &b.data[s.start..s.end], at, time),
+                }
+            }
+        }
+    }
+}
+
+/// Profiles every input.
+pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanError> {
+    let threads = cfg.threads.max(1);
+    let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
+    let total: Option<u64> = inputs.iter().map(|i| i.size_bytes).sum();
+    let progress = Progress::new(cfg.progress, total);
+    let counter = Arc::new(AtomicU64::new(0));
+    let stop = AtomicBool::new(false);
+    let documents = AtomicU64::new(0);
+    let reader_error: Mutex<Option<IngestError>> = Mutex::new(None);
+    let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
+    let time = cfg.time_path.as_deref();
+    let locals: Vec<Local> = std::thread::scope(|s| {
+        let (stop, reader_error, progress, documents) =
+            (&stop, &reader_error, &progress, &documents);
+        let counter2 = counter.clone();
+        s.spawn(move || {
+            let result = (|| -> Result<(), IngestError> {
+                for (i, src) in inputs.iter().enumerate() {
+                    let mut reader =
+                        ingest::open(src, i as u32, counter2.clone(), cfg.csv_strings)?;
+                    while let Some(b) = reader.next_block()? {
+                        progress.set(counter2.load(Ordering::Relaxed));
+                        let enough = cfg
+                            .max_documents
+                            .is_some_and(|m| documents.load(Ordering::Relaxed) >= m);
+                        if enough || stop.load(Ordering::Relaxed) || tx.send(b).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(e) = result {
+                stop.store(true, Ordering::Relaxed);
+                *reader_error.lock().expect("lock") = Some(e);
+            }
+            drop(tx);
+        });
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let rx = rx.clone();
+                let names = &names;
+                s.spawn(move || {
+                    let mut local = Local::default();
+                    while let Ok(b) = rx.recv() {
+                        if stop.load(Ordering::Relaxed) {
+                            continue; // drain so the reader never blocks
+                        }
+                        let before = local.profiler.documents;
+                        block(&mut local, &b, names, time);
+                        documents.fetch_add(local.profiler.documents - before, Ordering::Relaxed);
+                        if !cfg.skip_invalid && local.bad_count > 0 {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    local
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    progress.finish();
+    if let Some(e) = reader_error.into_inner().expect("lock") {
+        return Err(e.into());
+    }
+    let mut out = Scanned::default();
+    let mut examples: Vec<Located> = Vec::new();
+    for l in locals {
+        out.profiler.merge(l.profiler);
+        out.skipped += l.bad_count;
+        examples.extend(l.bad);
+    }
+    examples.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    examples.truncate(EXAMPLES);
+    if !cfg.skip_invalid {
+        if let Some(first) = examples.into_iter().next() {
+            return Err(ScanError::InvalidRecord {
+                file: first.file,
+                line: first.line,
+                column: first.column,
+                message: first.message,
+            });
+        }
+        return Ok(out);
+    }
+    out.skipped_examples = examples;
+    Ok(out)
+}
