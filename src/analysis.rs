@@ -4,6 +4,7 @@
 
 mod candidate;
 mod discovery;
+mod groups;
 mod layout;
 mod time;
 
@@ -74,7 +75,12 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     } else {
         cfg
     };
-    let mut plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
+    let boundaries: &[crate::workload::boundaries::Boundary] = cfg
+        .workload
+        .as_ref()
+        .map_or(&[], |w| w.boundaries.as_slice());
+    let hidden = groups::hidden_candidates(boundaries, &cfg.candidates);
+    let mut plan = KeyPlan::new(&[cfg.candidates.clone(), hidden].concat(), &cfg.separator);
     let time_slot = cfg
         .time_field
         .as_ref()
@@ -108,6 +114,10 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         };
         return Err(AnalyzeError::Empty(what));
     }
+    let mut acc = acc;
+    let hidden_accs = acc.candidates.split_off(cfg.candidates.len());
+    let mut group_findings = groups::group_findings(boundaries, &cfg.candidates, &hidden_accs);
+    drop(hidden_accs);
     let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
     let locate = |i: &RecordIssue| Located {
         file: names[i.position.file as usize].clone(),
@@ -185,6 +195,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             }),
         };
         let mut report = evaluate_candidate(&ctx);
+        report.findings.append(&mut group_findings[i]);
         let key_errors: Vec<KeyErrorSummary> = acc.candidates[i]
             .key_errors
             .iter()

@@ -2,6 +2,7 @@
 //! limits table. Every finding carries a stable `code`, a severity, a sentence and the numbers
 //! behind it, so CI can act on codes while people read the sentences.
 
+pub mod boundaries;
 pub mod container;
 pub mod domain;
 pub mod recommend;

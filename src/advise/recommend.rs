@@ -165,10 +165,14 @@ pub fn recommend(
     }
     reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
     if let Some((bytes, ru)) = barely {
+        let throughput = if ru > 0.0 {
+            format!("{} RU/s", crate::report::count(ru))
+        } else {
+            "no stated throughput".to_owned()
+        };
         reasons.push(format!(
-            "the choice barely matters for cost here: about {} projected and {} RU/s are below the docs' 100 GB and 30,000 RU/s (partitioning-overview); it matters again if the container grows past them",
-            human_bytes(bytes),
-            crate::report::count(ru)
+            "the choice barely matters for cost here: about {} projected and {throughput} are below the docs' 100 GB and 30,000 RU/s (partitioning-overview); it matters again if the container grows past them",
+            human_bytes(bytes)
         ));
     }
     let fixes = if status == RecommendationStatus::NonePasses {

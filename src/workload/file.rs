@@ -8,6 +8,7 @@
 //! workload.yaml: queries[2].filter: path `status` must start with `/`
 //! ```
 
+use super::boundaries::{Boundary, BoundaryKind};
 use std::fmt;
 use std::path::Path;
 
@@ -221,6 +222,8 @@ pub struct Workload {
     pub reads: Option<Reads>,
     /// Queries, in the order written.
     pub queries: Vec<QuerySpec>,
+    /// Groups that must stay in one logical partition (transactions, unique keys, ordering).
+    pub boundaries: Vec<Boundary>,
 }
 
 /// Source name used in errors for the command-line shortcuts.
@@ -254,6 +257,7 @@ impl Workload {
                 by: Vec::new(),
             }),
             queries,
+            boundaries: Vec::new(),
         };
         ctx.unique_names(&workload.queries)?;
         Ok(workload)
@@ -261,7 +265,10 @@ impl Workload {
 
     /// Whether the workload states any traffic at all.
     pub fn is_empty(&self) -> bool {
-        self.writes.is_none() && self.reads.is_none() && self.queries.is_empty()
+        self.writes.is_none()
+            && self.reads.is_none()
+            && self.queries.is_empty()
+            && self.boundaries.is_empty()
     }
 
     /// `None` when the point reads (if any) can compute candidate `c`'s full key from the
@@ -442,7 +449,7 @@ fn rsplit_unquoted(s: &str, sep: char) -> Option<(&str, &str)> {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a workload mapping with consistency, indexing, writes, reads and queries"
+    expecting = "a workload mapping with consistency, indexing, writes, reads, queries, transactions, unique_keys and ordered_by"
 )]
 struct RawWorkload {
     #[serde(default)]
@@ -455,6 +462,24 @@ struct RawWorkload {
     reads: Option<RawReads>,
     #[serde(default)]
     queries: Vec<RawQuery>,
+    #[serde(default)]
+    transactions: Vec<RawTransaction>,
+    #[serde(default)]
+    unique_keys: Vec<Vec<String>>,
+    #[serde(default)]
+    ordered_by: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a transaction mapping with name, by and per_sec"
+)]
+struct RawTransaction {
+    name: String,
+    by: Vec<String>,
+    #[serde(default)]
+    per_sec: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -608,13 +633,46 @@ impl Ctx<'_> {
             .map(|(i, q)| self.query(&format!("queries[{i}]"), q))
             .collect::<Result<Vec<_>, _>>()?;
         self.unique_names(&queries)?;
+        let mut boundaries = Vec::new();
+        for (i, t) in raw.transactions.into_iter().enumerate() {
+            let f = format!("transactions[{i}]");
+            if let Some(r) = t.per_sec {
+                self.rate(&field(&f, "per_sec"), r)?;
+            }
+            boundaries.push(self.boundary(&f, BoundaryKind::Transaction, t.name, t.by)?);
+        }
+        for (i, by) in raw.unique_keys.into_iter().enumerate() {
+            let f = format!("unique_keys[{i}]");
+            boundaries.push(self.boundary(&f, BoundaryKind::UniqueKey, by.join(", "), by)?);
+        }
+        for (i, path) in raw.ordered_by.into_iter().enumerate() {
+            let f = format!("ordered_by[{i}]");
+            boundaries.push(self.boundary(&f, BoundaryKind::Ordering, path.clone(), vec![path])?);
+        }
         Ok(Workload {
             consistency,
             indexing,
             writes,
             reads,
             queries,
+            boundaries,
         })
+    }
+
+    fn boundary(
+        &self,
+        f: &str,
+        kind: BoundaryKind,
+        name: String,
+        by: Vec<String>,
+    ) -> Result<Boundary, WorkloadError> {
+        if by.is_empty() {
+            return Err(self.err(&field(f, "by"), "must name at least one path".into()));
+        }
+        for p in &by {
+            self.path(&field(f, "by"), p)?;
+        }
+        Ok(Boundary { kind, name, by })
     }
 
     fn unique_names(&self, queries: &[QuerySpec]) -> Result<(), WorkloadError> {

@@ -5,6 +5,7 @@
 //! Every number it produces is an estimate built from the constants in
 //! [`Limits`](crate::cosmos::limits::Limits) (see `docs/workload.md`).
 
+pub mod boundaries;
 pub mod cost;
 pub mod file;
 pub mod routing;
