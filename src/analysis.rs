@@ -215,7 +215,10 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         );
     }
     let ranked = rank_reports(reports);
-    let recommendation = advise::recommend::recommend(&ranked, &cfg.limits, &cfg.separator);
+    let mut recommendation = advise::recommend::recommend(&ranked, &cfg.limits, &cfg.separator);
+    if let (Some(rec), Some(current)) = (recommendation.as_mut(), &cfg.current_key) {
+        rec.key_change = key_change(cfg, current, rec, &ranked, &acc, &target);
+    }
 
     Ok(Report {
         schema_version: SCHEMA_VERSION,
@@ -239,6 +242,40 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         candidates: ranked,
         check: None,
     })
+}
+
+/// With `--current-key`: the key today against the recommendation, and the copy's cost.
+fn key_change(
+    cfg: &AnalyzeConfig,
+    current: &keys::spec::Candidate,
+    rec: &advise::recommend::Recommendation,
+    ranked: &[CandidateReport],
+    acc: &Accumulator,
+    target: &estimate::Target,
+) -> Option<advise::change::KeyChange> {
+    let today = ranked
+        .iter()
+        .find(|r| keys::spec::parse_candidate(&r.spec).is_ok_and(|c| c.same_key(current)))?;
+    let same = keys::spec::parse_candidate(&rec.spec).is_ok_and(|c| c.same_key(current));
+    let provisioned = match cfg.provisioning {
+        Some(cosmos::Provisioning::Manual { ru_per_sec }) => Some(ru_per_sec),
+        Some(cosmos::Provisioning::Autoscale { max_ru_per_sec }) => Some(max_ru_per_sec),
+        None => None,
+    };
+    let items = target.documents.max(acc.records_analyzed as f64);
+    Some(advise::change::key_change(
+        &today.spec,
+        today.verdict,
+        &rec.spec,
+        same,
+        advise::change::CopyInput {
+            items,
+            bytes: items * target.mean_doc_bytes,
+            budget_ru_per_sec: cfg.copy_ru.or(provisioned).unwrap_or(10_000.0),
+            provisioned_ru_per_sec: provisioned,
+        },
+        &cfg.limits,
+    ))
 }
 
 /// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored

@@ -269,3 +269,49 @@ fn a_key_that_splits_a_declared_transaction_fails() {
     );
     assert!(codes(&r, spec).contains(&"GROUP_KEPT_TOGETHER"));
 }
+
+/// `--current-key`: the key today is analyzed too and compared with the recommendation; at 6 TB
+/// the portal's offline copy (below 4 TB) does not apply. 3,000 events of 453 bytes mean stored
+/// size at 6 TB are 6e12 / 453.0… items, each read once (1 RU) and written once (10 RU with
+/// default indexing): 11 RU per item.
+#[test]
+fn a_current_key_gets_the_cost_of_changing_it() {
+    let r = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "-c",
+            "/tenantId>/userId>/id",
+            "--current-key",
+            "/tenantId",
+            "--total-size",
+            "6TB",
+            "--copy-ru",
+            "50000",
+            "--format",
+            "json",
+        ])
+        .run()
+        .success()
+        .json();
+    let k = &r["recommendation"]["key_change"];
+    assert_eq!(k["current"], "/tenantId");
+    assert_eq!(k["current_verdict"], "fail");
+    assert_eq!(k["change_recommended"], true);
+    assert_eq!(k["path"], "live_migration");
+    let items = k["items"].as_f64().unwrap();
+    let ru = k["read_ru"].as_f64().unwrap() + k["write_ru"].as_f64().unwrap();
+    assert!(
+        (ru / items - 11.0).abs() < 1e-9,
+        "{} RU per item",
+        ru / items
+    );
+    let hours = k["hours"].as_f64().unwrap();
+    assert!((hours - ru / 50_000.0 / 3600.0).abs() < 1e-6);
+    // The key today is judged like any candidate.
+    assert!(r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["spec"] == "/tenantId"));
+}

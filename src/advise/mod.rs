@@ -3,6 +3,7 @@
 //! behind it, so CI can act on codes while people read the sentences.
 
 pub mod boundaries;
+pub mod change;
 pub mod container;
 pub mod domain;
 pub mod recommend;

@@ -51,6 +51,9 @@ pub struct Recommendation {
     pub bicep: String,
     /// Synthetic, hashed and time-bucketed keys: what the application computes on every write.
     pub application_expression: Option<String>,
+    /// With `--current-key`: the key today against the recommendation, and what a change costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_change: Option<super::change::KeyChange>,
 }
 
 /// Whether a candidate could be recommended.
@@ -199,6 +202,7 @@ pub fn recommend(
         az_cli: def.az_cli,
         bicep: def.bicep,
         application_expression: def.expression,
+        key_change: None,
     })
 }
 

@@ -125,6 +125,16 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value_t = crate::profile::discover::DEFAULT_MAX_CANDIDATES, value_name = "N")]
     pub max_candidates: usize,
 
+    /// The container's partition key today: compared with the recommendation, with what a change
+    /// would cost (copy RU, duration, which migration path applies).
+    #[arg(long, value_name = "SPEC")]
+    pub current_key: Option<String>,
+
+    /// RU/s the key-change copy may use (default: the --ru or --autoscale-max-ru given, else
+    /// 10,000).
+    #[arg(long, value_name = "RU", requires = "current_key")]
+    pub copy_ru: Option<f64>,
+
     /// List the fields the automatic search left out, and why.
     #[arg(long)]
     pub explain: bool,
@@ -307,6 +317,10 @@ pub struct AnalyzeConfig {
     pub max_candidates: usize,
     /// Text output lists the fields the search left out.
     pub explain: bool,
+    /// The container's key today (`--current-key`), also analyzed as a candidate.
+    pub current_key: Option<Candidate>,
+    /// RU/s for the key-change copy.
+    pub copy_ru: Option<f64>,
     /// Separator for composed keys.
     pub separator: String,
     /// Forced input format.
@@ -566,6 +580,18 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
     } else {
         parse_candidates(&joined)?
     };
+    let mut candidates = candidates;
+    let current_key = match &a.current_key {
+        Some(k) => {
+            let c = crate::keys::spec::parse_candidate(k)?;
+            if !candidates.iter().any(|x| x.same_key(&c)) {
+                candidates.push(c.clone());
+            }
+            Some(c)
+        }
+        None => None,
+    };
+    let copy_ru = positive("copy-ru", a.copy_ru)?;
     if a.max_candidates == 0 {
         return Err(ConfigError::Invalid(
             "--max-candidates needs at least 1".into(),
@@ -723,6 +749,8 @@ fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
         auto,
         max_candidates: a.max_candidates,
         explain: a.explain,
+        current_key,
+        copy_ru,
         separator: a.separator,
         input_format: a.input_format.map(|f| match f {
             InputFormatArg::Jsonl => InputFormat::Jsonl,

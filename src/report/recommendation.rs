@@ -27,6 +27,10 @@ pub fn blocks(rec: &Recommendation) -> Vec<Block> {
         out.push(Block::Text(vec!["What would fix it:".into()]));
         out.push(Block::Bullets(rec.fixes.clone()));
     }
+    if let Some(k) = &rec.key_change {
+        out.push(Block::Text(vec![format!("Current key {}:", k.current)]));
+        out.push(Block::Bullets(k.reasons.clone()));
+    }
     if let Some(r) = &rec.runner_up {
         out.push(Block::Text(vec![format!(
             "Runner-up: {} ({}, score {:.0}): {}",

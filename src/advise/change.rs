@@ -1,0 +1,184 @@
+//! Changing a container's key later (`--current-key`): what the copy to a new container costs in
+//! request units and time, and which documented path applies (cosmos-model.md, "Scopes bound to
+//! one logical partition, and changing the key").
+
+use serde::{Deserialize, Serialize};
+
+use super::human_bytes;
+use crate::cosmos::limits::{Limits, GB};
+use crate::workload::cost::{read_ru, write_ru};
+use crate::workload::file::{Consistency, Indexing, WriteKind};
+
+/// The portal's "Change partition key" (an offline copy) is supported below these.
+pub const OFFLINE_COPY_MAX_RU: f64 = 1_000_000.0;
+/// See [`OFFLINE_COPY_MAX_RU`]: 4 TB.
+pub const OFFLINE_COPY_MAX_BYTES: f64 = 4_000.0 * GB;
+
+/// The comparison of the container's key today with the recommendation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct KeyChange {
+    /// The key today, as given.
+    pub current: String,
+    /// Its verdict in this run.
+    pub current_verdict: super::Verdict,
+    /// Whether the recommendation differs from it.
+    pub change_recommended: bool,
+    /// Items to copy (projected).
+    pub items: f64,
+    /// Stored bytes to copy (projected).
+    pub bytes: f64,
+    /// RU to read every item once (a point read each at the mean item size; estimate).
+    pub read_ru: f64,
+    /// RU to write every item once (an insert each with default indexing; estimate).
+    pub write_ru: f64,
+    /// The RU/s budget the duration assumes.
+    pub budget_ru_per_sec: f64,
+    /// Hours the copy takes at the budget, if nothing else uses it (estimate).
+    pub hours: f64,
+    /// `offline_copy` (the portal's Change partition key) or `live_migration`.
+    pub path: String,
+    /// The sentences to print.
+    pub reasons: Vec<String>,
+}
+
+/// Inputs of the estimate.
+#[derive(Debug, Clone, Copy)]
+pub struct CopyInput {
+    /// Projected items.
+    pub items: f64,
+    /// Projected stored bytes.
+    pub bytes: f64,
+    /// RU/s available to the copy.
+    pub budget_ru_per_sec: f64,
+    /// The source container's provisioned RU/s, when known.
+    pub provisioned_ru_per_sec: Option<f64>,
+}
+
+/// The cost of moving from `current` (verdict `v`) to `recommended`.
+pub fn key_change(
+    current: &str,
+    v: super::Verdict,
+    recommended: &str,
+    same: bool,
+    c: CopyInput,
+    l: &Limits,
+) -> KeyChange {
+    let mean = c.bytes / c.items.max(1.0);
+    let read = c.items * read_ru(mean, Consistency::Session, l);
+    let write = c.items * write_ru(mean, WriteKind::Insert, Indexing::Default, l);
+    let budget = c.budget_ru_per_sec.max(1.0);
+    let hours = (read + write) / budget / 3600.0;
+    let ru_ok = c
+        .provisioned_ru_per_sec
+        .is_none_or(|r| r < OFFLINE_COPY_MAX_RU);
+    let offline = ru_ok && c.bytes < OFFLINE_COPY_MAX_BYTES;
+    let path = if offline {
+        "offline_copy"
+    } else {
+        "live_migration"
+    };
+    let mut reasons = Vec::new();
+    if same {
+        reasons.push(format!(
+            "keep `{current}`: it is the recommended key (verdict {v})"
+        ));
+    } else {
+        reasons.push(format!(
+            "change `{current}` (verdict {v}) to `{recommended}`: a key cannot change in place, so every item is copied to a new container, read once and written once"
+        ));
+    }
+    reasons.push(format!(
+        "the copy: about {} items and {}; {} RU to read them and {} RU to write them (a point read and an insert with default indexing per item at the mean size of {}; estimates)",
+        crate::report::count(c.items),
+        human_bytes(c.bytes),
+        crate::report::count(read),
+        crate::report::count(write),
+        human_bytes(mean)
+    ));
+    reasons.push(format!(
+        "at {} RU/s for the copy alone it takes about {:.1} hours ({:.1} days)",
+        crate::report::count(budget),
+        hours,
+        hours / 24.0
+    ));
+    reasons.push(if offline {
+        "the portal's \"Change partition key\" (preview) applies: an offline copy to a new container, supported below 1,000,000 RU/s and 4 TB; writes must stop during the copy (nosql/change-partition-key)".to_owned()
+    } else {
+        format!(
+            "the portal's \"Change partition key\" does not apply ({}): a live migration is needed (change feed into the new container, bulk copy, then switch the application)",
+            if c.bytes >= OFFLINE_COPY_MAX_BYTES {
+                format!("{} is over its 4 TB limit", human_bytes(c.bytes))
+            } else {
+                "the container's throughput is at or over its 1,000,000 RU/s limit".to_owned()
+            }
+        )
+    });
+    KeyChange {
+        current: current.to_owned(),
+        current_verdict: v,
+        change_recommended: !same,
+        items: c.items,
+        bytes: c.bytes,
+        read_ru: read,
+        write_ru: write,
+        budget_ru_per_sec: budget,
+        hours,
+        path: path.to_owned(),
+        reasons,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::advise::Verdict;
+
+    #[test]
+    fn a_one_kb_item_costs_one_read_and_the_insert_per_1kb() {
+        let l = Limits::default();
+        // 1,000,000 items of 1,000 bytes (under 1 KB: the 1 KB price) at 10,000 RU/s.
+        let c = key_change(
+            "/a",
+            Verdict::Fail,
+            "/b",
+            false,
+            CopyInput {
+                items: 1e6,
+                bytes: 1e9,
+                budget_ru_per_sec: 10_000.0,
+                provisioned_ru_per_sec: None,
+            },
+            &l,
+        );
+        assert!((c.read_ru - 1e6 * l.read_ru_1kb).abs() < 1e-6);
+        assert!((c.write_ru - 1e6 * l.write_ru_1kb).abs() < 1e-6);
+        let hours = 1e6 * (l.read_ru_1kb + l.write_ru_1kb) / 10_000.0 / 3600.0;
+        assert!((c.hours - hours).abs() < 1e-9);
+        assert_eq!(c.path, "offline_copy");
+        assert!(c.change_recommended);
+    }
+
+    #[test]
+    fn over_four_terabytes_needs_a_live_migration() {
+        let c = key_change(
+            "/a",
+            Verdict::Pass,
+            "/a",
+            true,
+            CopyInput {
+                items: 5e9,
+                bytes: 5e12,
+                budget_ru_per_sec: 50_000.0,
+                provisioned_ru_per_sec: Some(50_000.0),
+            },
+            &Limits::default(),
+        );
+        assert_eq!(c.path, "live_migration");
+        assert!(c.reasons[0].starts_with("keep `/a`"));
+        assert!(
+            c.reasons[3].contains("over its 4 TB limit"),
+            "{}",
+            c.reasons[3]
+        );
+    }
+}
