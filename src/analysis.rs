@@ -216,6 +216,12 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     }
     let ranked = rank_reports(reports);
     let mut recommendation = advise::recommend::recommend(&ranked, &cfg.limits, &cfg.separator);
+    if let (Some(rec), Some(d)) = (recommendation.as_mut(), &discovered) {
+        if d.id_property != "ok" {
+            rec.reasons
+                .push(format!("the id property: {}", d.id_property));
+        }
+    }
     if let (Some(rec), Some(current)) = (recommendation.as_mut(), &cfg.current_key) {
         rec.key_change = key_change(cfg, current, rec, &ranked, &acc, &target);
     }

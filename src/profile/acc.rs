@@ -50,7 +50,7 @@ impl ValueStat {
 }
 
 /// What one path held across the documents seen.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PathAcc {
     /// Documents where the property exists (any value, `null` included).
     pub present: u64,
@@ -70,8 +70,12 @@ pub struct PathAcc {
     pub iso_times: u64,
     /// Of those, date-only strings (`2024-05-01`).
     pub iso_dates: u64,
+    /// Of those, .NET invariant-culture text (`12/31/2013 00:00:00`).
+    pub invariant_times: u64,
     /// Numbers with a fractional part (measurements rather than identifiers).
     pub fractional: u64,
+    /// Shortest and longest number text (digits of an integer), `(u64::MAX, 0)` before any.
+    pub number_len: (u64, u64),
     /// Strings with a space in them (free text rather than identifiers).
     pub spaced: u64,
     /// Numbers that read as epoch seconds or milliseconds between 2000 and 2100.
@@ -84,6 +88,31 @@ pub struct PathAcc {
     pub value_bytes_sum: u64,
     /// Largest value size.
     pub value_bytes_max: u64,
+}
+
+impl Default for PathAcc {
+    fn default() -> PathAcc {
+        PathAcc {
+            present: 0,
+            nulls: 0,
+            strings: 0,
+            numbers: 0,
+            bools: 0,
+            objects: 0,
+            arrays: 0,
+            iso_times: 0,
+            iso_dates: 0,
+            invariant_times: 0,
+            fractional: 0,
+            number_len: (u64::MAX, 0),
+            spaced: 0,
+            epoch_numbers: 0,
+            values: HashMap::new(),
+            overflow_documents: 0,
+            value_bytes_sum: 0,
+            value_bytes_max: 0,
+        }
+    }
 }
 
 /// 2000-01-01 and 2100-01-01 in epoch seconds: numbers outside are not taken for timestamps.
@@ -106,6 +135,8 @@ impl PathAcc {
                 if n.as_f64().is_some_and(|x| x.fract() != 0.0) {
                     self.fractional += 1;
                 }
+                let len = n.to_string().len() as u64;
+                self.number_len = (self.number_len.0.min(len), self.number_len.1.max(len));
                 if let Some(s) = n.as_f64().and_then(epoch_seconds_from_number) {
                     if (PLAUSIBLE_EPOCH.0..PLAUSIBLE_EPOCH.1).contains(&s) {
                         self.epoch_numbers += 1;
@@ -120,8 +151,11 @@ impl PathAcc {
                 }
                 if parse_iso8601(s).is_some() {
                     self.iso_times += 1;
-                    if s.len() == 10 {
+                    if s.len() == 10 && s.as_bytes().get(4) == Some(&b'-') {
                         self.iso_dates += 1;
+                    }
+                    if s.as_bytes().get(2) == Some(&b'/') {
+                        self.invariant_times += 1;
                     }
                 }
                 serde_json::to_string(s).unwrap_or_default()
@@ -137,6 +171,7 @@ impl PathAcc {
         };
         let size = match v {
             Value::String(s) => s.len() as u64,
+            Value::Null => 0, // the Null partition, not a value: no size
             _ => text.len() as u64,
         };
         self.value_bytes_sum += size;
@@ -161,9 +196,14 @@ impl PathAcc {
         self.arrays += o.arrays;
         self.iso_times += o.iso_times;
         self.iso_dates += o.iso_dates;
+        self.invariant_times += o.invariant_times;
         self.epoch_numbers += o.epoch_numbers;
         self.fractional += o.fractional;
         self.spaced += o.spaced;
+        self.number_len = (
+            self.number_len.0.min(o.number_len.0),
+            self.number_len.1.max(o.number_len.1),
+        );
         self.overflow_documents += o.overflow_documents;
         self.value_bytes_sum += o.value_bytes_sum;
         self.value_bytes_max = self.value_bytes_max.max(o.value_bytes_max);

@@ -38,6 +38,8 @@ pub struct Discovery {
     pub max_candidates: usize,
     /// Whether text output lists `excluded` (`--explain`).
     pub explain: bool,
+    /// What the `id` property needs (`ok`, or what the application must do).
+    pub id_property: String,
 }
 
 /// One generated candidate.
@@ -84,8 +86,10 @@ fn exclusion(f: &FieldProfile, documents: u64, l: &Limits) -> Option<String> {
             f.types.keys().cloned().collect::<Vec<_>>().join(", ")
         ),
         "constant" => "constant: every document in one logical partition".to_owned(),
+        "null" => "always null: every document in the one Null logical partition".to_owned(),
         "boolean" => "boolean: at most two logical partitions".to_owned(),
         "measurement" => "a measurement (mostly fractional numbers): equal values are coincidences, not groups anyone queries by".to_owned(),
+        "quantity" => "a quantity (integers spanning orders of magnitude): counts and amounts are not groups anyone queries by".to_owned(),
         "text" => "free text (mostly strings with spaces): not a value anyone queries by equality".to_owned(),
         "enum" => format!(
             "finite domain of {} values: at most {} logical partitions, so at most {} × 20 GB and {} × 10,000 RU/s",
@@ -142,6 +146,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
         fields_profiled: r.fields.len(),
         profile_seconds: r.seconds,
         max_candidates: input.max_candidates,
+        id_property: r.id_property.advice.clone(),
         ..Discovery::default()
     };
     let mut eligible: Vec<&FieldProfile> = Vec::new();
@@ -154,7 +159,17 @@ pub fn discover(input: &SearchInput) -> Discovery {
             _ => eligible.push(f),
         }
     }
-    let has_id = r.id_property.present == r.documents && r.documents > 0;
+    // The unique last level: `/id`, else a field unique per document (a MongoDB `_id`).
+    let unique_path: Option<String> = if r.id_property.present == r.documents && r.documents > 0 {
+        Some("/id".to_owned())
+    } else {
+        eligible
+            .iter()
+            .find(|f| f.looks_like == "id" && f.present == r.documents)
+            .map(|f| f.path.clone())
+    };
+    let has_id = unique_path.is_some();
+    let uid = unique_path.clone().unwrap_or_default();
     let warn_bytes = l.warn_fraction * l.logical_partition_bytes;
     let mut gen: Vec<Generated> = Vec::new();
     let push = |spec: String, why: String, gen: &mut Vec<Generated>| {
@@ -162,7 +177,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
             gen.push(Generated { spec, why });
         }
     };
-    if has_id {
+    if r.id_property.present == r.documents && r.documents > 0 {
         push(
             "/id".into(),
             "point-read baseline: one item per logical partition, ideal when the application reads by id".into(),
@@ -213,9 +228,9 @@ pub fn discover(input: &SearchInput) -> Discovery {
             );
             if has_id && pair_top >= 0.5 * warn_bytes && s.looks_like != "id" {
                 push(
-                    format!("{}>{}>/id", t.path, s.path),
+                    format!("{}>{}>{uid}", t.path, s.path),
                     format!(
-                        "/id last: a full key of the two levels could reach {} (half the 70% alert level or more)",
+                        "{uid} last: a full key of the two levels could reach {} (half the 70% alert level or more)",
                         crate::advise::human_bytes(pair_top)
                     ),
                     &mut gen,
@@ -236,9 +251,9 @@ pub fn discover(input: &SearchInput) -> Discovery {
         }
         if has_id && top_share(t) * input.total_bytes >= warn_bytes {
             push(
-                format!("{}>/id", t.path),
+                format!("{}>{uid}", t.path),
                 format!(
-                    "{}'s largest value would hold {}: /id as the last level keeps every logical partition to one item while queries by {} stay targeted",
+                    "{}'s largest value would hold {}: {uid} as the last level keeps every logical partition to one item while queries by {} stay targeted",
                     t.path,
                     crate::advise::human_bytes(top_share(t) * input.total_bytes),
                     t.path
@@ -247,14 +262,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
             );
         }
     }
-    let hash_source = if has_id {
-        Some("/id".to_owned())
-    } else {
-        singles
-            .iter()
-            .find(|f| f.looks_like == "id")
-            .map(|f| f.path.clone())
-    };
+    let hash_source = unique_path.clone();
     for f in singles.iter().take(MAX_SINGLES) {
         let largest = top_share(f) * input.total_bytes;
         let Some(src) = hash_source.as_ref().filter(|s| **s != f.path) else {

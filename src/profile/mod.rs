@@ -99,11 +99,13 @@ pub struct FieldProfile {
     pub top_values: Vec<TopValue>,
     /// Mean and largest value size in bytes.
     pub value_bytes: [f64; 2],
-    /// What the field looks like: `id`, `timestamp`, `date`, `boolean`, `enum`, `constant`,
-    /// `measurement` (mostly fractional numbers), `text` (mostly strings with spaces, 16+ bytes
+    /// What the field looks like: `null` (always null), `id`, `timestamp`, `date`, `boolean`, `enum`, `constant`,
+    /// `measurement` (mostly fractional numbers), `quantity` (integers spanning 3+ orders of
+    /// magnitude: counts and amounts, not identifiers), `text` (mostly strings with spaces, 16+ bytes
     /// on average), `mixed_types`, `nested`, `array`, or `value`.
     pub looks_like: String,
-    /// Timestamps: the format (`ISO 8601 date`, `ISO 8601 date-time`, `epoch number`).
+    /// Timestamps: the format (`ISO 8601 date`, `ISO 8601 date-time`, `.NET invariant culture,
+    /// MM/dd/yyyy HH:mm:ss`, `epoch number (seconds or milliseconds)`).
     pub time_format: Option<String>,
     /// Whether values come and go with time: half the documents of repeating values hold values
     /// that live less than a quarter of the sample's time span (`null` without a time field, or
@@ -304,7 +306,14 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
         .count();
     let s = |x: &str| x.to_owned();
     if scalars == 0 {
-        return (s(if a.arrays > 0 { "array" } else { "nested" }), None);
+        let shape = if a.arrays > 0 {
+            "array"
+        } else if a.objects > 0 {
+            "nested"
+        } else {
+            "null"
+        };
+        return (s(shape), None);
     }
     if a.objects + a.arrays > 0 && (a.objects + a.arrays) * 10 > scalars {
         return (s("mixed_types"), None);
@@ -312,6 +321,12 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
     if a.strings > 0 && a.iso_times as f64 >= TIMESTAMP_SHARE * a.strings as f64 && a.numbers == 0 {
         if a.iso_dates == a.iso_times {
             return (s("date"), Some(s("ISO 8601 date")));
+        }
+        if a.invariant_times * 2 >= a.iso_times {
+            return (
+                s("timestamp"),
+                Some(s(".NET invariant culture, MM/dd/yyyy HH:mm:ss")),
+            );
         }
         return (s("timestamp"), Some(s("ISO 8601 date-time")));
     }
@@ -330,6 +345,9 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
     }
     if a.numbers > 0 && a.fractional * 2 >= a.numbers {
         return (s("measurement"), None);
+    }
+    if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 {
+        return (s("quantity"), None);
     }
     if a.strings > 0 && a.spaced * 2 >= a.strings && a.value_bytes_sum >= 16 * a.strings {
         return (s("text"), None);
@@ -401,9 +419,9 @@ pub fn id_property(p: &Profiler) -> IdProperty {
     let advice = if present < p.documents {
         let missing = p.documents - present;
         if has_mongo_id {
-            format!("{missing} documents have no `id` (a MongoDB export keys on `_id`): the application or the migration must set `id` (for example from `_id`), as Cosmos DB for NoSQL requires it in every item")
+            format!("{} documents have no `id` (a MongoDB export keys on `_id`): the application or the migration must set `id` (for example from `_id`), as Cosmos DB for NoSQL requires it in every item", crate::report::count(missing as f64))
         } else {
-            format!("{missing} documents have no `id`: Cosmos DB for NoSQL requires it in every item; the SDKs do not invent one, so the application must set it")
+            format!("{} documents have no `id`: Cosmos DB for NoSQL requires it in every item; the SDKs do not invent one, so the application must set it", crate::report::count(missing as f64))
         }
     } else if p.bad_ids.0 > 0 {
         format!(
@@ -479,6 +497,9 @@ mod tests {
                 "user": format!("u{}", i % 150),
                 "tags": [1, 2],
                 "price": i as f64 + 0.5,
+                "always_null": null,
+                "net": format!("05/{:02}/2024 10:00:00", 1 + i % 20),
+                "count": if i % 2 == 0 { i * 1000 } else { i % 7 },
                 "note": format!("free text number {i}"),
             })
         });
@@ -495,6 +516,15 @@ mod tests {
         assert_eq!(shape("/user"), "value");
         assert_eq!(shape("/tags"), "array");
         assert_eq!(shape("/price"), "measurement");
+        assert_eq!(shape("/count"), "quantity");
+        assert_eq!(shape("/always_null"), "null");
+        assert_eq!(field(&f, "/always_null").value_bytes, [0.0, 0.0]);
+        assert_eq!(shape("/net"), "timestamp");
+        assert!(field(&f, "/net")
+            .time_format
+            .as_deref()
+            .unwrap()
+            .contains("MM/dd/yyyy"));
         assert_eq!(shape("/note"), "text");
         let user = field(&f, "/user");
         assert_eq!(user.distinct, 150);

@@ -127,6 +127,9 @@ pub fn discovery_blocks(d: &Discovery, explain: bool) -> Vec<Block> {
         d.excluded.len(),
         if explain { "" } else { " (--explain lists them)" }
     )];
+    if d.id_property != "ok" {
+        lines.push(format!("id property: {}", d.id_property));
+    }
     if !d.dropped.is_empty() {
         lines.push(format!(
             "Not analyzed (over --max-candidates): {}",
