@@ -75,10 +75,8 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     } else {
         cfg
     };
-    let boundaries: &[crate::workload::boundaries::Boundary] = cfg
-        .workload
-        .as_ref()
-        .map_or(&[], |w| w.boundaries.as_slice());
+    let boundaries = groups::boundaries(cfg, discovered.as_ref());
+    let boundaries = boundaries.as_slice();
     let hidden = groups::hidden_candidates(boundaries, &cfg.candidates);
     let mut plan = KeyPlan::new(&[cfg.candidates.clone(), hidden].concat(), &cfg.separator);
     let time_slot = cfg

@@ -366,5 +366,30 @@ fn fields_profiles_the_bundled_events() {
         .success()
         .stdout;
     assert!(!plain.contains("Left out:") && explained.contains("Left out:"));
+    // Sessions (1,071 values) and users (224) group several events each: the natural groups.
+    // Every session belongs to one user (fixtures/gen_fixtures.py), so /userId keeps both.
+    let auto = Test::new()
+        .args(["analyze", "fixtures/events.jsonl", "--format", "json"])
+        .run()
+        .success()
+        .json();
+    assert_eq!(
+        auto["discovery"]["natural_groups"],
+        serde_json::json!(["/sessionId", "/userId"])
+    );
+    let user = auto["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/userId")
+        .unwrap();
+    let kept: Vec<&str> = user["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "NATURAL_GROUP_KEPT")
+        .map(|f| f["evidence"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(kept, ["/sessionId", "/userId"]);
     assert!(explained.contains("/type: finite domain of 5 values"));
 }

@@ -86,6 +86,16 @@ fn every_fixture_report_is_valid() {
             "/customerId",
         ],
         &["analyze", "fixtures/tiny.jsonl", "--candidates", "/id"],
+        // The automatic search (discovery, recommendation) and a key change.
+        &["analyze", "fixtures/events.jsonl", "--total-size", "2TB", "--explain"],
+        &[
+            "analyze",
+            "fixtures/events.jsonl",
+            "-c",
+            "/tenantId>/userId>/id",
+            "--current-key",
+            "/tenantId",
+        ],
         &[
             "analyze",
             "fixtures/invalid_keys.jsonl",
@@ -136,4 +146,35 @@ fn every_fixture_report_is_valid() {
     let mut bad = good;
     bad["candidates"][0]["verdict"] = json!("maybe");
     assert!(!validator.is_valid(&bad));
+}
+
+/// `pkadvisor fields --format json` has its own schema, docs/pkadvisor-fields.schema.json,
+/// current and valid for the bundled events.
+#[test]
+fn fields_schema_is_current_and_valid() {
+    let want = pkadvisor::report::json::fields_schema();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/pkadvisor-fields.schema.json"
+    );
+    if std::env::var_os("PKADVISOR_UPDATE_SCHEMA").is_some() {
+        std::fs::write(path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/pkadvisor-fields.schema.json is out of date; regenerate it with \
+         PKADVISOR_UPDATE_SCHEMA=1 cargo test --test schema"
+    );
+    let schema: Value = serde_json::from_str(&have).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).expect("a valid schema");
+    let profile = run(&["fields", "fixtures/events.jsonl", "--total-size", "1TB"]);
+    let errors: Vec<String> = validator
+        .iter_errors(&profile)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut broken = profile.clone();
+    broken["fields"][0]["distinct"] = json!("many");
+    assert!(!validator.is_valid(&broken));
 }

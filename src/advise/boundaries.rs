@@ -60,6 +60,17 @@ pub fn findings(b: &Boundary, s: &GroupSplit, candidate_paths: &[String]) -> Vec
         "boundary": b.kind.as_str(), "name": b.name, "by": b.by,
         "groups": s.groups, "split": s.split, "max_partitions": s.max_partitions,
     });
+    if !b.kind.declared() {
+        if s.groups > 0 {
+            let (code, what) = if s.split == 0 {
+                ("NATURAL_GROUP_KEPT", format!("keeps each of the {} {} groups in the sample in one logical partition: a plus, {} stay single-partition operations", s.groups, b.name, "reads of a whole group and transactional batches over it"))
+            } else {
+                ("NATURAL_GROUP_SPLIT", format!("splits {} of the {} {} groups in the sample over several logical partitions (up to {}): {}", s.split, s.groups, b.name, s.max_partitions, b.kind.consequence()))
+            };
+            out.push(Finding::new(code, Severity::Info, what, evidence));
+        }
+        return out;
+    }
     if s.split > 0 {
         out.push(Finding::new(
             "TRANSACTION_GROUP_SPLIT",

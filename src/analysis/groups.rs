@@ -8,6 +8,34 @@ use crate::keys::spec::{parse_candidate, Candidate, KeyKind};
 use crate::stats::CandidateAcc;
 use crate::workload::boundaries::Boundary;
 
+/// The groups to measure: the workload's declared ones; without any, the natural groups the
+/// automatic search found.
+pub fn boundaries(
+    cfg: &crate::cli::AnalyzeConfig,
+    discovery: Option<&crate::profile::discover::Discovery>,
+) -> Vec<Boundary> {
+    let declared: Vec<Boundary> = cfg
+        .workload
+        .as_ref()
+        .map(|w| w.boundaries.clone())
+        .unwrap_or_default();
+    if !declared.is_empty() {
+        return declared;
+    }
+    discovery
+        .map(|d| {
+            d.natural_groups
+                .iter()
+                .map(|p| Boundary {
+                    kind: crate::workload::boundaries::BoundaryKind::Natural,
+                    name: p.clone(),
+                    by: vec![p.clone()],
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The hidden candidates, boundary-major: index `b * candidates.len() + c`.
 pub fn hidden_candidates(boundaries: &[Boundary], candidates: &[Candidate]) -> Vec<Candidate> {
     let mut out = Vec::new();

@@ -40,6 +40,9 @@ pub struct Discovery {
     pub explain: bool,
     /// What the `id` property needs (`ok`, or what the application must do).
     pub id_property: String,
+    /// Fields whose values group several documents (2+ on average, 10+ values), finest first:
+    /// each candidate is told whether it keeps these groups together.
+    pub natural_groups: Vec<String>,
 }
 
 /// One generated candidate.
@@ -301,12 +304,30 @@ pub fn discover(input: &SearchInput) -> Discovery {
             );
         }
     }
+    out.natural_groups = natural_groups(&singles, r.documents);
     let room = input.max_candidates.max(1);
     if gen.len() > room {
         out.dropped = gen.split_off(room).into_iter().map(|g| g.spec).collect();
     }
     out.generated = gen;
     out
+}
+
+/// Fields grouping 2+ documents per value on average with 10+ values, the most values (the
+/// finest groups, e.g. orders before customers) first; at most 2.
+fn natural_groups(singles: &[&FieldProfile], documents: u64) -> Vec<String> {
+    let mut out: Vec<&FieldProfile> = singles
+        .iter()
+        .copied()
+        .filter(|f| {
+            f.looks_like == "value"
+                && f.distinct_exact
+                && f.distinct >= FIRST_LEVEL_MIN_VALUES
+                && documents as f64 >= 2.0 * f.distinct as f64
+        })
+        .collect();
+    out.sort_by(|a, b| b.distinct.cmp(&a.distinct).then(a.path.cmp(&b.path)));
+    out.into_iter().take(2).map(|f| f.path.clone()).collect()
 }
 
 /// Tenant-like fields: values repeat (≥ 5 documents each on average), at least 10 of them;

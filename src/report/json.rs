@@ -68,6 +68,16 @@ pub fn static_code<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::E
     Ok(leaked)
 }
 
+/// The JSON Schema of `pkadvisor fields --format json` (docs/pkadvisor-fields.schema.json).
+pub fn fields_schema() -> String {
+    let mut s = serde_json::to_string_pretty(&schemars::schema_for!(
+        crate::profile::FieldsReport
+    ))
+    .expect("the schema serializes");
+    s.push('\n');
+    s
+}
+
 /// The JSON Schema (draft 2020-12) of the report, generated from the [`Report`] model and its
 /// doc comments; `docs/pkadvisor.schema.json` is this, checked current by a test.
 pub fn schema() -> String {

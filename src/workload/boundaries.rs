@@ -15,6 +15,9 @@ pub enum BoundaryKind {
     UniqueKey,
     /// Change-feed order is guaranteed only within one logical partition key value.
     Ordering,
+    /// Not declared: a field whose values group several documents (an order's lines), found by
+    /// the automatic search. Keeping it together is a plus, splitting it is only noted.
+    Natural,
 }
 
 impl BoundaryKind {
@@ -30,6 +33,9 @@ impl BoundaryKind {
             BoundaryKind::Ordering => {
                 "the change feed orders changes only within one logical partition key value, so consumers see this group's changes out of order"
             }
+            BoundaryKind::Natural => {
+                "reading a whole group, or writing it in one transactional batch, needs one request per partition"
+            }
         }
     }
 
@@ -39,7 +45,16 @@ impl BoundaryKind {
             BoundaryKind::Transaction => "transactions",
             BoundaryKind::UniqueKey => "unique_keys",
             BoundaryKind::Ordering => "ordered_by",
+            BoundaryKind::Natural => "natural group",
         }
+    }
+}
+
+/// Natural groups: with the implicit kind, the same measurement as declared groups.
+impl BoundaryKind {
+    /// Whether the application declared it (a split fails) or the search found it (noted).
+    pub fn declared(self) -> bool {
+        self != BoundaryKind::Natural
     }
 }
 
