@@ -87,7 +87,13 @@ fn every_fixture_report_is_valid() {
         ],
         &["analyze", "fixtures/tiny.jsonl", "--candidates", "/id"],
         // The automatic search (discovery, recommendation) and a key change.
-        &["analyze", "fixtures/events.jsonl", "--total-size", "2TB", "--explain"],
+        &[
+            "analyze",
+            "fixtures/events.jsonl",
+            "--total-size",
+            "2TB",
+            "--explain",
+        ],
         &[
             "analyze",
             "fixtures/events.jsonl",

@@ -70,10 +70,8 @@ pub fn static_code<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::E
 
 /// The JSON Schema of `pkadvisor fields --format json` (docs/pkadvisor-fields.schema.json).
 pub fn fields_schema() -> String {
-    let mut s = serde_json::to_string_pretty(&schemars::schema_for!(
-        crate::profile::FieldsReport
-    ))
-    .expect("the schema serializes");
+    let mut s = serde_json::to_string_pretty(&schemars::schema_for!(crate::profile::FieldsReport))
+        .expect("the schema serializes");
     s.push('\n');
     s
 }
