@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{analyze_config, AnalyzeArgs, AnalyzeConfig, ConfigError, FormatArg, HashVersionArg};
+use super::analyze::analyze_config;
+use super::{AnalyzeArgs, AnalyzeConfig, ConfigError, FormatArg, HashVersionArg};
 use crate::ci::iac::{self, IacKey};
 use crate::ci::policy::{FailOn, Policy};
 

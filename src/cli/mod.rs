@@ -3,9 +3,9 @@
 //! Nothing outside this module sees clap types: [`Args`] mirrors the flags, `Config::try_from`
 //! checks them and resolves defaults.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
+pub mod analyze;
 pub mod check;
 pub mod fields;
 pub mod report;
@@ -13,13 +13,13 @@ pub mod shell;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::cosmos::limits::{parse_size, Limits};
-use crate::cosmos::{PkVersion, Provisioning};
-use crate::ingest::InputFormat;
-use crate::keys::spec::{parse_candidates, Candidate, SpecError};
-use crate::report::OutputFormat;
+use crate::cosmos::limits::parse_size;
+use crate::cosmos::PkVersion;
+use crate::keys::spec::SpecError;
 
-const CANDIDATE_HELP: &str = "\
+pub use analyze::{AnalyzeArgs, AnalyzeConfig};
+
+pub(crate) const CANDIDATE_HELP: &str = "\
 Candidate partition keys, comma-separated (repeatable):
   /tenantId                 a property path (nested: /a/b, quoted: /\"my prop\")
   /tenantId+/region         synthetic: values joined with --separator
@@ -106,144 +106,6 @@ pub enum HashVersionArg {
     V2,
 }
 
-/// `pkadvisor analyze` flags.
-#[derive(Debug, clap::Args)]
-pub struct AnalyzeArgs {
-    /// Input files or directories (recursive); `-` reads stdin. .gz and .zst are decompressed.
-    #[arg(value_name = "INPUT")]
-    pub inputs: Vec<PathBuf>,
-
-    /// Candidate keys, comma-separated.
-    #[arg(long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
-    pub candidates: Vec<String>,
-
-    /// One candidate key (repeatable); same grammar as --candidates.
-    #[arg(short = 'c', long = "candidate", value_name = "SPEC")]
-    pub candidate: Vec<String>,
-
-    /// Most candidates the automatic search generates (`--candidates auto`, or no candidates).
-    #[arg(long, default_value_t = crate::profile::discover::DEFAULT_MAX_CANDIDATES, value_name = "N")]
-    pub max_candidates: usize,
-
-    /// The container's partition key today: compared with the recommendation, with what a change
-    /// would cost (copy RU, duration, which migration path applies).
-    #[arg(long, value_name = "SPEC")]
-    pub current_key: Option<String>,
-
-    /// RU/s the key-change copy may use (default: the --ru or --autoscale-max-ru given, else
-    /// 10,000).
-    #[arg(long, value_name = "RU", requires = "current_key")]
-    pub copy_ru: Option<f64>,
-
-    /// List the fields the automatic search left out, and why.
-    #[arg(long)]
-    pub explain: bool,
-
-    /// Separator joining the parts of synthetic, hashed and time keys.
-    #[arg(long, default_value = "-", value_name = "TEXT")]
-    pub separator: String,
-
-    /// Input format (default: from the extension; `.json` and stdin are sniffed).
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<InputFormatArg>,
-
-    /// Keep every CSV field a string (default: fields that are JSON numbers become numbers).
-    #[arg(long)]
-    pub csv_strings: bool,
-
-    /// Count and skip malformed records instead of stopping at the first one.
-    #[arg(long)]
-    pub skip_invalid: bool,
-
-    /// Worker threads (default: all cores; at most 256). The report is identical for any value.
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
-
-    /// Longest record accepted (default 4MiB, twice Cosmos DB's 2 MB item limit); a longer line
-    /// stops the run with its line number.
-    #[arg(long, value_name = "SIZE")]
-    pub max_record_bytes: Option<String>,
-
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
-
-    /// Output format (default: table; or from --output's extension, .json / .md).
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<FormatArg>,
-
-    /// Write the report to a file instead of stdout (`-` = stdout).
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-
-    /// How many largest logical partitions to list per candidate.
-    #[arg(long, default_value_t = 10, value_name = "N")]
-    pub top: usize,
-
-    /// Project the sample to a production container of N documents.
-    #[arg(long, value_name = "N", conflicts_with = "total_size")]
-    pub total_docs: Option<f64>,
-
-    /// Project the sample to a production container of this size (e.g. 2TB, 500GB; decimal units).
-    #[arg(long, value_name = "SIZE")]
-    pub total_size: Option<String>,
-
-    /// Writes per second, spread over logical partitions in proportion to their documents.
-    #[arg(long, value_name = "N")]
-    pub writes_per_sec: Option<f64>,
-
-    /// Point reads per second, spread like writes.
-    #[arg(long, value_name = "N")]
-    pub reads_per_sec: Option<f64>,
-
-    /// Workload file (YAML or JSON; docs/workload.md): writes, point reads and queries.
-    #[arg(long, value_name = "FILE")]
-    pub workload: Option<PathBuf>,
-
-    /// A query, e.g. 'name=dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5' (repeatable).
-    #[arg(long = "query", value_name = "SPEC")]
-    pub queries: Vec<String>,
-
-    /// Access log: JSON Lines, one operation per line ({"op": "read"|"write"|"query", key
-    /// properties...}); replaces the assumption that traffic follows document counts.
-    #[arg(long, value_name = "FILE")]
-    pub ops: Option<PathBuf>,
-
-    /// Property holding each document's time (ISO 8601 or epoch seconds/millis): enables hot
-    /// spots in time, monotonic-key detection and time to the 20 GB limit.
-    #[arg(long, value_name = "PATH")]
-    pub time_field: Option<String>,
-
-    /// Width of time buckets for hot spots (30s, 1m, 15m, 1h, 1d; default: automatic).
-    #[arg(long, value_name = "DURATION", requires = "time_field")]
-    pub time_bucket: Option<String>,
-
-    /// Growth instead of the rate measured over the sample's time span, e.g. 3x/year.
-    #[arg(long, value_name = "RATE")]
-    pub growth: Option<String>,
-
-    /// Manual provisioned throughput (RU/s): adds the physical layout.
-    #[arg(long, value_name = "RU", conflicts_with = "autoscale_max_ru")]
-    pub ru: Option<f64>,
-
-    /// Autoscale maximum throughput (RU/s): adds the physical layout.
-    #[arg(long, value_name = "RU")]
-    pub autoscale_max_ru: Option<f64>,
-
-    /// Force the number of physical partitions at creation: adds the physical layout.
-    #[arg(long, value_name = "N")]
-    pub physical_partitions: Option<u32>,
-
-    /// Hash version of single-path keys (hierarchical keys always use MultiHash).
-    #[arg(long, value_enum, default_value = "2", value_name = "VERSION")]
-    pub hash_version: HashVersionArg,
-
-    /// Override a limit or cost constant, e.g. logical_partition_bytes=10GB (repeatable; see
-    /// docs/model.md for names).
-    #[arg(long = "limit", value_name = "NAME=VALUE")]
-    pub limits: Vec<String>,
-}
-
 /// `pkadvisor epk` flags.
 #[derive(Debug, clap::Args)]
 pub struct EpkArgs {
@@ -304,69 +166,6 @@ pub enum Projection {
     TotalSize(f64),
 }
 
-/// Validated `analyze` settings.
-#[derive(Debug, Clone)]
-pub struct AnalyzeConfig {
-    /// Inputs as given.
-    pub inputs: Vec<PathBuf>,
-    /// Parsed candidates (may be empty when `auto`).
-    pub candidates: Vec<Candidate>,
-    /// Generate candidates from a field profile (`--candidates auto`, or none given).
-    pub auto: bool,
-    /// Bound on generated candidates.
-    pub max_candidates: usize,
-    /// Text output lists the fields the search left out.
-    pub explain: bool,
-    /// The container's key today (`--current-key`), also analyzed as a candidate.
-    pub current_key: Option<Candidate>,
-    /// RU/s for the key-change copy.
-    pub copy_ru: Option<f64>,
-    /// Separator for composed keys.
-    pub separator: String,
-    /// Forced input format.
-    pub input_format: Option<InputFormat>,
-    /// `--csv-strings`.
-    pub csv_strings: bool,
-    /// `--skip-invalid`.
-    pub skip_invalid: bool,
-    /// Worker threads.
-    pub threads: usize,
-    /// Longest record accepted, bytes.
-    pub max_record_bytes: usize,
-    /// Show progress.
-    pub progress: bool,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Output file (None = stdout).
-    pub output: Option<PathBuf>,
-    /// Top-N partitions.
-    pub top: usize,
-    /// Projection.
-    pub projection: Option<Projection>,
-    /// Limits after overrides.
-    pub limits: Limits,
-    /// Writes per second.
-    pub writes_per_sec: Option<f64>,
-    /// Reads per second.
-    pub reads_per_sec: Option<f64>,
-    /// Provisioned throughput.
-    pub provisioning: Option<Provisioning>,
-    /// Forced partition count.
-    pub physical_partitions: Option<u32>,
-    /// Hash version for single-path keys.
-    pub hash_version: PkVersion,
-    /// The workload (from --workload and the rate/query shortcuts), if any traffic is stated.
-    pub workload: Option<crate::workload::Workload>,
-    /// Access log.
-    pub ops: Option<PathBuf>,
-    /// Time field path.
-    pub time_field: Option<crate::keys::spec::KeyPath>,
-    /// Time bucket width, seconds (None = automatic).
-    pub time_bucket_secs: Option<i64>,
-    /// Growth factor per year (`--growth`).
-    pub growth_per_year: Option<f64>,
-}
-
 /// What to run.
 #[derive(Debug, Clone)]
 pub enum Config {
@@ -415,7 +214,7 @@ pub(crate) fn is_an_input(out: &std::path::Path, inputs: &[PathBuf]) -> bool {
     })
 }
 
-fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
+pub(crate) fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
     match v {
         Some(x) if x > max => Err(ConfigError::Invalid(format!(
             "--{name} {x:e}: at most {max:e} (larger numbers are beyond any container and overflow the arithmetic)"
@@ -424,7 +223,7 @@ fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigEr
     }
 }
 
-fn positive(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+pub(crate) fn positive(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
     match v {
         Some(x) if !(x.is_finite() && x > 0.0) => Err(ConfigError::Invalid(format!(
             "--{name} needs a positive number, got {x}"
@@ -444,7 +243,7 @@ impl TryFrom<Args> for Config {
                         "--format sarif is for `pkadvisor check` (the gate's violations); analyze writes table, markdown or json".into(),
                     ));
                 }
-                Ok(Config::Analyze(Box::new(analyze_config(*a)?)))
+                Ok(Config::Analyze(Box::new(analyze::analyze_config(*a)?)))
             }
             Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
             Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
@@ -477,27 +276,6 @@ impl TryFrom<Args> for Config {
             }
         }
     }
-}
-
-/// Splits a candidate list at commas outside quoted path segments.
-fn split_top_level(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut cur, mut quoted, mut escaped) = (String::new(), false, false);
-    for c in s.chars() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(c);
-    }
-    out.push(cur);
-    out
 }
 
 /// `--time-field`: one property path.
@@ -556,236 +334,11 @@ pub(crate) fn threads(asked: Option<usize>) -> Result<usize, ConfigError> {
     }))
 }
 
-fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
-    if a.inputs.is_empty() {
-        return Err(ConfigError::Invalid(
-            "no input: give sample files or folders, or - for standard input".into(),
-        ));
-    }
-    let mut all: Vec<String> = a.candidates.clone();
-    all.extend(a.candidate.iter().cloned());
-    // `auto` as a list item asks for the automatic search next to explicit candidates; no
-    // candidates at all means the search alone.
-    let items: Vec<String> = all.iter().flat_map(|x| split_top_level(x)).collect();
-    let auto = all.is_empty() || items.iter().any(|i| i.trim() == "auto");
-    let joined = items
-        .iter()
-        .filter(|i| i.trim() != "auto")
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(",");
-    // Parse as one list so duplicates across flags are caught with a position.
-    let candidates: Vec<Candidate> = if joined.trim().is_empty() {
-        Vec::new()
-    } else {
-        parse_candidates(&joined)?
-    };
-    let mut candidates = candidates;
-    let current_key = match &a.current_key {
-        Some(k) => {
-            let c = crate::keys::spec::parse_candidate(k)?;
-            if !candidates.iter().any(|x| x.same_key(&c)) {
-                candidates.push(c.clone());
-            }
-            Some(c)
-        }
-        None => None,
-    };
-    let copy_ru = positive("copy-ru", a.copy_ru)?;
-    if a.max_candidates == 0 {
-        return Err(ConfigError::Invalid(
-            "--max-candidates needs at least 1".into(),
-        ));
-    }
-    let mut limits = Limits::default();
-    for l in &a.limits {
-        limits
-            .set(l)
-            .map_err(|e| ConfigError::Invalid(format!("--limit {l}: {e}")))?;
-    }
-    for c in &candidates {
-        if c.levels.len() as f64 > limits.hierarchical_levels {
-            return Err(ConfigError::Invalid(format!(
-                "candidate `{}` has {} levels; the limit is {}",
-                c.spec,
-                c.levels.len(),
-                limits.hierarchical_levels
-            )));
-        }
-    }
-    let projection = projection(a.total_docs, a.total_size.as_deref())?;
-    let provisioning = match (
-        positive("ru", a.ru)?,
-        positive("autoscale-max-ru", a.autoscale_max_ru)?,
-    ) {
-        (Some(ru), _) => Some(Provisioning::Manual { ru_per_sec: ru }),
-        (None, Some(max)) => Some(Provisioning::Autoscale {
-            max_ru_per_sec: max,
-        }),
-        (None, None) => None,
-    };
-    if a.physical_partitions == Some(0) {
-        return Err(ConfigError::Invalid(
-            "--physical-partitions needs at least 1".into(),
-        ));
-    }
-    if let Some(out) = a.output.as_ref().filter(|p| p.as_os_str() != "-") {
-        if is_an_input(out, &a.inputs) {
-            return Err(ConfigError::Invalid(format!(
-                "-o {}: that is one of the inputs; writing the report there would destroy it",
-                out.display()
-            )));
-        }
-    }
-    let format = match (a.format, &a.output) {
-        (Some(FormatArg::Table), _) => OutputFormat::Table,
-        (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
-        (Some(FormatArg::Json | FormatArg::Sarif), _) => OutputFormat::Json,
-        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
-            Some("json") => OutputFormat::Json,
-            Some("md" | "markdown") => OutputFormat::Markdown,
-            _ => OutputFormat::Table,
-        },
-        (None, None) => OutputFormat::Table,
-    };
-    let threads = threads(a.threads)?;
-    let max_record_bytes = match &a.max_record_bytes {
-        None => crate::ingest::DEFAULT_MAX_RECORD_BYTES,
-        Some(s) => parse_size(s)
-            .filter(|x| *x >= 1000.0 && *x <= (1u64 << 32) as f64)
-            .map(|x| x as usize)
-            .ok_or_else(|| {
-                ConfigError::Invalid(format!(
-                    "--max-record-bytes: cannot read `{s}`; use a size between 1KB and 4GB, like 8MB"
-                ))
-            })?,
-    };
-    if let Some(n) = a
-        .physical_partitions
-        .filter(|&n| n > MAX_PHYSICAL_PARTITIONS)
-    {
-        return Err(ConfigError::Invalid(format!(
-            "--physical-partitions {n}: pkadvisor models at most {MAX_PHYSICAL_PARTITIONS} physical partitions (5 PB at 50 GB each)"
-        )));
-    }
-    if let Some(p) = provisioning {
-        let per = match p {
-            Provisioning::Manual { .. } => limits.manual_ru_per_partition,
-            Provisioning::Autoscale { .. } => limits.autoscale_ru_per_partition,
-        };
-        let n = p.ru_per_sec() / per.max(1.0);
-        if n > MAX_PHYSICAL_PARTITIONS as f64 {
-            return Err(ConfigError::Invalid(format!(
-                "{} RU/s would mean {} physical partitions at creation; pkadvisor models at most {MAX_PHYSICAL_PARTITIONS} ({} RU/s)",
-                crate::report::count(p.ru_per_sec()),
-                crate::report::count(n.ceil()),
-                crate::report::count(MAX_PHYSICAL_PARTITIONS as f64 * per)
-            )));
-        }
-    }
-    let mut workload = match &a.workload {
-        Some(p) => crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
-        None => crate::workload::Workload::default(),
-    };
-    let writes_per_sec = at_most(
-        "writes-per-sec",
-        positive("writes-per-sec", a.writes_per_sec)?,
-        MAX_RATE,
-    )?;
-    let reads_per_sec = at_most(
-        "reads-per-sec",
-        positive("reads-per-sec", a.reads_per_sec)?,
-        MAX_RATE,
-    )?;
-    let mut queries = Vec::new();
-    for q in &a.queries {
-        queries.push(
-            crate::workload::parse_query_flag(q)
-                .map_err(|e| ConfigError::Invalid(e.to_string()))?,
-        );
-    }
-    // Command-line rates override the file's; command-line queries are added to its list.
-    let shortcuts = crate::workload::Workload::from_rates(writes_per_sec, reads_per_sec, queries)
-        .map_err(|e| ConfigError::Invalid(e.to_string()))?;
-    if let Some(w) = shortcuts.writes {
-        workload.writes = Some(w);
-    }
-    if let Some(r) = shortcuts.reads {
-        workload.reads = Some(r);
-    }
-    for q in shortcuts.queries {
-        if workload.queries.iter().any(|x| x.name == q.name) {
-            return Err(ConfigError::Invalid(format!(
-                "--query: a query named `{}` is already in the workload file",
-                q.name
-            )));
-        }
-        workload.queries.push(q);
-    }
-    let time_field = a.time_field.as_deref().map(time_path).transpose()?;
-    let time_bucket_secs = match &a.time_bucket {
-        Some(t) => Some(
-            crate::workload::parse_duration(t)
-                .filter(|s| *s > 0)
-                .ok_or_else(|| {
-                    ConfigError::Invalid(format!(
-                "--time-bucket: cannot read `{t}`; use a duration like 30s, 1m, 15m, 1h or 1d"
-            ))
-                })?,
-        ),
-        None => None,
-    };
-    let growth_per_year = match &a.growth {
-        Some(g) => Some(crate::workload::parse_growth(g).ok_or_else(|| {
-            ConfigError::Invalid(format!(
-                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month"
-            ))
-        })?),
-        None => None,
-    };
-    Ok(AnalyzeConfig {
-        inputs: a.inputs,
-        candidates,
-        auto,
-        max_candidates: a.max_candidates,
-        explain: a.explain,
-        current_key,
-        copy_ru,
-        separator: a.separator,
-        input_format: a.input_format.map(|f| match f {
-            InputFormatArg::Jsonl => InputFormat::Jsonl,
-            InputFormatArg::Json => InputFormat::Json,
-            InputFormatArg::Csv => InputFormat::Csv,
-        }),
-        csv_strings: a.csv_strings,
-        skip_invalid: a.skip_invalid,
-        threads,
-        max_record_bytes,
-        progress: !a.quiet && std::io::stderr().is_terminal(),
-        format,
-        output: a.output.filter(|p| p.as_os_str() != "-"),
-        top: a.top,
-        projection,
-        limits,
-        writes_per_sec,
-        reads_per_sec,
-        provisioning,
-        physical_partitions: a.physical_partitions,
-        hash_version: match a.hash_version {
-            HashVersionArg::V1 => PkVersion::V1,
-            HashVersionArg::V2 => PkVersion::V2,
-        },
-        workload: (!workload.is_empty()).then_some(workload),
-        ops: a.ops,
-        time_field,
-        time_bucket_secs,
-        growth_per_year,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cosmos::Provisioning;
+    use crate::report::OutputFormat;
 
     fn parse(args: &[&str]) -> Result<Config, String> {
         let a = Args::try_parse_from(args).map_err(|e| e.to_string())?;
