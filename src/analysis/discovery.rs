@@ -9,6 +9,29 @@ use crate::pipeline::ScanError;
 use crate::profile::discover::{discover, Discovery, SearchInput};
 use crate::profile::{self, ProfileOptions, ScanConfig};
 
+/// The discovery stage: with `auto`, a config holding the explicit and generated candidates, and
+/// the search's account; without, nothing.
+pub fn stage(
+    cfg: &AnalyzeConfig,
+    inputs: &[InputSource],
+) -> Result<(Option<AnalyzeConfig>, Option<Discovery>), super::AnalyzeError> {
+    if !cfg.auto {
+        return Ok((None, None));
+    }
+    let (candidates, d) = discover_candidates(cfg, inputs)?;
+    if candidates.is_empty() {
+        return Err(super::AnalyzeError::Empty(format!(
+            "the automatic search found no candidate key among {} fields (run `pkadvisor fields` to see them, and pass candidates with -c)",
+            d.fields_profiled
+        )));
+    }
+    let owned = AnalyzeConfig {
+        candidates,
+        ..cfg.clone()
+    };
+    Ok((Some(owned), Some(d)))
+}
+
 /// The candidates to analyze (explicit first, then generated ones that are not the same key)
 /// and what the search did.
 pub fn discover_candidates(

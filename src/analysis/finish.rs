@@ -1,0 +1,122 @@
+//! The advise stage's last steps: each report finished (verdict, score), the ranking, and the
+//! recommendation with its key-change cost.
+
+use crate::advise::{self, Finding, Severity};
+use crate::cli::AnalyzeConfig;
+use crate::cosmos;
+use crate::estimate;
+use crate::keys;
+use crate::profile::discover::Discovery;
+use crate::report::{CandidateReport, KeyErrorSummary};
+use crate::stats::Accumulator;
+
+/// Adds what is known only after the scan (documents without a valid key), collapses repeated
+/// findings and sets the verdict and score.
+pub(super) fn finish_report(report: &mut CandidateReport, key_errors: Vec<KeyErrorSummary>) {
+    let invalid: u64 = key_errors.iter().map(|k| k.documents).sum();
+    if invalid > 0 {
+        report.findings.push(Finding::new(
+            "INVALID_KEY_VALUES",
+            Severity::Fail,
+            format!(
+                "{invalid} documents have no valid key for this candidate (first: {}): they could not be written",
+                key_errors[0]
+                    .examples
+                    .first()
+                    .map(|e| format!("{}:{}", e.file, e.line))
+                    .unwrap_or_default()
+            ),
+            serde_json::json!({"documents": invalid}),
+        ));
+    }
+    report
+        .findings
+        .sort_by_key(|f| std::cmp::Reverse(f.severity));
+    report.findings = advise::collapse(std::mem::take(&mut report.findings));
+    report.verdict = advise::verdict(&report.findings);
+    report.invalid_key_documents = invalid;
+    report.key_errors = key_errors;
+    report.score_parts.warning_penalty = advise::warning_penalty(&report.findings);
+    report.score = (report.score_parts.score() * 10.0).round() / 10.0;
+}
+
+/// The advise stage's ranking applied: reports in rank order with their ranks set.
+pub(super) fn rank_reports(reports: Vec<CandidateReport>) -> Vec<CandidateReport> {
+    let order = advise::rank(
+        &reports
+            .iter()
+            .map(|r| {
+                (
+                    r.verdict,
+                    r.score,
+                    r.score_parts.storage_headroom,
+                    r.spec.as_str(),
+                )
+            })
+            .collect::<Vec<_>>(),
+    );
+    let mut slots: Vec<Option<CandidateReport>> = reports.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(rank, idx)| {
+            let mut r = slots[idx].take().expect("each index once");
+            r.rank = rank + 1;
+            r
+        })
+        .collect()
+}
+
+/// The recommendation, with what the id property needs (automatic search) and, with
+/// `--current-key`, what a change costs.
+pub(super) fn recommend(
+    cfg: &AnalyzeConfig,
+    ranked: &[CandidateReport],
+    discovered: Option<&Discovery>,
+    acc: &Accumulator,
+    target: &estimate::Target,
+) -> Option<advise::recommend::Recommendation> {
+    let mut rec = advise::recommend::recommend(ranked, &cfg.limits, &cfg.separator)?;
+    if let Some(d) = discovered.filter(|d| d.id_property != "ok") {
+        rec.reasons
+            .push(format!("the id property: {}", d.id_property));
+    }
+    if let Some(current) = &cfg.current_key {
+        rec.key_change = key_change(cfg, current, &rec, ranked, acc, target);
+    }
+    Some(rec)
+}
+
+/// With `--current-key`: the key today against the recommendation, and the copy's cost.
+fn key_change(
+    cfg: &AnalyzeConfig,
+    current: &keys::spec::Candidate,
+    rec: &advise::recommend::Recommendation,
+    ranked: &[CandidateReport],
+    acc: &Accumulator,
+    target: &estimate::Target,
+) -> Option<advise::change::KeyChange> {
+    let today = ranked
+        .iter()
+        .find(|r| keys::spec::parse_candidate(&r.spec).is_ok_and(|c| c.same_key(current)))?;
+    let same = keys::spec::parse_candidate(&rec.spec).is_ok_and(|c| c.same_key(current));
+    let provisioned = match cfg.provisioning {
+        Some(cosmos::Provisioning::Manual { ru_per_sec }) => Some(ru_per_sec),
+        Some(cosmos::Provisioning::Autoscale { max_ru_per_sec }) => Some(max_ru_per_sec),
+        None => None,
+    };
+    let items = target.documents.max(acc.records_analyzed as f64);
+    Some(advise::change::key_change(
+        &today.spec,
+        today.verdict,
+        &rec.spec,
+        same,
+        advise::change::CopyInput {
+            items,
+            bytes: items * target.mean_doc_bytes,
+            budget_ru_per_sec: cfg.copy_ru.or(provisioned).unwrap_or(10_000.0),
+            provisioned_ru_per_sec: provisioned,
+        },
+        &cfg.limits,
+    ))
+}

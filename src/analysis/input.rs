@@ -1,0 +1,168 @@
+//! The input and estimate stages' bookkeeping: what production the sample stands for, findings
+//! about the input itself, the input summary and the list of estimates made.
+
+use super::AnalyzeError;
+use crate::advise::{self, Finding, Severity};
+use crate::cli::{AnalyzeConfig, Projection};
+use crate::estimate;
+use crate::ingest;
+use crate::report::{FileSummary, InputSummary, LargestDocument, Located};
+use crate::stats::Accumulator;
+
+/// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored
+/// document; the sample itself without either), and the projection in words.
+fn production_target_unchecked(
+    acc: &Accumulator,
+    cfg: &AnalyzeConfig,
+) -> (estimate::Target, Option<String>) {
+    let l = &cfg.limits;
+    let n = acc.records_analyzed as f64;
+    let sample_stored = acc.minified_bytes as f64 + l.item_overhead_bytes * n;
+    let mean_doc_bytes = sample_stored / n;
+    let (documents, projection) = match cfg.projection {
+        None => (n, None),
+        Some(Projection::TotalDocs(d)) => {
+            (d, Some(format!("{} documents", crate::report::count(d))))
+        }
+        Some(Projection::TotalSize(b)) => (
+            b / mean_doc_bytes,
+            Some(format!("{} stored", advise::human_bytes(b))),
+        ),
+    };
+    let target = estimate::Target {
+        documents,
+        mean_doc_bytes,
+        projected: cfg.projection.is_some(),
+    };
+    (target, projection)
+}
+
+/// The production target, refused when it is smaller than the sample itself.
+pub(super) fn production_target(
+    acc: &Accumulator,
+    cfg: &AnalyzeConfig,
+) -> Result<(estimate::Target, Option<String>), AnalyzeError> {
+    let (target, projection) = production_target_unchecked(acc, cfg);
+    if let Some(p) = &projection {
+        if target.documents < acc.records_analyzed as f64 {
+            let about = match cfg.projection {
+                Some(Projection::TotalSize(_)) => format!(
+                    ", about {} documents",
+                    crate::report::count(target.documents.floor())
+                ),
+                _ => String::new(),
+            };
+            return Err(AnalyzeError::SmallerThanSample(format!(
+                "the declared production ({p}{about}) is smaller than the {} documents analyzed: a sample cannot be larger than its container (check the units of --total-docs / --total-size)",
+                crate::report::count(acc.records_analyzed as f64)
+            )));
+        }
+    }
+    Ok((target, projection))
+}
+
+/// Findings about the input itself (an item over the size limit).
+pub(super) fn input_findings(
+    acc: &Accumulator,
+    l: &crate::cosmos::limits::Limits,
+    notes: Vec<String>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some((bytes, _)) = acc.largest_document {
+        if bytes as f64 > l.item_bytes {
+            out.push(Finding::new(
+                "ITEM_TOO_LARGE",
+                Severity::Fail,
+                format!(
+                    "a document is {bytes} bytes minified, over the {} byte item limit: Cosmos DB rejects it",
+                    l.item_bytes
+                ),
+                serde_json::json!({"bytes": bytes, "limit_bytes": l.item_bytes}),
+            ));
+        }
+    }
+    out.extend(notes.into_iter().map(|n| {
+        Finding::new(
+            "INPUT_PASSED_OVER",
+            Severity::Info,
+            n,
+            serde_json::json!({}),
+        )
+    }));
+    out
+}
+
+/// The input summary of the report.
+pub(super) fn input_summary(
+    acc: &Accumulator,
+    inputs: &[ingest::InputSource],
+    sample_stored: f64,
+    scale: f64,
+    projection: Option<String>,
+    findings: Vec<Finding>,
+) -> InputSummary {
+    let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
+    InputSummary {
+        files: inputs
+            .iter()
+            .map(|i| FileSummary {
+                path: i.display.clone(),
+                format: i.format,
+            })
+            .collect(),
+        records_read: acc.records_analyzed + acc.invalid_records.count,
+        records_analyzed: acc.records_analyzed,
+        records_skipped: acc.invalid_records.count,
+        skipped_examples: acc
+            .invalid_records
+            .first
+            .iter()
+            .map(|i| Located {
+                file: names[i.position.file as usize].clone(),
+                line: i.position.line,
+                column: i.position.column,
+                message: i.message.clone(),
+            })
+            .collect(),
+        raw_bytes: acc.raw_bytes,
+        minified_bytes: acc.minified_bytes,
+        estimated_stored_bytes: sample_stored,
+        scale_factor: scale,
+        projection,
+        largest_document: acc.largest_document.map(|(bytes, p)| LargestDocument {
+            bytes,
+            file: names[p.file as usize].clone(),
+            line: p.line,
+        }),
+        findings,
+    }
+}
+
+/// Which numbers are estimates, in words.
+pub(super) fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
+    let l = &cfg.limits;
+    let mut e = vec![format!(
+        "stored bytes = minified JSON + {:.0} bytes of system properties per item; index storage is not modelled",
+        l.item_overhead_bytes
+    )];
+    if cfg.projection.is_some() {
+        e.push("projection (docs/projection.md): heavy keys (seen 10+ times) keep their sample share with simultaneous 95% Wilson intervals; rarer keys share the tail's documents among the tail's estimated production keys; any key not listed is bounded by a one-sided 95% Poisson limit; distinct counts are ranges over Chao1, Duj1, GEE and the accumulation curve; the physical layout spreads the tail evenly over the key space".into());
+    }
+    if cfg.workload.is_some() {
+        e.push(format!(
+            "RU/s: the cost model of docs/workload.md, interpolated through the documented 1 KB and 100 KB points (point read {} RU at 1 KB; insert {} RU at 1 KB with default indexing, an assumption: the docs give 5.5 RU without indexing and no single figure with it; {}× at 100 KB; {} RU per partition a query visits); traffic spread over logical partitions {}",
+            l.read_ru_1kb,
+            l.write_ru_1kb,
+            l.ru_factor_100kb,
+            l.query_ru_per_partition,
+            if cfg.ops.is_some() { "as measured in the access log" } else { "in proportion to their documents" }
+        ));
+    }
+    if cfg.time_field.is_some() || cfg.growth_per_year.is_some() {
+        e.push("time to limits: linear growth (the sample's bytes accrued over its time span, or --growth); dates count from the end of the sample".into());
+    }
+    if cfg.provisioning.is_some() || cfg.physical_partitions.is_some() || cfg.workload.is_some() {
+        e.push("physical layout: partition counts and split points are the service's internal choices; pkadvisor applies the documented rules (docs/model.md)".into());
+    }
+    e
+}

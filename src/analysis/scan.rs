@@ -1,0 +1,73 @@
+//! The keys and stats stages: every candidate (and the hidden group keys, `groups`) compiled into
+//! one key plan, one parallel scan, and the group findings split off.
+
+use super::{groups, AnalyzeError};
+use crate::advise::Finding;
+use crate::cli::AnalyzeConfig;
+use crate::ingest::InputSource;
+use crate::keys::KeyPlan;
+use crate::pipeline::{self, ScanOptions};
+use crate::stats::Accumulator;
+use crate::workload::boundaries::Boundary;
+
+/// What the scan produced.
+pub(super) struct Scanned {
+    /// The candidates' accumulators (hidden group keys removed).
+    pub acc: Accumulator,
+    /// The key plan (the access log's keys are computed with it).
+    pub plan: KeyPlan,
+    /// Width of the fine write buckets, seconds.
+    pub fine_bucket: i64,
+    /// Per candidate, the findings of the declared or natural groups.
+    pub group_findings: Vec<Vec<Finding>>,
+}
+
+/// Scans the inputs once.
+pub(super) fn stage(
+    cfg: &AnalyzeConfig,
+    inputs: &[InputSource],
+    boundaries: &[Boundary],
+) -> Result<Scanned, AnalyzeError> {
+    let hidden = groups::hidden_candidates(boundaries, &cfg.candidates);
+    let mut plan = KeyPlan::new(&[cfg.candidates.clone(), hidden].concat(), &cfg.separator);
+    let time_slot = cfg
+        .time_field
+        .as_ref()
+        .map(|p| plan.trie.insert(&p.segments));
+    // Writes are counted per key in fine buckets (the requested width, else one minute) and
+    // coarsened once the sample's time span is known.
+    let fine_bucket = cfg.time_bucket_secs.unwrap_or(60);
+    let opts = ScanOptions {
+        threads: cfg.threads,
+        skip_invalid: cfg.skip_invalid,
+        csv_strings: cfg.csv_strings,
+        progress: cfg.progress,
+        time_slot,
+        time_bucket_secs: time_slot.map(|_| fine_bucket),
+        max_record_bytes: cfg.max_record_bytes,
+    };
+    let started = std::time::Instant::now();
+    let mut acc = pipeline::scan(inputs, &plan, &opts)?;
+    if std::env::var_os("PKADVISOR_TIMING").is_some() {
+        eprintln!("timing: scan {:.3}s", started.elapsed().as_secs_f64());
+    }
+    if acc.records_analyzed == 0 {
+        let what = if acc.invalid_records.count > 0 {
+            format!(
+                "all {} records were malformed and skipped",
+                acc.invalid_records.count
+            )
+        } else {
+            "the input is empty".to_string()
+        };
+        return Err(AnalyzeError::Empty(what));
+    }
+    let hidden_accs = acc.candidates.split_off(cfg.candidates.len());
+    let group_findings = groups::group_findings(boundaries, &cfg.candidates, &hidden_accs);
+    Ok(Scanned {
+        acc,
+        plan,
+        fine_bucket,
+        group_findings,
+    })
+}
