@@ -144,7 +144,6 @@ fn top_share(f: &FieldProfile) -> f64 {
 /// The generated candidates and the excluded fields.
 pub fn discover(input: &SearchInput) -> Discovery {
     let r = input.report;
-    let l = input.limits;
     let mut out = Discovery {
         fields_profiled: r.fields.len(),
         profile_seconds: r.seconds,
@@ -154,38 +153,13 @@ pub fn discover(input: &SearchInput) -> Discovery {
     };
     let mut eligible: Vec<&FieldProfile> = Vec::new();
     for f in &r.fields {
-        match exclusion(f, r.documents, l) {
+        match exclusion(f, r.documents, input.limits) {
             Some(reason) if f.path != "/id" => out.excluded.push(Excluded {
                 path: f.path.clone(),
                 reason,
             }),
             _ => eligible.push(f),
         }
-    }
-    // The unique last level: `/id`, else a field unique per document (a MongoDB `_id`).
-    let unique_path: Option<String> = if r.id_property.present == r.documents && r.documents > 0 {
-        Some("/id".to_owned())
-    } else {
-        eligible
-            .iter()
-            .find(|f| f.looks_like == "id" && f.present == r.documents)
-            .map(|f| f.path.clone())
-    };
-    let has_id = unique_path.is_some();
-    let uid = unique_path.clone().unwrap_or_default();
-    let warn_bytes = l.warn_fraction * l.logical_partition_bytes;
-    let mut gen: Vec<Generated> = Vec::new();
-    let push = |spec: String, why: String, gen: &mut Vec<Generated>| {
-        if !gen.iter().any(|g| g.spec == spec) {
-            gen.push(Generated { spec, why });
-        }
-    };
-    if r.id_property.present == r.documents && r.documents > 0 {
-        push(
-            "/id".into(),
-            "point-read baseline: one item per logical partition, ideal when the application reads by id".into(),
-            &mut gen,
-        );
     }
     let mut singles: Vec<&FieldProfile> = eligible
         .iter()
@@ -197,86 +171,153 @@ pub fn discover(input: &SearchInput) -> Discovery {
             .total_cmp(&production_distinct(a))
             .then(a.path.cmp(&b.path))
     });
-    for f in singles.iter().take(MAX_SINGLES) {
-        push(
-            f.path.clone(),
-            format!(
-                "present in {:.1}% of documents with {} distinct values in the sample; its largest value holds {:.1}%",
-                100.0 * (1.0 - f.missing_share - f.null_share),
-                crate::report::count(f.distinct as f64),
-                100.0 * top_share(f)
-            ),
-            &mut gen,
+    // The unique last level: `/id`, else a field unique per document (a MongoDB `_id`).
+    let has_id = r.id_property.present == r.documents && r.documents > 0;
+    let unique = if has_id {
+        Some("/id".to_owned())
+    } else {
+        eligible
+            .iter()
+            .find(|f| f.looks_like == "id" && f.present == r.documents)
+            .map(|f| f.path.clone())
+    };
+    let mut search = Search {
+        input,
+        singles: &singles,
+        unique,
+        warn_bytes: input.limits.warn_fraction * input.limits.logical_partition_bytes,
+        gen: Vec::new(),
+    };
+    if has_id {
+        search.push(
+            "/id".into(),
+            "point-read baseline: one item per logical partition, ideal when the application reads by id".into(),
         );
     }
+    search.singles();
     let firsts = first_levels(&singles, r.documents, &input.filtered);
     for t in &firsts {
-        let seconds = second_levels(&singles, t, &input.filtered);
+        search.hierarchical(t);
+    }
+    search.hashed();
+    if let Some(t) = firsts.first() {
+        search.synthetic(t);
+    }
+    out.natural_groups = natural_groups(&singles, r.documents);
+    let mut gen = search.gen;
+    let room = input.max_candidates.max(1);
+    if gen.len() > room {
+        out.dropped = gen.split_off(room).into_iter().map(|g| g.spec).collect();
+    }
+    out.generated = gen;
+    out
+}
+
+/// The search's state: the eligible single fields, the unique last level and what has been
+/// generated so far (in priority order, without repeats).
+struct Search<'a> {
+    input: &'a SearchInput<'a>,
+    singles: &'a [&'a FieldProfile],
+    unique: Option<String>,
+    warn_bytes: f64,
+    gen: Vec<Generated>,
+}
+
+impl Search<'_> {
+    fn push(&mut self, spec: String, why: String) {
+        if !self.gen.iter().any(|g| g.spec == spec) {
+            self.gen.push(Generated { spec, why });
+        }
+    }
+
+    fn singles(&mut self) {
+        for f in self.singles.iter().take(MAX_SINGLES) {
+            self.push(
+                f.path.clone(),
+                format!(
+                    "present in {:.1}% of documents with {} distinct values in the sample; its largest value holds {:.1}%",
+                    100.0 * (1.0 - f.missing_share - f.null_share),
+                    crate::report::count(f.distinct as f64),
+                    100.0 * top_share(f)
+                ),
+            );
+        }
+    }
+
+    /// `t>s`, `t>s>unique` when a full key could near the limit, `t>s1>s2` when two second
+    /// levels nest, `t>unique` when `t`'s largest value alone passes the alert level.
+    fn hierarchical(&mut self, t: &FieldProfile) {
+        let total = self.input.total_bytes;
+        let filtered = &self.input.filtered;
+        let seconds = second_levels(self.singles, t, filtered);
+        let uid = self.unique.clone().unwrap_or_default();
         for s in &seconds {
-            let pair_top = top_share(t).min(top_share(s)) * input.total_bytes;
-            push(
+            let pair_top = top_share(t).min(top_share(s)) * total;
+            let by_workload = if filtered.contains(&t.path) {
+                ", filtered on by the workload"
+            } else {
+                ""
+            };
+            self.push(
                 format!("{}>{}", t.path, s.path),
                 format!(
-                    "{} groups the data ({} values{}) and {} separates it within each group",
+                    "{} groups the data ({} values{by_workload}) and {} separates it within each group",
                     t.path,
                     crate::report::count(t.distinct as f64),
-                    if input.filtered.contains(&t.path) {
-                        ", filtered on by the workload"
-                    } else {
-                        ""
-                    },
                     s.path
                 ),
-                &mut gen,
             );
-            if has_id && pair_top >= 0.5 * warn_bytes && s.looks_like != "id" {
-                push(
+            if !uid.is_empty() && pair_top >= 0.5 * self.warn_bytes {
+                self.push(
                     format!("{}>{}>{uid}", t.path, s.path),
                     format!(
                         "{uid} last: a full key of the two levels could reach {} (half the 70% alert level or more)",
                         crate::advise::human_bytes(pair_top)
                     ),
-                    &mut gen,
                 );
             }
         }
         if let [s1, s2] = seconds.as_slice() {
             if production_distinct(s2) > production_distinct(s1) {
-                push(
+                self.push(
                     format!("{}>{}>{}", t.path, s1.path, s2.path),
                     format!(
                         "three levels of grouping: {} → {} → {}",
                         t.path, s1.path, s2.path
                     ),
-                    &mut gen,
                 );
             }
         }
-        if has_id && top_share(t) * input.total_bytes >= warn_bytes {
-            push(
+        let largest = top_share(t) * total;
+        if !uid.is_empty() && largest >= self.warn_bytes {
+            self.push(
                 format!("{}>{uid}", t.path),
                 format!(
                     "{}'s largest value would hold {}: {uid} as the last level keeps every logical partition to one item while queries by {} stay targeted",
                     t.path,
-                    crate::advise::human_bytes(top_share(t) * input.total_bytes),
+                    crate::advise::human_bytes(largest),
                     t.path
                 ),
-                &mut gen,
             );
         }
     }
-    let hash_source = unique_path.clone();
-    for f in singles.iter().take(MAX_SINGLES) {
-        let largest = top_share(f) * input.total_bytes;
-        let Some(src) = hash_source.as_ref().filter(|s| **s != f.path) else {
-            continue;
+
+    /// `f+hash(unique)%N` for single fields whose largest value passes the alert level, with N
+    /// the next power of two of largest / alert level.
+    fn hashed(&mut self) {
+        let Some(src) = self.unique.clone() else {
+            return;
         };
-        if largest > warn_bytes {
-            let n = ((largest / warn_bytes).ceil() as u32)
+        for f in self.singles.iter().take(MAX_SINGLES) {
+            let largest = top_share(f) * self.input.total_bytes;
+            if f.path == src || largest <= self.warn_bytes {
+                continue;
+            }
+            let n = ((largest / self.warn_bytes).ceil() as u32)
                 .max(2)
                 .next_power_of_two()
                 .min(65_536);
-            push(
+            self.push(
                 format!("{}+hash({src})%{n}", f.path),
                 format!(
                     "{}'s largest value would hold {}; {n} hash buckets bring it to about {}, under the 70% alert level",
@@ -284,33 +325,25 @@ pub fn discover(input: &SearchInput) -> Discovery {
                     crate::advise::human_bytes(largest),
                     crate::advise::human_bytes(largest / n as f64)
                 ),
-                &mut gen,
             );
         }
     }
-    if let Some(t) = firsts.first() {
-        if let Some(s) = second_levels(&singles, t, &input.filtered).first() {
-            push(
+
+    /// The first tenant-like field joined with its first second level, and with a day bucket.
+    fn synthetic(&mut self, t: &FieldProfile) {
+        if let Some(s) = second_levels(self.singles, t, &self.input.filtered).first() {
+            self.push(
                 format!("{}+{}", t.path, s.path),
                 "synthetic pair: the two values joined into one key (a query by only one of them fans out)".into(),
-                &mut gen,
             );
         }
-        if let Some(ts) = &r.time_field {
-            push(
+        if let Some(ts) = &self.input.report.time_field {
+            self.push(
                 format!("{}+day({ts})", t.path),
                 format!("synthetic with a day bucket of {ts}: spreads a group's data over days (a query over a period visits one partition per day)"),
-                &mut gen,
             );
         }
     }
-    out.natural_groups = natural_groups(&singles, r.documents);
-    let room = input.max_candidates.max(1);
-    if gen.len() > room {
-        out.dropped = gen.split_off(room).into_iter().map(|g| g.spec).collect();
-    }
-    out.generated = gen;
-    out
 }
 
 /// Fields grouping 2+ documents per value on average with 10+ values, the most values (the
