@@ -167,6 +167,12 @@ pub fn recommend(
         }
     }
     reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
+    if win.score_parts.storage_only() {
+        reasons.push(format!(
+            "storage only: no workload was given, so queries and throughput were not judged; {} wins on storage, but any query that does not fix it visits every physical partition (pass --workload, or --query and --writes-per-sec, to weigh that)",
+            win.spec
+        ));
+    }
     if let Some((bytes, ru)) = barely {
         let throughput = if ru > 0.0 {
             format!("{} RU/s", crate::report::count(ru))
