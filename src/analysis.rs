@@ -10,6 +10,7 @@ mod finish;
 mod groups;
 mod input;
 mod layout;
+mod lorenz;
 mod scan;
 mod time;
 

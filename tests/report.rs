@@ -7,7 +7,7 @@ mod util;
 
 use util::Test;
 
-const FORMATS: [&str; 3] = ["table", "markdown", "json"];
+const FORMATS: [&str; 4] = ["table", "markdown", "json", "html"];
 
 /// Runs `cmd args --format F` for every format and `report - --format F` on its JSON; asserts
 /// each pair is identical. Returns the JSON.
@@ -198,4 +198,244 @@ fn bad_reports_get_clear_errors() {
         "{}",
         o.stderr
     );
+}
+
+/// The charts of one candidate's section: each `<svg>` parsed as strict XML, by its aria-label.
+fn charts(section: &str) -> Vec<(String, String)> {
+    section
+        .match_indices("<svg ")
+        .map(|(start, _)| {
+            let end = start + section[start..].find("</svg>").expect("svg closed") + 6;
+            let svg = section[start..end].to_string();
+            let doc = roxmltree::Document::parse(&svg)
+                .unwrap_or_else(|e| panic!("chart is not well-formed XML: {e}\n{svg}"));
+            let label = doc
+                .root_element()
+                .attribute("aria-label")
+                .unwrap()
+                .to_string();
+            (label, svg)
+        })
+        .collect()
+}
+
+fn attr(n: roxmltree::Node<'_, '_>, name: &str) -> f64 {
+    n.attribute(name).unwrap().parse().unwrap()
+}
+
+/// A value and the height it is drawn at.
+type Drawn = (f64, f64);
+
+/// Bars of a bar chart: (value, drawn height); and the limit line's (value, height above the axis).
+fn bars(svg: &str) -> (Vec<Drawn>, Option<Drawn>) {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let axis_y = doc
+        .descendants()
+        .find(|n| n.has_tag_name("line") && n.attribute("class") == Some("axis"))
+        .map(|n| attr(n, "y1"))
+        .unwrap();
+    let bars = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .map(|n| (attr(n, "data-value"), attr(n, "height")))
+        .collect();
+    let limit = doc
+        .descendants()
+        .find(|n| n.attribute("class") == Some("limit"))
+        .map(|n| (attr(n, "data-value"), axis_y - attr(n, "y1")));
+    (bars, limit)
+}
+
+/// Heights proportional to values: every bar (and the limit line) at the same px per unit.
+fn assert_proportional(
+    what: &str,
+    values: &[f64],
+    drawn: &[(f64, f64)],
+    limit: Option<(f64, f64)>,
+) {
+    assert_eq!(drawn.len(), values.len(), "{what}: one bar per value");
+    let max = values.iter().cloned().fold(0.0, f64::max);
+    let (vmax, hmax) = drawn
+        .iter()
+        .cloned()
+        .fold((0.0, 0.0), |a, b| if b.0 > a.0 { b } else { a });
+    let scale = hmax / vmax;
+    for (v, (dv, h)) in values.iter().zip(drawn) {
+        assert!(
+            (v - dv).abs() <= 1e-6 * max,
+            "{what}: bar value {dv} is not {v}"
+        );
+        // Coordinates carry 2 decimals.
+        assert!(
+            (h - v * scale).abs() < 0.02,
+            "{what}: bar of {v} is {h} high, not {}",
+            v * scale
+        );
+    }
+    if let Some((lv, lh)) = limit {
+        assert!(
+            (lh - lv * scale).abs() < 0.02,
+            "{what}: limit {lv} drawn at {lh}"
+        );
+    }
+}
+
+#[test]
+fn html_charts_draw_the_reports_numbers() {
+    let json = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "--candidates",
+            "/tenantId,/tenantId>/userId>/sessionId",
+            "--total-size",
+            "500GB",
+            "--ru",
+            "40000",
+            "--workload",
+            "fixtures/workload.yaml",
+            "--format",
+            "json",
+        ])
+        .run()
+        .success()
+        .stdout;
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let html = Test::new()
+        .args(["report", "-", "--format", "html"])
+        .stdin(json)
+        .run()
+        .success()
+        .stdout;
+    // One self-contained file: nothing is fetched.
+    for request in [
+        "<script",
+        "<link",
+        "<img",
+        "src=",
+        "href=",
+        "url(",
+        "@import",
+        "@font-face",
+    ] {
+        assert!(
+            !html.contains(request),
+            "the page requests something: {request}"
+        );
+    }
+    assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+    assert!(html.contains("@media print"));
+    let sections: Vec<&str> = html.split("<section class=\"candidate\"").skip(1).collect();
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(sections.len(), candidates.len());
+    for (c, section) in candidates.iter().zip(&sections) {
+        let spec = c["spec"].as_str().unwrap();
+        let charts = charts(section);
+        let chart = |prefix: &str| -> &str {
+            &charts
+                .iter()
+                .find(|(l, _)| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("{spec}: no {prefix} chart"))
+                .1
+        };
+
+        // The Lorenz curve: the report's points, from (0,0) to (1,1); its area gives the Gini.
+        let want: Vec<[f64; 2]> = serde_json::from_value(c["lorenz"].clone()).unwrap();
+        assert!(want.len() >= 3, "{spec}");
+        assert_eq!(want[0], [0.0, 0.0]);
+        assert_eq!(*want.last().unwrap(), [1.0, 1.0]);
+        let area: f64 = want
+            .windows(2)
+            .map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0)
+            .sum();
+        let gini = c["skew"]["gini"].as_f64().unwrap();
+        assert!(
+            (1.0 - 2.0 * area - gini).abs() < 0.01,
+            "{spec}: area {area}, gini {gini}"
+        );
+        let doc = roxmltree::Document::parse(chart("Lorenz curve of")).unwrap();
+        let points = doc
+            .descendants()
+            .find(|n| n.attribute("class") == Some("curve"))
+            .unwrap()
+            .attribute("points")
+            .unwrap()
+            .to_string();
+        let drawn: Vec<(f64, f64)> = points
+            .split(' ')
+            .map(|p| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(drawn.len(), want.len(), "{spec}: one vertex per point");
+        // The plot spans x 70..544 and y 220..22 (share 0..1).
+        for ((x, y), [px, py]) in drawn.iter().zip(&want) {
+            assert!(
+                (x - (70.0 + px * 474.0)).abs() < 0.01,
+                "{spec}: x {x} for {px}"
+            );
+            assert!(
+                (y - (220.0 - py * 198.0)).abs() < 0.01,
+                "{spec}: y {y} for {py}"
+            );
+        }
+
+        // Largest logical partitions, as listed.
+        let tops: Vec<f64> = c["top_partitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["bytes"].as_f64().unwrap())
+            .collect();
+        let (drawn, limit) = bars(chart("largest logical partitions of"));
+        assert_proportional(spec, &tops, &drawn, limit);
+
+        // One bar per physical partition, heights proportional to bytes, the 50 GB limit line
+        // on the same scale; and the RU/s demand against the allocation.
+        let layout = &c["layout"];
+        let parts = layout["partitions"].as_array().unwrap();
+        assert_eq!(
+            parts.len() as u64,
+            layout["physical_partitions"].as_u64().unwrap()
+        );
+        let bytes: Vec<f64> = parts.iter().map(|p| p["bytes"].as_f64().unwrap()).collect();
+        let (drawn, limit) = bars(chart("storage per physical partition of"));
+        assert_eq!(
+            limit.map(|l| l.0),
+            Some(50e9),
+            "{spec}: the storage limit line"
+        );
+        assert_proportional(spec, &bytes, &drawn, limit);
+        let ru: Vec<f64> = parts
+            .iter()
+            .map(|p| p["ru_demand"].as_f64().unwrap())
+            .collect();
+        let (drawn, limit) = bars(chart("RU/s per physical partition of"));
+        let allocated = parts[0]["ru_allocated"].as_f64().unwrap();
+        assert!((allocated * parts.len() as f64 - 40000.0).abs() < 1.0);
+        assert_eq!(
+            limit.map(|l| l.0),
+            Some(allocated),
+            "{spec}: the allocation line"
+        );
+        assert_proportional(spec, &ru, &drawn, limit);
+
+        // Hierarchical keys: prefix fan-out per level, one bar per distribution entry.
+        let fanout = layout["prefix_fanout"].as_array().unwrap();
+        assert_eq!(fanout.is_empty(), c["kind"] != "hierarchical", "{spec}");
+        for pf in fanout {
+            let level = pf["level"].as_u64().unwrap();
+            let counts: Vec<f64> = pf["distribution"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d[1].as_f64().unwrap())
+                .collect();
+            let total: f64 = counts.iter().sum();
+            assert_eq!(total, pf["prefixes"].as_f64().unwrap());
+            let (drawn, _) = bars(chart(&format!("prefix fan-out of {spec} at level {level}")));
+            assert_proportional(spec, &counts, &drawn, None);
+        }
+    }
 }

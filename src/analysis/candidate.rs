@@ -351,6 +351,16 @@ fn candidate_report(
             })
             .collect(),
         skew: stats.skew,
+        lorenz: super::lorenz::lorenz(
+            &stats
+                .partitions
+                .iter()
+                .map(|p| {
+                    p.sample.minified_bytes as f64
+                        + cfg.limits.item_overhead_bytes * p.sample.documents as f64
+                })
+                .collect::<Vec<_>>(),
+        ),
         max_key_bytes: stats.max_key_bytes,
         levels: stats.levels.clone(),
         hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),

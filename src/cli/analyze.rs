@@ -75,7 +75,7 @@ pub struct AnalyzeArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Output format (default: table; or from --output's extension, .json / .md).
+    /// Output format (default: table; or from --output's extension, .json / .md / .html).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
 
@@ -464,12 +464,9 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
     let format = match (a.format, &a.output) {
         (Some(FormatArg::Table), _) => OutputFormat::Table,
         (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
+        (Some(FormatArg::Html), _) => OutputFormat::Html,
         (Some(FormatArg::Json | FormatArg::Sarif), _) => OutputFormat::Json,
-        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
-            Some("json") => OutputFormat::Json,
-            Some("md" | "markdown") => OutputFormat::Markdown,
-            _ => OutputFormat::Table,
-        },
+        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
         (None, None) => OutputFormat::Table,
     };
     Ok(format)

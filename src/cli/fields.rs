@@ -102,12 +102,9 @@ pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
     let format = match (a.format, &output) {
         (Some(F::Table), _) => OutputFormat::Table,
         (Some(F::Markdown), _) => OutputFormat::Markdown,
+        (Some(F::Html), _) => OutputFormat::Html,
         (Some(F::Json), _) => OutputFormat::Json,
-        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
-            Some("json") => OutputFormat::Json,
-            Some("md" | "markdown") => OutputFormat::Markdown,
-            _ => OutputFormat::Table,
-        },
+        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
         (None, None) => OutputFormat::Table,
     };
     Ok(FieldsConfig {

@@ -91,6 +91,8 @@ pub enum FormatArg {
     Markdown,
     /// The versioned JSON document (docs/json-schema.md).
     Json,
+    /// A self-contained HTML page with charts (no network requests).
+    Html,
     /// SARIF 2.1.0 for code scanning (`check` only).
     Sarif,
 }

@@ -16,6 +16,8 @@ pub enum ReportFormatArg {
     Markdown,
     /// The versioned JSON document, as read (normalised to this version's layout).
     Json,
+    /// A self-contained HTML page with charts (no network requests).
+    Html,
 }
 
 /// `pkadvisor report` arguments.
@@ -30,7 +32,7 @@ pub struct ReportArgs {
     /// A JSON report written by `analyze` or `check` with `--format json` (`-` = standard input).
     #[arg(value_name = "REPORT.json")]
     pub input: PathBuf,
-    /// Output format [default: from the --output extension (.md, .json), else table].
+    /// Output format [default: from the --output extension (.md, .json, .html), else table].
     #[arg(long, short = 'f', value_enum)]
     pub format: Option<ReportFormatArg>,
     /// Write to this file instead of standard output.
@@ -63,12 +65,9 @@ pub fn report_config(a: ReportArgs) -> Result<ReportConfig, ConfigError> {
     let format = match (a.format, &output) {
         (Some(ReportFormatArg::Table), _) => OutputFormat::Table,
         (Some(ReportFormatArg::Markdown), _) => OutputFormat::Markdown,
+        (Some(ReportFormatArg::Html), _) => OutputFormat::Html,
         (Some(ReportFormatArg::Json), _) => OutputFormat::Json,
-        (None, Some(p)) => match p.extension().and_then(|e| e.to_str()) {
-            Some("json") => OutputFormat::Json,
-            Some("md" | "markdown") => OutputFormat::Markdown,
-            _ => OutputFormat::Table,
-        },
+        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
         (None, None) => OutputFormat::Table,
     };
     Ok(ReportConfig {

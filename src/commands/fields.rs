@@ -39,6 +39,7 @@ pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         OutputFormat::Table => crate::report::table::render_blocks(render::blocks(&report)),
         OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
+        OutputFormat::Html => crate::report::html::render_blocks(render::blocks(&report)),
     };
     match &cfg.output {
         Some(path) => std::fs::write(path, text)

@@ -78,6 +78,7 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
                 }
                 out.push('\n');
             }
+            Block::Candidate(_) => {}
             Block::Code(text) => {
                 // A fence longer than any backtick run inside, so nothing closes it early.
                 let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);

@@ -4,10 +4,12 @@
 //! documented field by field in `docs/json-schema.md`. Change it deliberately.
 
 pub mod gate;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod recommendation;
 pub mod sections;
+pub mod svg;
 pub mod table;
 
 use serde::{Deserialize, Serialize};
@@ -270,6 +272,12 @@ pub struct CandidateReport {
     pub top_partitions: Vec<TopPartition>,
     /// Skew of stored bytes across logical partitions.
     pub skew: Skew,
+    /// Lorenz curve of the sample's stored bytes across logical partitions, smallest first:
+    /// `[share of partitions, share of bytes]` points from `[0, 0]` to `[1, 1]`, every vertex for
+    /// up to 100 partitions, else the vertex at each whole percent (at most 101 points). The
+    /// curve `skew.gini` measures; the HTML report draws it. Empty in reports written before it.
+    #[serde(default)]
+    pub lorenz: Vec<[f64; 2]>,
     /// Largest key value in bytes (limit 2,048).
     pub max_key_bytes: u64,
     /// Hierarchical keys: distinct prefixes per level.
@@ -292,6 +300,20 @@ pub enum OutputFormat {
     Markdown,
     /// The versioned JSON document.
     Json,
+    /// A self-contained HTML page with charts.
+    Html,
+}
+
+impl OutputFormat {
+    /// The format an output file's extension names (`.json`, `.md`, `.html`), if any.
+    pub fn from_extension(path: &std::path::Path) -> Option<OutputFormat> {
+        match path.extension()?.to_str()? {
+            "json" => Some(OutputFormat::Json),
+            "md" | "markdown" => Some(OutputFormat::Markdown),
+            "html" | "htm" => Some(OutputFormat::Html),
+            _ => None,
+        }
+    }
 }
 
 /// Renders a report in the chosen format.
@@ -307,6 +329,7 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
             markdown::MarkdownRenderer.render(report)
         ),
         (OutputFormat::Json, _) => json::JsonRenderer.render(report),
+        (OutputFormat::Html, _) => html::HtmlRenderer.render(report),
     }
 }
 

@@ -22,6 +22,52 @@ pub enum Block {
     Bullets(Vec<String>),
     /// Preformatted text (a definition or a command), shown as written.
     Code(String),
+    /// The section of candidate `report.candidates[i]` starts here (its heading follows). The
+    /// terminal draws nothing; Markdown folds the section into `<details>` and HTML into a
+    /// `<section>`, both ending it with the candidate's charts.
+    Candidate(usize),
+}
+
+/// The report in one line: the recommendation when there is one, else the best verdict.
+pub fn summary_line(r: &Report) -> String {
+    let pass = r
+        .candidates
+        .iter()
+        .filter(|c| c.verdict == crate::advise::Verdict::Pass)
+        .count();
+    let tally = format!(
+        "{} candidate(s): {pass} pass, {} warn, {} fail",
+        r.candidates.len(),
+        r.candidates
+            .iter()
+            .filter(|c| c.verdict == crate::advise::Verdict::Warn)
+            .count(),
+        r.candidates
+            .iter()
+            .filter(|c| c.verdict == crate::advise::Verdict::Fail)
+            .count(),
+    );
+    if let Some(rec) = &r.recommendation {
+        return match rec.status {
+            crate::advise::recommend::RecommendationStatus::Recommended => format!(
+                "Recommended key: {} ({}); {tally}",
+                rec.spec,
+                rec.verdict.to_string().to_uppercase()
+            ),
+            crate::advise::recommend::RecommendationStatus::NonePasses => {
+                format!("No candidate passes (least bad: {}); {tally}", rec.spec)
+            }
+        };
+    }
+    match r.candidates.first() {
+        Some(c) => format!(
+            "Best candidate: {} ({}, score {:.0}); {tally}",
+            c.spec,
+            verdict_cell(c),
+            c.score
+        ),
+        None => "No candidates were analyzed.".into(),
+    }
 }
 
 /// A text bar of `width` cells for a share in [0, 1] (over 1 is drawn full with a `!`).
@@ -215,7 +261,8 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         .collect();
     out.push(Block::Table { headers, rows });
 
-    for c in &r.candidates {
+    for (ci, c) in r.candidates.iter().enumerate() {
+        out.push(Block::Candidate(ci));
         out.push(Block::Heading(
             3,
             format!("#{} {} ({}): {}", c.rank, c.spec, c.kind, verdict_cell(c)),

@@ -111,6 +111,7 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
                     out.push('\n');
                 }
             }
+            Block::Candidate(_) => {}
             Block::Code(text) => {
                 for l in text.lines() {
                     out.push_str("    ");

@@ -1,0 +1,80 @@
+//! The Lorenz curve of stored bytes across logical partitions, for the HTML report's chart.
+
+/// Most points kept: the curve at every whole percent of partitions.
+pub const MAX_POINTS: usize = 101;
+
+/// Lorenz curve of non-negative sizes: `[share of partitions, share of bytes]`, partitions
+/// smallest first, from `[0, 0]` to `[1, 1]`. Up to 100 sizes give every vertex; more give the
+/// vertices at each whole percent of partitions. Every point lies on the exact curve, so the
+/// area under it gives the Gini coefficient (`1 − 2·area`) exactly for up to 100 sizes. Shares
+/// are rounded to 6 decimals (the JSON carries them). Empty when there is nothing to draw.
+pub fn lorenz(values: &[f64]) -> Vec<[f64; 2]> {
+    let n = values.len();
+    let total: f64 = values.iter().sum();
+    if n == 0 || total <= 0.0 || !total.is_finite() {
+        return Vec::new();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let mut cumulative = Vec::with_capacity(n + 1);
+    let mut sum = 0.0;
+    cumulative.push(0.0);
+    for v in &sorted {
+        sum += v;
+        cumulative.push(sum);
+    }
+    let round = |x: f64| (x * 1e6).round() / 1e6;
+    let steps = n.min(MAX_POINTS - 1);
+    let mut out: Vec<[f64; 2]> = (0..=steps)
+        .map(|j| {
+            let k = (j * n).div_ceil(steps).min(n);
+            [round(k as f64 / n as f64), round(cumulative[k] / total)]
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vertices_by_hand() {
+        // Sorted 1, 1, 2, 6 of 10: cumulative 0, .1, .2, .4, 1.
+        assert_eq!(
+            lorenz(&[6.0, 1.0, 2.0, 1.0]),
+            [[0.0, 0.0], [0.25, 0.1], [0.5, 0.2], [0.75, 0.4], [1.0, 1.0]]
+        );
+        // Equal sizes lie on the diagonal.
+        assert_eq!(lorenz(&[3.0, 3.0]), [[0.0, 0.0], [0.5, 0.5], [1.0, 1.0]]);
+        assert!(lorenz(&[]).is_empty());
+        assert!(lorenz(&[0.0, 0.0]).is_empty());
+    }
+
+    #[test]
+    fn many_sizes_keep_one_point_per_percent() {
+        // 1,000 partitions: one of 901 bytes, 999 of 1 byte (1,900 bytes in all).
+        let mut v = vec![1.0; 999];
+        v.push(901.0);
+        let l = lorenz(&v);
+        assert_eq!(l.len(), MAX_POINTS);
+        assert_eq!(l[0], [0.0, 0.0]);
+        assert_eq!(l[50], [0.5, (500.0f64 / 1900.0 * 1e6).round() / 1e6]);
+        // The last percent holds the 10 largest: 9 of 1 byte and the 901-byte one.
+        assert_eq!(l[99], [0.99, (990.0f64 / 1900.0 * 1e6).round() / 1e6]);
+        assert_eq!(l[100], [1.0, 1.0]);
+    }
+
+    #[test]
+    fn area_gives_the_gini_of_skew() {
+        let v = [5.0, 1.0, 9.0, 2.0, 2.0, 40.0, 0.0];
+        let l = lorenz(&v);
+        let area: f64 = l
+            .windows(2)
+            .map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0)
+            .sum();
+        let gini = crate::stats::summary::skew(&v).gini;
+        assert!((1.0 - 2.0 * area - gini).abs() < 1e-5, "{area} {gini}");
+    }
+}

@@ -1,0 +1,321 @@
+//! Inline SVG charts for the HTML report: bar charts against a limit line and the Lorenz curve.
+//! Plain strings, no dependency: each chart is a `<svg>` element with a `viewBox`, so it scales
+//! with the page and prints sharp. Each bar carries its value in `data-value` and a `<title>`
+//! tooltip; the geometry is what the values say (a test reads it back).
+
+use std::fmt::Write as _;
+
+/// Chart width in SVG units (the page scales it).
+pub const WIDTH: f64 = 560.0;
+/// Chart height in SVG units.
+pub const HEIGHT: f64 = 260.0;
+/// Space for the y-axis labels.
+pub const LEFT: f64 = 70.0;
+/// Right margin.
+pub const RIGHT: f64 = 16.0;
+/// Space above the plot (for the limit note).
+pub const TOP: f64 = 22.0;
+/// Space for the x-axis labels and caption.
+pub const BOTTOM: f64 = 40.0;
+
+/// A limit drawn as a dashed line across a bar chart.
+#[derive(Debug, Clone)]
+pub struct Limit {
+    /// Where the line is, in the bars' unit.
+    pub value: f64,
+    /// Its label, e.g. `limit 50.0 GB`.
+    pub label: String,
+}
+
+/// One bar.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Axis label (short).
+    pub label: String,
+    /// The value drawn.
+    pub value: f64,
+    /// Tooltip text.
+    pub title: String,
+}
+
+/// A vertical bar chart.
+pub struct BarChart<'a> {
+    /// Bars, left to right.
+    pub bars: Vec<Bar>,
+    /// The limit the bars are judged against.
+    pub limit: Option<Limit>,
+    /// Formats a value for the y axis.
+    pub unit: &'a dyn Fn(f64) -> String,
+    /// What the x axis counts.
+    pub x_caption: &'a str,
+    /// Accessible name of the chart.
+    pub aria_label: &'a str,
+}
+
+/// A limit closer than this to the largest bar shares its scale; further, the chart scales to
+/// the bars (else they would be invisible) and says the limit is off the scale.
+const LIMIT_ON_SCALE_BELOW: f64 = 20.0;
+
+/// Escapes text for HTML and SVG content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A round step so that `max` spans about four ticks: 1, 2 or 5 times a power of ten.
+pub fn nice_step(max: f64) -> f64 {
+    if max <= 0.0 || !max.is_finite() {
+        return 1.0;
+    }
+    let raw = max / 4.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let m = if norm <= 1.0 {
+        1.0
+    } else if norm <= 2.0 {
+        2.0
+    } else if norm <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+/// Two decimals, trailing zeros dropped: coordinates stay short and exact enough.
+fn n2(x: f64) -> String {
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+fn open_svg(out: &mut String, class: &str, aria: &str) {
+    let _ = write!(
+        out,
+        r#"<svg class="{class}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{}" xmlns="http://www.w3.org/2000/svg">"#,
+        esc(aria)
+    );
+}
+
+/// Draws the y axis with ticks every `step` up to `top` (in value units) and returns nothing:
+/// `y(v)` maps a value to its SVG y.
+fn y_axis(
+    out: &mut String,
+    top: f64,
+    step: f64,
+    y: &dyn Fn(f64) -> f64,
+    unit: &dyn Fn(f64) -> String,
+) {
+    let mut v = 0.0;
+    while v <= top * (1.0 + 1e-9) {
+        let yy = n2(y(v));
+        let _ = write!(
+            out,
+            r#"<line class="grid" x1="{LEFT}" x2="{}" y1="{yy}" y2="{yy}"/><text class="tick" x="{}" y="{yy}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
+            WIDTH - RIGHT,
+            LEFT - 6.0,
+            esc(&unit(v))
+        );
+        v += step;
+    }
+}
+
+/// Renders a bar chart as an `<svg>` element.
+pub fn bar_chart(c: &BarChart<'_>) -> String {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let max_bar = c.bars.iter().map(|b| b.value).fold(0.0, f64::max);
+    let limit_on_scale = c.limit.as_ref().filter(|l| {
+        l.value > 0.0 && l.value <= LIMIT_ON_SCALE_BELOW * max_bar.max(f64::MIN_POSITIVE)
+    });
+    let span = limit_on_scale.map_or(max_bar, |l| l.value.max(max_bar));
+    let step = nice_step(span);
+    let top = ((span * 1.05 / step).ceil() * step).max(step);
+    let bottom = TOP + plot_h;
+    let y = |v: f64| bottom - v / top * plot_h;
+    let mut out = String::new();
+    open_svg(&mut out, "chart bars", c.aria_label);
+    y_axis(&mut out, top, step, &y, c.unit);
+    let n = c.bars.len().max(1) as f64;
+    let slot = plot_w / n;
+    // Thin bars for many partitions; a lone bar no wider than a thumb.
+    let bar_w = (slot * 0.8).clamp(0.5, 48.0);
+    let label_every = (c.bars.len() / 16).max(1);
+    for (i, b) in c.bars.iter().enumerate() {
+        let x = LEFT + slot * i as f64 + (slot - bar_w) / 2.0;
+        let h = (b.value.max(0.0) / top * plot_h).max(0.0);
+        let over = c.limit.as_ref().is_some_and(|l| b.value > l.value);
+        let _ = write!(
+            out,
+            r#"<rect class="bar{}" x="{}" y="{}" width="{}" height="{}" data-value="{}"><title>{}</title></rect>"#,
+            if over { " over" } else { "" },
+            n2(x),
+            n2(bottom - h),
+            n2(bar_w),
+            n2(h),
+            b.value,
+            esc(&b.title)
+        );
+        if i % label_every == 0 {
+            let _ = write!(
+                out,
+                r#"<text class="tick" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+                n2(x + bar_w / 2.0),
+                n2(bottom + 14.0),
+                esc(&b.label)
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        r#"<line class="axis" x1="{LEFT}" x2="{}" y1="{bottom}" y2="{bottom}"/><text class="caption" x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        WIDTH - RIGHT,
+        n2(LEFT + plot_w / 2.0),
+        HEIGHT - 6.0,
+        esc(c.x_caption)
+    );
+    match (&c.limit, limit_on_scale) {
+        (_, Some(l)) => {
+            let ly = n2(y(l.value));
+            let _ = write!(
+                out,
+                r#"<line class="limit" x1="{LEFT}" x2="{}" y1="{ly}" y2="{ly}" data-value="{}"/><text class="limit-label" x="{}" y="{}" text-anchor="end">{}</text>"#,
+                WIDTH - RIGHT,
+                l.value,
+                WIDTH - RIGHT,
+                n2(y(l.value) - 4.0),
+                esc(&l.label)
+            );
+        }
+        (Some(l), None) => {
+            let _ = write!(
+                out,
+                r#"<text class="limit-label" x="{}" y="14" text-anchor="end">{} (off the scale: {}× the largest bar)</text>"#,
+                WIDTH - RIGHT,
+                esc(&l.label),
+                super::count(l.value / max_bar.max(f64::MIN_POSITIVE))
+            );
+        }
+        (None, None) => {}
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Renders a Lorenz curve (`[share of partitions, share of bytes]` points) over the line of
+/// equality, both axes 0–100 %.
+pub fn lorenz_chart(points: &[[f64; 2]], aria_label: &str) -> String {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let bottom = TOP + plot_h;
+    let x = |s: f64| LEFT + s * plot_w;
+    let y = |s: f64| bottom - s * plot_h;
+    let mut out = String::new();
+    open_svg(&mut out, "chart lorenz", aria_label);
+    y_axis(&mut out, 1.0, 0.25, &y, &|v| format!("{:.0}%", v * 100.0));
+    for i in 0..=4 {
+        let s = f64::from(i) * 0.25;
+        let _ = write!(
+            out,
+            r#"<text class="tick" x="{}" y="{}" text-anchor="middle">{:.0}%</text>"#,
+            n2(x(s)),
+            n2(bottom + 14.0),
+            s * 100.0
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<line class="equality" x1="{}" y1="{}" x2="{}" y2="{}"/>"#,
+        n2(x(0.0)),
+        n2(y(0.0)),
+        n2(x(1.0)),
+        n2(y(1.0))
+    );
+    let pts = points
+        .iter()
+        .map(|p| format!("{},{}", n2(x(p[0])), n2(y(p[1]))))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let _ = write!(
+        out,
+        r#"<polygon class="gap" points="{} {},{}"/><polyline class="curve" points="{pts}"/>"#,
+        pts,
+        n2(x(0.0)),
+        n2(y(0.0))
+    );
+    let _ = write!(
+        out,
+        r#"<line class="axis" x1="{LEFT}" x2="{}" y1="{bottom}" y2="{bottom}"/><text class="caption" x="{}" y="{}" text-anchor="middle">logical partitions, smallest first (share of all)</text><text class="caption" x="14" y="{}" text-anchor="middle" transform="rotate(-90 14 {})">share of bytes</text>"#,
+        WIDTH - RIGHT,
+        n2(LEFT + plot_w / 2.0),
+        HEIGHT - 6.0,
+        n2(TOP + plot_h / 2.0),
+        n2(TOP + plot_h / 2.0)
+    );
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_round() {
+        assert_eq!(nice_step(100.0), 50.0);
+        assert_eq!(nice_step(8.0), 2.0);
+        assert_eq!(nice_step(50e9), 20e9);
+        assert_eq!(nice_step(0.0), 1.0);
+        assert_eq!(n2(1.004), "1");
+        assert_eq!(n2(12.5), "12.5");
+        assert_eq!(n2(-0.001), "0");
+        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    #[test]
+    fn a_far_limit_leaves_the_scale_to_the_bars() {
+        let bars = vec![Bar {
+            label: "1".into(),
+            value: 10.0,
+            title: "t".into(),
+        }];
+        let unit = |v: f64| format!("{v}");
+        let far = bar_chart(&BarChart {
+            bars: bars.clone(),
+            limit: Some(Limit {
+                value: 1000.0,
+                label: "limit".into(),
+            }),
+            unit: &unit,
+            x_caption: "x",
+            aria_label: "a",
+        });
+        assert!(!far.contains(r#"class="limit""#));
+        assert!(far.contains("off the scale: 100× the largest bar"));
+        let near = bar_chart(&BarChart {
+            bars,
+            limit: Some(Limit {
+                value: 40.0,
+                label: "limit".into(),
+            }),
+            unit: &unit,
+            x_caption: "x",
+            aria_label: "a",
+        });
+        assert!(near.contains(r#"class="limit""#));
+    }
+}
