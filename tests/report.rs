@@ -439,3 +439,85 @@ fn html_charts_draw_the_reports_numbers() {
         }
     }
 }
+
+#[test]
+fn markdown_folds_candidates_and_charts_their_partitions() {
+    let json = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "--candidates",
+            "/tenantId,/tenantId>/userId>/sessionId,/id",
+            "--total-size",
+            "500GB",
+            "--ru",
+            "40000",
+            "--workload",
+            "fixtures/workload.yaml",
+            "--format",
+            "json",
+        ])
+        .run()
+        .success()
+        .stdout;
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let md = Test::new()
+        .args(["report", "-", "--format", "markdown"])
+        .stdin(json)
+        .run()
+        .success()
+        .stdout;
+    // The title, then one line that says what to do.
+    let rec = report["recommendation"]["spec"].as_str().unwrap();
+    let second = md.lines().nth(2).unwrap();
+    assert!(
+        second.starts_with("**Recommended key: ") && second.contains(rec),
+        "{second}"
+    );
+    let candidates = report["candidates"].as_array().unwrap();
+    let sections: Vec<&str> = md.split("<details>\n").skip(1).collect();
+    assert_eq!(sections.len(), candidates.len());
+    assert_eq!(md.matches("</details>").count(), candidates.len());
+    for (c, section) in candidates.iter().zip(sections) {
+        let section = &section[..section.find("</details>").unwrap()];
+        let rank = c["rank"].as_u64().unwrap();
+        assert!(
+            section.starts_with(&format!("<summary><b>#{rank} ")),
+            "{section}"
+        );
+        let charts: Vec<&str> = section
+            .split("```mermaid\nxychart-beta\n")
+            .skip(1)
+            .collect();
+        assert_eq!(charts.len(), 3, "{}: top, storage, RU/s", c["spec"]);
+        let series = |chart: &str, name: &str| -> Vec<f64> {
+            let line = chart
+                .lines()
+                .find(|l| l.trim_start().starts_with(name))
+                .unwrap_or_else(|| panic!("no {name} in {chart}"));
+            let list = &line[line.find('[').unwrap() + 1..line.rfind(']').unwrap()];
+            list.split(", ").map(|v| v.parse().unwrap()).collect()
+        };
+        // Storage per physical partition in GB, one bar each, the 50 GB limit as a line.
+        let parts = c["layout"]["partitions"].as_array().unwrap();
+        let storage = charts[1];
+        assert!(storage.contains("y-axis \"GB\""), "{storage}");
+        let bars = series(storage, "bar");
+        assert_eq!(bars.len(), parts.len());
+        for (b, p) in bars.iter().zip(parts) {
+            assert!(
+                (b - p["bytes"].as_f64().unwrap() / 1e9).abs() <= 0.0005,
+                "{b} {p}"
+            );
+        }
+        assert_eq!(series(storage, "line"), vec![50.0; parts.len()]);
+        // RU/s against the allocation: 40,000 RU/s over the partitions.
+        let ru = charts[2];
+        let allocated = 40000.0 / parts.len() as f64;
+        for l in series(ru, "line") {
+            assert!((l - allocated).abs() < 0.001, "{l} {allocated}");
+        }
+        assert_eq!(series(ru, "bar").len(), parts.len());
+    }
+    assert!(md.chars().count() <= 65_536);
+}

@@ -47,6 +47,9 @@ fn fit_comment(mut out: String) -> String {
     let cut = out[..cut].rfind("\n\n").map_or(cut, |i| i + 1);
     let total = out.chars().count();
     out.truncate(cut);
+    if out.matches("<details>").count() > out.matches("</details>").count() {
+        out.push_str("</details>\n");
+    }
     out.push_str(&format!(
         "\n> **Report cut** to fit GitHub's {GITHUB_COMMENT_MAX_CHARS}-character comment limit ({total} characters in all): run with `--format table` or `--format json`, or lower `--top`, for the rest.\n"
     ));
@@ -55,21 +58,67 @@ fn fit_comment(mut out: String) -> String {
 
 impl Renderer for MarkdownRenderer {
     fn render(&self, report: &Report) -> String {
-        render_blocks(blocks(report))
+        render_report(blocks(report), Some(report))
     }
 }
 
 /// Renders format-neutral blocks as GitHub Markdown, cut to fit a comment (also used by
 /// `pkadvisor fields`).
 pub fn render_blocks(blocks: Vec<Block>) -> String {
+    render_report(blocks, None)
+}
+
+/// Text for inside an HTML element (`<summary>`): Markdown is not read there.
+fn html_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// With a report: a summary line under the title, and each candidate folded into `<details>`
+/// (its heading the summary) ending with its Mermaid charts.
+fn render_report(blocks: Vec<Block>, report: Option<&Report>) -> String {
     let mut out = String::new();
+    // The candidate whose `<details>` is open, and whether its heading is still to come.
+    let mut open: Option<usize> = None;
+    let mut summary_next = false;
+    let close = |out: &mut String, open: &mut Option<usize>| {
+        if let (Some(i), Some(r)) = (open.take(), report) {
+            out.push_str(&super::mermaid::charts(r, &r.candidates[i]));
+            out.push_str("</details>\n\n");
+        }
+    };
     for b in blocks {
         match b {
+            Block::Candidate(i) => {
+                close(&mut out, &mut open);
+                if report.is_some() {
+                    out.push_str("<details>\n");
+                    open = Some(i);
+                    summary_next = true;
+                }
+            }
+            Block::Heading(3, text) if summary_next => {
+                summary_next = false;
+                out.push_str(&format!(
+                    "<summary><b>{}</b></summary>\n\n",
+                    html_text(&text)
+                ));
+            }
             Block::Heading(level, text) => {
+                if level <= 2 {
+                    close(&mut out, &mut open);
+                }
                 out.push_str(&"#".repeat(level as usize));
                 out.push(' ');
                 out.push_str(&text);
                 out.push_str("\n\n");
+                if let (1, Some(r)) = (level, report) {
+                    out.push_str(&format!(
+                        "**{}**\n\n",
+                        cell(&super::sections::summary_line(r))
+                    ));
+                }
             }
             Block::Text(lines) => {
                 for l in lines {
@@ -78,7 +127,6 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
                 }
                 out.push('\n');
             }
-            Block::Candidate(_) => {}
             Block::Code(text) => {
                 // A fence longer than any backtick run inside, so nothing closes it early.
                 let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
@@ -114,6 +162,7 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
             }
         }
     }
+    close(&mut out, &mut open);
     fit_comment(out)
 }
 
@@ -141,7 +190,7 @@ mod tests {
     fn long_reports_are_cut_to_a_comment_with_a_note() {
         let block = format!("{}\n\n", "x".repeat(999));
         let long = block.repeat(100);
-        let cut = fit_comment(long);
+        let cut = fit_comment(long.clone());
         assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
         assert!(
             cut.contains("**Report cut**"),
@@ -149,6 +198,12 @@ mod tests {
             &cut[cut.len() - 200..]
         );
         assert!(cut.contains("100100 characters in all"));
+        // A cut inside a candidate's <details> closes it.
+        let folded = format!("<details>\n<summary>x</summary>\n\n{long}</details>\n");
+        let cut = fit_comment(folded);
+        assert_eq!(cut.matches("<details>").count(), 1);
+        assert_eq!(cut.matches("</details>").count(), 1);
+        assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
         let short = "a\n".to_string();
         assert_eq!(fit_comment(short.clone()), short);
     }

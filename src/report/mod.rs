@@ -7,6 +7,7 @@ pub mod gate;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod mermaid;
 pub mod recommendation;
 pub mod sections;
 pub mod svg;
