@@ -50,6 +50,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     }
     for i in inputs.iter_mut() {
         i.max_record_bytes = cfg.max_record_bytes;
+        i.extended_json = cfg.extended_json;
     }
     // Discovery: without candidates (or with `auto`), profile the fields and generate them.
     let (discovered_cfg, discovered) = discovery::stage(cfg, &inputs)?;

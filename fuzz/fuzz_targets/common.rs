@@ -45,6 +45,7 @@ pub fn run(data: &[u8], format: InputFormat) {
         compression: pkadvisor::ingest::Compression::None,
         size_bytes: None,
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES.min(1 << 16),
+        extended_json: Some(seed & 1 == 1),
     };
     let pieces = Pieces {
         data: data.to_vec(),

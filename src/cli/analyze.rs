@@ -54,6 +54,15 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
 
+    /// Unwrap MongoDB Extended JSON type wrappers ($oid, $numberLong, $date, …) to the values a
+    /// migration stores (default: when the first megabyte of a JSON input holds one).
+    #[arg(long, overrides_with = "no_extended_json")]
+    pub extended_json: bool,
+
+    /// Keep Extended JSON wrappers as objects even when detected.
+    #[arg(long)]
+    pub no_extended_json: bool,
+
     /// Keep every CSV field a string (default: fields that are JSON numbers become numbers).
     #[arg(long)]
     pub csv_strings: bool,
@@ -174,6 +183,8 @@ pub struct AnalyzeConfig {
     pub input_format: Option<InputFormat>,
     /// `--csv-strings`.
     pub csv_strings: bool,
+    /// Extended JSON: forced on (`Some(true)`), off, or detected (`None`).
+    pub extended_json: Option<bool>,
     /// `--skip-invalid`.
     pub skip_invalid: bool,
     /// Worker threads.
@@ -286,6 +297,11 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
             InputFormatArg::Csv => InputFormat::Csv,
         }),
         csv_strings: a.csv_strings,
+        extended_json: match (a.extended_json, a.no_extended_json) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
         skip_invalid: a.skip_invalid,
         threads,
         max_record_bytes,

@@ -31,6 +31,12 @@ pub struct FieldsArgs {
     /// Keep every CSV field a string.
     #[arg(long)]
     pub csv_strings: bool,
+    /// Unwrap MongoDB Extended JSON wrappers ($oid, $date, …) (default: when detected).
+    #[arg(long, overrides_with = "no_extended_json")]
+    pub extended_json: bool,
+    /// Keep Extended JSON wrappers as objects even when detected.
+    #[arg(long)]
+    pub no_extended_json: bool,
     /// Count and skip malformed records instead of stopping at the first one.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -69,6 +75,8 @@ pub struct FieldsConfig {
     pub input_format: Option<InputFormat>,
     /// CSV cells as strings.
     pub csv_strings: bool,
+    /// Extended JSON: forced on, off, or detected (`None`).
+    pub extended_json: Option<bool>,
     /// Skip malformed records.
     pub skip_invalid: bool,
     /// Worker threads.
@@ -115,6 +123,11 @@ pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
         }),
         inputs: a.inputs,
         csv_strings: a.csv_strings,
+        extended_json: match (a.extended_json, a.no_extended_json) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
         skip_invalid: a.skip_invalid,
         threads: threads(a.threads)?,
         progress: !a.quiet && std::io::stderr().is_terminal(),

@@ -13,7 +13,10 @@ use crate::report::OutputFormat;
 /// Profiles the inputs; writes the rendered profile to `--output` or `out`.
 pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut notes = Vec::new();
-    let inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
+    let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
+    for i in inputs.iter_mut() {
+        i.extended_json = cfg.extended_json;
+    }
     for n in &notes {
         eprintln!("pkadvisor: note: {n}");
     }

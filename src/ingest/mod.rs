@@ -7,6 +7,7 @@
 //! `memchr` over the buffer).
 
 mod csv;
+pub mod ejson;
 mod json_array;
 mod jsonl;
 pub mod peek;
@@ -65,6 +66,9 @@ pub struct InputSource {
     /// The longest record accepted, in bytes ([`DEFAULT_MAX_RECORD_BYTES`]): past it the input is
     /// not what it claims to be (a Cosmos DB item is at most 2 MB), or never ends (`/dev/zero`).
     pub max_record_bytes: usize,
+    /// MongoDB Extended JSON: `Some(true)` unwraps its type wrappers (`--extended-json`),
+    /// `Some(false)` never, `None` when the first megabyte holds one (announced on stderr).
+    pub extended_json: Option<bool>,
 }
 
 /// Default longest record: 4 MiB, twice the 2 MB item limit (pretty-printed JSON is larger than
@@ -240,6 +244,7 @@ pub fn discover_noting(
                 compression: Compression::None,
                 size_bytes: None,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                extended_json: None,
             });
             continue;
         }
@@ -267,6 +272,7 @@ pub fn discover_noting(
                         compression,
                         size_bytes: size,
                         max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                        extended_json: None,
                     });
                 }
             }
@@ -299,6 +305,7 @@ pub fn discover_noting(
                 compression,
                 size_bytes: Some(meta.len()),
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                extended_json: None,
             });
         }
     }
@@ -398,7 +405,20 @@ pub fn reader_from(
         None => sniff(&mut reader)?,
     };
     let name = src.display.clone();
-    Ok(match format {
+    let extended = match src.extended_json {
+        Some(on) => on,
+        None if format == InputFormat::Csv => false,
+        None => match ejson::detect(reader.fill_buf()?) {
+            Some(marker) => {
+                eprintln!(
+                    "pkadvisor: note: {name}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)"
+                );
+                true
+            }
+            None => false,
+        },
+    };
+    let inner: Box<dyn RecordReader> = match format {
         InputFormat::Jsonl => Box::new(
             JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
         ),
@@ -407,6 +427,11 @@ pub fn reader_from(
             CsvReader::new(reader, file_index, name, csv_strings)
                 .max_record_bytes(src.max_record_bytes),
         ),
+    };
+    Ok(if extended {
+        Box::new(ejson::ExtendedJsonReader::new(inner))
+    } else {
+        inner
     })
 }
 
