@@ -521,3 +521,74 @@ fn markdown_folds_candidates_and_charts_their_partitions() {
     }
     assert!(md.chars().count() <= 65_536);
 }
+
+#[test]
+fn colour_follows_the_flag_and_the_environment() {
+    let json = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "--candidates",
+            "/tenantId,/userId",
+        ])
+        .args(["--format", "json"])
+        .run()
+        .success()
+        .stdout;
+    let table = |flags: &[&str], env: &[(&str, &str)]| {
+        let mut t = Test::new()
+            .args(["report", "-"])
+            .args(flags)
+            .stdin(json.clone());
+        for (k, v) in env {
+            t = t.env(k, v);
+        }
+        t.run().success().stdout
+    };
+    let esc = |s: &str| s.contains('\x1b');
+    // A pipe is not a terminal: plain, unless forced.
+    let plain = table(&[], &[]);
+    assert!(!esc(&plain));
+    let always = table(&["--color", "always"], &[]);
+    // /userId passes (green), /tenantId warns (yellow): in the ranking's verdict cells and in
+    // the candidates' headings.
+    assert!(
+        always.contains("\x1b[38;5;2m\x1b[1mPASS\x1b[0m"),
+        "{always:?}"
+    );
+    assert!(
+        always.contains("\x1b[38;5;3m\x1b[1mWARN\x1b[0m"),
+        "{always:?}"
+    );
+    assert!(always.contains("#1 /userId (single): \x1b[1m\x1b[32mPASS\x1b[0m"));
+    assert!(always.contains("#2 /tenantId (single): \x1b[1m\x1b[33mWARN\x1b[0m"));
+    assert!(esc(&table(&[], &[("CLICOLOR_FORCE", "1")])));
+    assert!(!esc(&table(
+        &["--color", "never"],
+        &[("CLICOLOR_FORCE", "1")]
+    )));
+    assert!(!esc(&table(
+        &[],
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]
+    )));
+    assert!(esc(&table(&["--color", "always"], &[("NO_COLOR", "1")])));
+    // Colour changes no character of the text.
+    let mut stripped = String::new();
+    let mut in_escape = false;
+    for c in always.chars() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, c) => stripped.push(c),
+        }
+    }
+    assert_eq!(stripped, plain);
+    // Markdown, JSON and HTML never carry escapes.
+    for format in ["markdown", "json", "html"] {
+        assert!(!esc(&table(
+            &["--color", "always", "--format", format],
+            &[]
+        )));
+    }
+}

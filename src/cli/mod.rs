@@ -50,6 +50,21 @@ pub struct Args {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Colour verdicts and severities in tables: auto = on a terminal only, unless NO_COLOR or
+    /// CLICOLOR=0 is set (CLICOLOR_FORCE forces it); never when writing to a file with -o.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    pub color: ColorArg,
+}
+
+/// `--color` choices.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum ColorArg {
+    /// Colour a terminal, honouring NO_COLOR, CLICOLOR and CLICOLOR_FORCE.
+    Auto,
+    /// Always colour, even a pipe or a file.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// Subcommands.
@@ -238,6 +253,13 @@ impl TryFrom<Args> for Config {
     type Error = ConfigError;
 
     fn try_from(args: Args) -> Result<Config, ConfigError> {
+        // The choice is passed on, not decided here: anstream resolves `auto` against the
+        // environment and the stream when output is written (report::table::use_color).
+        anstream::ColorChoice::write_global(match args.color {
+            ColorArg::Auto => anstream::ColorChoice::Auto,
+            ColorArg::Always => anstream::ColorChoice::Always,
+            ColorArg::Never => anstream::ColorChoice::Never,
+        });
         match args.command {
             Command::Analyze(a) => {
                 if matches!(a.format, Some(FormatArg::Sarif)) {

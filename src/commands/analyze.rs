@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use crate::analysis::analyze;
 use crate::cli::AnalyzeConfig;
-use crate::report::render;
+use crate::report::render_styled;
 
 /// Standard input saved to a file for the two passes of the automatic search; removed on drop.
 struct Spool(PathBuf);
@@ -59,7 +59,8 @@ pub fn run(cfg: &AnalyzeConfig, out: &mut dyn Write) -> anyhow::Result<()> {
     let spooled = spool_stdin(cfg)?;
     let cfg = spooled.as_ref().map_or(cfg, |s| &s.0);
     let report = analyze(cfg)?;
-    let text = render(&report, cfg.format);
+    let color = crate::report::table::use_color(cfg.output.is_none());
+    let text = render_styled(&report, cfg.format, color);
     match &cfg.output {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write the report to {}", path.display()))?,

@@ -86,7 +86,8 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         s.push('\n');
         s
     } else {
-        render(&report, a.format)
+        let color = crate::report::table::use_color(a.output.is_none());
+        crate::report::render_styled(&report, a.format, color)
     };
     match &a.output {
         Some(path) => std::fs::write(path, &text)

@@ -40,7 +40,10 @@ pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
     }
     let text = match cfg.format {
         OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
-        OutputFormat::Table => crate::report::table::render_blocks(render::blocks(&report)),
+        OutputFormat::Table => crate::report::table::render_blocks_styled(
+            render::blocks(&report),
+            crate::report::table::use_color(cfg.output.is_none()),
+        ),
         OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
         OutputFormat::Html => crate::report::html::render_blocks(render::blocks(&report)),
     };

@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Context;
 
 use crate::cli::report::ReportConfig;
-use crate::report::{json, render};
+use crate::report::{json, render_styled};
 
 /// Reads the report named in `cfg`, renders it, writes it to `--output` or `out`.
 pub fn run(cfg: &ReportConfig, out: &mut dyn Write) -> anyhow::Result<()> {
@@ -23,7 +23,8 @@ pub fn run(cfg: &ReportConfig, out: &mut dyn Write) -> anyhow::Result<()> {
             .with_context(|| format!("cannot read {name}"))?
     };
     let report = json::read(&text).with_context(|| format!("{name} is not a pkadvisor report"))?;
-    let rendered = render(&report, cfg.format);
+    let color = crate::report::table::use_color(cfg.output.is_none());
+    let rendered = render_styled(&report, cfg.format, color);
     match &cfg.output {
         Some(path) => std::fs::write(path, rendered)
             .with_context(|| format!("cannot write the report to {}", path.display()))?,

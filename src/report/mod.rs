@@ -320,10 +320,20 @@ impl OutputFormat {
 /// Renders a report in the chosen format.
 /// A `check` report ends with the gate's outcome (the JSON carries it as `check`).
 pub fn render(report: &Report, format: OutputFormat) -> String {
+    render_styled(report, format, false)
+}
+
+/// [`render`], with verdicts and severities in colour in the table when `color` (decide it
+/// with [`table::use_color`]; the other formats ignore it).
+pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> String {
     let gate = report.check.as_ref().map(gate::text);
+    let table = table::TableRenderer { color };
     match (format, gate) {
-        (OutputFormat::Table, None) => table::TableRenderer.render(report),
-        (OutputFormat::Table, Some(g)) => format!("{}\n{g}", table::TableRenderer.render(report)),
+        (OutputFormat::Table, None) => table.render(report),
+        (OutputFormat::Table, Some(g)) if color => {
+            format!("{}\n{}", table.render(report), table::paint_lines(&g))
+        }
+        (OutputFormat::Table, Some(g)) => format!("{}\n{g}", table.render(report)),
         (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
         (OutputFormat::Markdown, Some(g)) => format!(
             "{}\n## Gate\n\n{g}",

@@ -164,12 +164,18 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         out.extend(crate::profile::render::discovery_blocks(d, d.explain));
     }
     if !i.skipped_examples.is_empty() {
-        out.push(Block::Bullets(
-            i.skipped_examples
-                .iter()
-                .map(|s| format!("skipped {}:{}:{}: {}", s.file, s.line, s.column, s.message))
-                .collect(),
-        ));
+        let mut items: Vec<String> = i
+            .skipped_examples
+            .iter()
+            .map(|s| format!("skipped {}:{}:{}: {}", s.file, s.line, s.column, s.message))
+            .collect();
+        let more = i
+            .records_skipped
+            .saturating_sub(i.skipped_examples.len() as u64);
+        if more > 0 {
+            items.push(format!("… {} more skipped records", count(more as f64)));
+        }
+        out.push(Block::Bullets(items));
     }
     if !i.findings.is_empty() {
         out.push(Block::Bullets(
@@ -347,18 +353,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                     "bytes (est.)".into(),
                     "share".into(),
                 ],
-                rows: c
-                    .top_partitions
-                    .iter()
-                    .map(|t| {
-                        vec![
-                            key_text(&t.key),
-                            count(t.documents),
-                            human_bytes(t.bytes),
-                            percent(t.share),
-                        ]
-                    })
-                    .collect(),
+                rows: top_rows(c),
             });
         }
         if let Some(l) = &c.layout {
@@ -422,12 +417,16 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                     .map(|(parts, n)| format!("{n} overlap {parts}"))
                     .collect::<Vec<_>>()
                     .join(", ");
-                let worst = pf
+                let mut worst = pf
                     .worst
                     .iter()
                     .map(|w| format!("{} → {} partitions", w.prefix, w.partitions))
                     .collect::<Vec<_>>()
                     .join("; ");
+                let more = pf.prefixes.saturating_sub(pf.worst.len() as u64);
+                if more > 0 {
+                    worst.push_str(&format!("; … {} more", count(more as f64)));
+                }
                 out.push(Block::Text(vec![format!(
                     "prefix fan-out, first {} level(s): {} prefixes; {dist}; worst: {worst}",
                     pf.level, pf.prefixes
@@ -468,6 +467,37 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     out.push(Block::Heading(2, "Estimates".into()));
     out.push(Block::Bullets(r.estimates.clone()));
     out
+}
+
+/// The largest logical partitions, then a row for the rest (`… 2,990 more in the sample`)
+/// with their bytes and share, so the list says what it leaves out.
+fn top_rows(c: &CandidateReport) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = c
+        .top_partitions
+        .iter()
+        .map(|t| {
+            vec![
+                key_text(&t.key),
+                count(t.documents),
+                human_bytes(t.bytes),
+                percent(t.share),
+            ]
+        })
+        .collect();
+    let more = c
+        .logical_partitions
+        .saturating_sub(c.top_partitions.len() as u64);
+    if more > 0 {
+        let bytes: f64 = c.top_partitions.iter().map(|t| t.bytes).sum();
+        let share: f64 = c.top_partitions.iter().map(|t| t.share).sum();
+        rows.push(vec![
+            format!("… {} more in the sample", count(more as f64)),
+            String::new(),
+            human_bytes((c.total_bytes - bytes).max(0.0)),
+            percent((1.0 - share).max(0.0)),
+        ]);
+    }
+    rows
 }
 
 /// How many hex digits tell every boundary of a layout apart (at least 12): cut shorter,

@@ -1,6 +1,11 @@
-//! The terminal renderer: comfy-table tables between plain lines.
+//! The terminal renderer: comfy-table tables between plain lines, verdicts and severities in
+//! colour when the output is a terminal (anstream's reading of `--color`, `NO_COLOR`,
+//! `CLICOLOR`, `CLICOLOR_FORCE` and `TERM`).
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use anstyle::{AnsiColor, Style};
+use comfy_table::{
+    presets::UTF8_FULL_CONDENSED, Attribute, Cell, Color, ContentArrangement, Table,
+};
 
 use super::sections::{blocks, Block};
 use super::{Renderer, Report};
@@ -78,17 +83,97 @@ fn compact(
     (keep.iter().map(|&(_, h)| h.to_owned()).collect(), rows)
 }
 
-/// Renders for a terminal.
-pub struct TableRenderer;
-
-impl Renderer for TableRenderer {
-    fn render(&self, report: &Report) -> String {
-        render_blocks(blocks(report))
+/// Whether to colour a rendering: `--color always` colours wherever it goes, `never` nowhere;
+/// `auto` (the default) only standard output (`to_stdout`), and only when anstream finds a
+/// terminal that takes colour there, with neither `NO_COLOR` nor `CLICOLOR=0` set, or
+/// `CLICOLOR_FORCE` set. A file written with `-o` stays plain under `auto`.
+pub fn use_color(to_stdout: bool) -> bool {
+    use anstream::ColorChoice;
+    match ColorChoice::global() {
+        ColorChoice::Always | ColorChoice::AlwaysAnsi => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            to_stdout
+                && matches!(
+                    anstream::AutoStream::choice(&std::io::stdout()),
+                    ColorChoice::Always | ColorChoice::AlwaysAnsi
+                )
+        }
     }
 }
 
-/// Renders format-neutral blocks for a terminal (also used by `pkadvisor fields`).
+/// The colour of a verdict or severity word: PASS green, WARN yellow, FAIL red, INFO cyan.
+fn word_color(word: &str) -> Option<(AnsiColor, Color)> {
+    match word {
+        "PASS" => Some((AnsiColor::Green, Color::DarkGreen)),
+        "WARN" => Some((AnsiColor::Yellow, Color::DarkYellow)),
+        "FAIL" => Some((AnsiColor::Red, Color::DarkRed)),
+        "INFO" => Some((AnsiColor::Cyan, Color::DarkCyan)),
+        _ => None,
+    }
+}
+
+fn painted(word: &str, color: AnsiColor) -> String {
+    let style = Style::new().fg_color(Some(color.into())).bold();
+    format!("{style}{word}{style:#}")
+}
+
+/// Colours the verdict or severity of one line of text: a leading label (`FAIL CODE: …`,
+/// `- WARN …`), else a closing verdict (`#1 /a (single): PASS`, `Recommendation: /a (WARN)`).
+pub fn paint_line(line: &str) -> String {
+    let rest = line.trim_start_matches([' ', '-']);
+    let lead = &line[..line.len() - rest.len()];
+    if let Some((word, tail)) = rest.split_once(' ') {
+        if let Some((c, _)) = word_color(word) {
+            return format!("{lead}{} {tail}", painted(word, c));
+        }
+    }
+    let body = line.trim_end_matches(')');
+    if let Some(at) = body.rfind([' ', '(']).map(|i| i + 1) {
+        if let Some((c, _)) = word_color(&body[at..]) {
+            let end = body.len();
+            return format!(
+                "{}{}{}",
+                &line[..at],
+                painted(&line[at..end], c),
+                &line[end..]
+            );
+        }
+    }
+    line.to_string()
+}
+
+/// Every line of `text` through [`paint_line`].
+pub fn paint_lines(text: &str) -> String {
+    text.split_inclusive('\n')
+        .map(|l| match l.strip_suffix('\n') {
+            Some(body) => paint_line(body) + "\n",
+            None => paint_line(l),
+        })
+        .collect()
+}
+
+/// Renders for a terminal; `color` paints verdicts and severities (decide it with
+/// [`use_color`]).
+pub struct TableRenderer {
+    /// Paint verdicts and severities.
+    pub color: bool,
+}
+
+impl Renderer for TableRenderer {
+    fn render(&self, report: &Report) -> String {
+        render_blocks_styled(blocks(report), self.color)
+    }
+}
+
+/// Renders format-neutral blocks for a terminal, without colour (also used by `pkadvisor fields`).
 pub fn render_blocks(blocks: Vec<Block>) -> String {
+    render_blocks_styled(blocks, false)
+}
+
+/// Renders format-neutral blocks for a terminal; `color` paints verdicts and severities.
+pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
+    let paint = |s: &str| if color { paint_line(s) } else { s.to_string() };
     let mut out = String::new();
     let width = table_width();
     for b in blocks {
@@ -97,7 +182,7 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
                 if !out.is_empty() {
                     out.push('\n');
                 }
-                out.push_str(&text);
+                out.push_str(&paint(&text));
                 out.push('\n');
                 if level <= 2 {
                     let ch = if level == 1 { "=" } else { "-" };
@@ -122,7 +207,7 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
             Block::Bullets(items) => {
                 for i in items {
                     out.push_str("  - ");
-                    out.push_str(&i);
+                    out.push_str(&paint(&i));
                     out.push('\n');
                 }
             }
@@ -133,8 +218,19 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
                     .set_content_arrangement(ContentArrangement::Dynamic)
                     .set_width(width)
                     .set_header(headers);
+                if color {
+                    t.enforce_styling().style_text_only();
+                } else {
+                    t.force_no_tty();
+                }
                 for r in rows {
-                    t.add_row(r.into_iter().map(|c| shorten(&c)));
+                    t.add_row(r.into_iter().map(|c| {
+                        let cell = Cell::new(shorten(&c));
+                        match word_color(&c).filter(|_| color) {
+                            Some((_, fg)) => cell.fg(fg).add_attribute(Attribute::Bold),
+                            None => cell,
+                        }
+                    }));
                 }
                 out.push_str(&t.to_string());
                 out.push('\n');
@@ -176,6 +272,66 @@ mod tests {
         );
         let other = vec!["logical partition".to_string(), "share".to_string()];
         assert_eq!(compact(other.clone(), vec![], 80).0, other);
+    }
+
+    #[test]
+    fn verdicts_and_severities_are_painted() {
+        let red = |w: &str| painted(w, AnsiColor::Red);
+        assert_eq!(red("FAIL"), "\x1b[1m\x1b[31mFAIL\x1b[0m");
+        assert_eq!(
+            paint_line("FAIL HOT: x PASS"),
+            format!("{} HOT: x PASS", red("FAIL"))
+        );
+        assert_eq!(
+            paint_line("  - WARN LOW: y"),
+            format!("  - {} LOW: y", painted("WARN", AnsiColor::Yellow))
+        );
+        assert_eq!(
+            paint_line("#1 /a (single): PASS"),
+            format!("#1 /a (single): {}", painted("PASS", AnsiColor::Green))
+        );
+        assert_eq!(
+            paint_line("Recommendation: /a (WARN)"),
+            format!(
+                "Recommendation: /a ({})",
+                painted("WARN", AnsiColor::Yellow)
+            )
+        );
+        assert_eq!(paint_line("PASSWORD is FAILING"), "PASSWORD is FAILING");
+        assert_eq!(
+            paint_lines("a\nGate for key /a: FAIL\n"),
+            format!("a\nGate for key /a: {}\n", red("FAIL"))
+        );
+    }
+
+    #[test]
+    fn a_table_paints_only_when_asked() {
+        let b = || {
+            vec![Block::Table {
+                headers: vec!["verdict".into()],
+                rows: vec![vec!["FAIL".into()], vec!["PASS".into()]],
+            }]
+        };
+        let plain = render_blocks_styled(b(), false);
+        assert!(!plain.contains('\x1b'), "{plain}");
+        let styled = render_blocks_styled(b(), true);
+        assert!(styled.contains("\x1b[38;5;1m"), "{styled:?}");
+        assert!(styled.contains("\x1b[38;5;2m"), "{styled:?}");
+        // Same layout: only the escapes differ.
+        let strip = |s: &str| {
+            let mut out = String::new();
+            let mut esc = false;
+            for c in s.chars() {
+                match (esc, c) {
+                    (false, '\x1b') => esc = true,
+                    (true, 'm') => esc = false,
+                    (true, _) => {}
+                    (false, c) => out.push(c),
+                }
+            }
+            out
+        };
+        assert_eq!(strip(&styled), plain);
     }
 
     #[test]

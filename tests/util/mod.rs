@@ -22,6 +22,8 @@ pub struct Test {
     args: Vec<OsString>,
     stdin: Option<Vec<u8>>,
     current_dir: PathBuf,
+    /// Environment changes: a value to set, or `None` to remove the variable.
+    env: Vec<(OsString, Option<OsString>)>,
 }
 
 /// What the binary did.
@@ -39,6 +41,11 @@ impl Test {
             args: Vec::new(),
             stdin: None,
             current_dir: root(),
+            // Colour is decided by the environment: tests start from none of its variables.
+            env: ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"]
+                .into_iter()
+                .map(|k| (k.into(), None))
+                .collect(),
         }
     }
 
@@ -61,13 +68,27 @@ impl Test {
         self
     }
 
+    /// Sets an environment variable for the run.
+    #[allow(dead_code)] // not every test binary uses it
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.into(), Some(value.into())));
+        self
+    }
+
     pub fn current_dir(mut self, dir: &Path) -> Self {
         self.current_dir = dir.to_path_buf();
         self
     }
 
     pub fn run(self) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        let mut child = cmd
             .args(&self.args)
             .current_dir(&self.current_dir)
             .stdin(if self.stdin.is_some() {
