@@ -369,7 +369,11 @@ fn layout_charts(out: &mut String, r: &Report, c: &CandidateReport, l: &super::L
             title: format!(
                 "partition {} [{}, {}): {}, {} logical partitions",
                 i + 1,
-                p.min_epk,
+                if p.min_epk.is_empty() {
+                    "\"\""
+                } else {
+                    &p.min_epk
+                },
                 p.max_epk,
                 human_bytes(p.bytes),
                 count(p.logical_partitions as f64)
@@ -402,12 +406,12 @@ fn layout_charts(out: &mut String, r: &Report, c: &CandidateReport, l: &super::L
             .filter_map(|p| p.ru_allocated)
             .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
         let (limit, what) = match allocated {
-            Some(a) => (a, format!("allocated {a:.0} RU/s")),
+            Some(a) => (a, format!("allocated {} RU/s", count(a))),
             None => (
                 r.limits.physical_partition_ru_per_sec,
                 format!(
-                    "partition max {:.0} RU/s",
-                    r.limits.physical_partition_ru_per_sec
+                    "partition max {} RU/s",
+                    count(r.limits.physical_partition_ru_per_sec)
                 ),
             ),
         };

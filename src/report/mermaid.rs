@@ -169,12 +169,12 @@ pub fn charts(r: &Report, c: &CandidateReport) -> String {
             .filter_map(|p| p.ru_allocated)
             .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
         let (lim, what) = match allocated {
-            Some(a) => (a, format!("{a:.0} RU/s allocated")),
+            Some(a) => (a, format!("{} RU/s allocated", super::count(a))),
             None => (
                 r.limits.physical_partition_ru_per_sec,
                 format!(
-                    "{:.0} RU/s partition max",
-                    r.limits.physical_partition_ru_per_sec
+                    "{} RU/s partition max",
+                    super::count(r.limits.physical_partition_ru_per_sec)
                 ),
             ),
         };

@@ -173,9 +173,13 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 
 /// Renders format-neutral blocks for a terminal; `color` paints verdicts and severities.
 pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
+    render_blocks_at(blocks, color, table_width())
+}
+
+/// Renders format-neutral blocks with tables fitted to `width` columns (snapshot tests fix it).
+pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16) -> String {
     let paint = |s: &str| if color { paint_line(s) } else { s.to_string() };
     let mut out = String::new();
-    let width = table_width();
     for b in blocks {
         match b {
             Block::Heading(level, text) => {
