@@ -101,7 +101,7 @@ fn verdict_class(text: &str) -> Option<&'static str> {
 /// Escaped text, with `code` spans (the reasons quote keys and queries that way) as `<code>`.
 fn inline(text: &str) -> String {
     let parts: Vec<&str> = text.split('`').collect();
-    if parts.len() < 3 || parts.len() % 2 == 0 {
+    if parts.len() < 3 || parts.len().is_multiple_of(2) {
         return esc(text);
     }
     parts

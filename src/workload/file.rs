@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::de::{MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use crate::keys::spec::{parse_candidate, KeyKind, Part};
 
@@ -342,7 +342,7 @@ pub fn parse(text: &str, name: &str, json: bool) -> Result<Workload, WorkloadErr
     let raw: RawWorkload = if json {
         serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
     } else {
-        serde_yaml::from_str(text).map_err(|e| syntax(e.to_string()))?
+        yaml_serde::from_str(text).map_err(|e| syntax(e.to_string()))?
     };
     Ctx { file: name }.workload(raw)
 }
