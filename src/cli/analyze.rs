@@ -21,142 +21,198 @@ pub struct AnalyzeArgs {
     pub inputs: Vec<PathBuf>,
 
     /// Candidate keys, comma-separated.
-    #[arg(long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
+    #[arg(help_heading = "Candidates", long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
     pub candidates: Vec<String>,
 
     /// One candidate key (repeatable); same grammar as --candidates.
-    #[arg(short = 'c', long = "candidate", value_name = "SPEC")]
+    #[arg(
+        help_heading = "Candidates",
+        short = 'c',
+        long = "candidate",
+        value_name = "SPEC"
+    )]
     pub candidate: Vec<String>,
 
     /// Most candidates the automatic search generates (`--candidates auto`, or no candidates).
-    #[arg(long, default_value_t = crate::profile::discover::DEFAULT_MAX_CANDIDATES, value_name = "N")]
+    #[arg(help_heading = "Candidates", long, default_value_t = crate::profile::discover::DEFAULT_MAX_CANDIDATES, value_name = "N")]
     pub max_candidates: usize,
 
     /// The container's partition key today: compared with the recommendation, with what a change
     /// would cost (copy RU, duration, which migration path applies).
-    #[arg(long, value_name = "SPEC")]
+    #[arg(help_heading = "Candidates", long, value_name = "SPEC")]
     pub current_key: Option<String>,
 
     /// RU/s the key-change copy may use (default: the --ru or --autoscale-max-ru given, else
     /// 10,000).
-    #[arg(long, value_name = "RU", requires = "current_key")]
+    #[arg(
+        help_heading = "Candidates",
+        long,
+        value_name = "RU",
+        requires = "current_key"
+    )]
     pub copy_ru: Option<f64>,
 
     /// List the fields the automatic search left out, and why.
-    #[arg(long)]
+    #[arg(help_heading = "Candidates", long)]
     pub explain: bool,
 
     /// Separator joining the parts of synthetic, hashed and time keys.
-    #[arg(long, default_value = "-", value_name = "TEXT")]
+    #[arg(
+        help_heading = "Candidates",
+        long,
+        default_value = "-",
+        value_name = "TEXT"
+    )]
     pub separator: String,
 
     /// Input format (default: from the extension; `.json` and stdin are sniffed).
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(help_heading = "Input", long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormatArg>,
 
     /// Unwrap MongoDB Extended JSON type wrappers ($oid, $numberLong, $date, …) to the values a
     /// migration stores (default: when the first megabyte of a JSON input holds one).
-    #[arg(long, overrides_with = "no_extended_json")]
+    #[arg(help_heading = "Input", long, overrides_with = "no_extended_json")]
     pub extended_json: bool,
 
     /// Keep Extended JSON wrappers as objects even when detected.
-    #[arg(long)]
+    #[arg(help_heading = "Input", long)]
     pub no_extended_json: bool,
 
     /// Keep every CSV field a string (default: fields that are JSON numbers become numbers).
-    #[arg(long)]
+    #[arg(help_heading = "Input", long)]
     pub csv_strings: bool,
 
     /// Count and skip malformed records instead of stopping at the first one.
-    #[arg(long)]
+    #[arg(help_heading = "Input", long)]
     pub skip_invalid: bool,
 
     /// Worker threads (default: all cores; at most 256). The report is identical for any value.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Input", long, value_name = "N")]
     pub threads: Option<usize>,
 
     /// Longest record accepted (default 4MiB, twice Cosmos DB's 2 MB item limit); a longer line
     /// stops the run with its line number.
-    #[arg(long, value_name = "SIZE")]
+    #[arg(help_heading = "Input", long, value_name = "SIZE")]
     pub max_record_bytes: Option<String>,
 
     /// No progress bar.
-    #[arg(short, long)]
+    #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
 
     /// Output format (default: table; or from --output's extension, .json / .md / .html).
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(help_heading = "Output", long, value_enum, value_name = "FORMAT")]
     pub format: Option<FormatArg>,
 
     /// Write the report to a file instead of stdout (`-` = stdout).
-    #[arg(short, long, value_name = "FILE")]
+    #[arg(help_heading = "Output", short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
     /// How many largest logical partitions to list per candidate.
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(help_heading = "Output", long, default_value_t = 10, value_name = "N")]
     pub top: usize,
 
     /// Project the sample to a production container of N documents.
-    #[arg(long, value_name = "N", conflicts_with = "total_size")]
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "N",
+        conflicts_with = "total_size"
+    )]
     pub total_docs: Option<f64>,
 
     /// Project the sample to a production container of this size (e.g. 2TB, 500GB; decimal units).
-    #[arg(long, value_name = "SIZE")]
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "SIZE"
+    )]
     pub total_size: Option<String>,
 
     /// Writes per second, spread over logical partitions in proportion to their documents.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Workload", long, value_name = "N")]
     pub writes_per_sec: Option<f64>,
 
     /// Point reads per second, spread like writes.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Workload", long, value_name = "N")]
     pub reads_per_sec: Option<f64>,
 
     /// Workload file (YAML or JSON; docs/workload.md): writes, point reads and queries.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Workload", long, value_name = "FILE")]
     pub workload: Option<PathBuf>,
 
     /// A query, e.g. 'name=dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5' (repeatable).
-    #[arg(long = "query", value_name = "SPEC")]
+    #[arg(help_heading = "Workload", long = "query", value_name = "SPEC")]
     pub queries: Vec<String>,
 
     /// Access log: JSON Lines, one operation per line ({"op": "read"|"write"|"query", key
     /// properties...}); replaces the assumption that traffic follows document counts.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Workload", long, value_name = "FILE")]
     pub ops: Option<PathBuf>,
 
     /// Property holding each document's time (ISO 8601 or epoch seconds/millis): enables hot
     /// spots in time, monotonic-key detection and time to the 20 GB limit.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = "Workload", long, value_name = "PATH")]
     pub time_field: Option<String>,
 
     /// Width of time buckets for hot spots (30s, 1m, 15m, 1h, 1d; default: automatic).
-    #[arg(long, value_name = "DURATION", requires = "time_field")]
+    #[arg(
+        help_heading = "Workload",
+        long,
+        value_name = "DURATION",
+        requires = "time_field"
+    )]
     pub time_bucket: Option<String>,
 
     /// Growth instead of the rate measured over the sample's time span, e.g. 3x/year.
-    #[arg(long, value_name = "RATE")]
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "RATE"
+    )]
     pub growth: Option<String>,
 
     /// Manual provisioned throughput (RU/s): adds the physical layout.
-    #[arg(long, value_name = "RU", conflicts_with = "autoscale_max_ru")]
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        value_name = "RU",
+        conflicts_with = "autoscale_max_ru"
+    )]
     pub ru: Option<f64>,
 
     /// Autoscale maximum throughput (RU/s): adds the physical layout.
-    #[arg(long, value_name = "RU")]
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        value_name = "RU"
+    )]
     pub autoscale_max_ru: Option<f64>,
 
     /// Force the number of physical partitions at creation: adds the physical layout.
-    #[arg(long, value_name = "N")]
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        value_name = "N"
+    )]
     pub physical_partitions: Option<u32>,
 
     /// Hash version of single-path keys (hierarchical keys always use MultiHash).
-    #[arg(long, value_enum, default_value = "2", value_name = "VERSION")]
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        value_enum,
+        default_value = "2",
+        value_name = "VERSION"
+    )]
     pub hash_version: HashVersionArg,
 
     /// Override a limit or cost constant, e.g. logical_partition_bytes=10GB (repeatable; see
     /// docs/model.md for names).
-    #[arg(long = "limit", value_name = "NAME=VALUE")]
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long = "limit",
+        value_name = "NAME=VALUE"
+    )]
     pub limits: Vec<String>,
 }
 

@@ -24,71 +24,89 @@ pub enum AnnotationsArg {
 
 /// `pkadvisor check` flags.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit codes: 0 the key passes the policy; 1 it does not (a policy failure, \
+#[command(after_help = "Examples:
+  pkadvisor check --config pkadvisor.toml
+  pkadvisor check sample.jsonl --key /tenantId --total-size 2TB --fail-on warn --annotations github
+  pkadvisor check sample.jsonl --from-iac main.bicep --container orders --format sarif -o pk.sarif
+
+Exit codes: 0 the key passes the policy; 1 it does not (a policy failure, \
 a schema change or a regression against the baseline); 2 usage, config or input error. \
-See docs/ci.md."
-)]
+See docs/ci.md.")]
 pub struct CheckArgs {
     /// The container's partition key (same grammar as analyze's candidates).
-    #[arg(long, value_name = "SPEC")]
+    #[arg(help_heading = "Key and policy", long, value_name = "SPEC")]
     pub key: Option<String>,
 
     /// Read the key from infrastructure code instead: Bicep, an ARM template (JSON) or Terraform
     /// (`azurerm_cosmosdb_sql_container`).
-    #[arg(long, value_name = "FILE", conflicts_with = "key")]
+    #[arg(
+        help_heading = "Key and policy",
+        long,
+        value_name = "FILE",
+        conflicts_with = "key"
+    )]
     pub from_iac: Option<PathBuf>,
 
     /// Which container in the infrastructure file, when it declares several.
-    #[arg(long, value_name = "NAME", requires = "from_iac")]
+    #[arg(
+        help_heading = "Key and policy",
+        long,
+        value_name = "NAME",
+        requires = "from_iac"
+    )]
     pub container: Option<String>,
 
     /// Other keys to compare with (repeatable; shown, never gated on).
-    #[arg(long, value_name = "SPEC")]
+    #[arg(help_heading = "Key and policy", long, value_name = "SPEC")]
     pub compare: Vec<String>,
 
     /// Configuration file (default: ./pkadvisor.toml when present). Flags win over it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Key and policy", long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
     /// Which verdict fails the gate: `fail` (default) or `warn`.
-    #[arg(long, value_enum, value_name = "SEVERITY")]
+    #[arg(
+        help_heading = "Key and policy",
+        long,
+        value_enum,
+        value_name = "SEVERITY"
+    )]
     pub fail_on: Option<FailOn>,
 
     /// Fail when the largest logical partition passes this share of 20 GB (default 0.7).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(help_heading = "Key and policy", long, value_name = "FRACTION")]
     pub max_partition_share: Option<f64>,
 
     /// Fail when the hottest physical partition's utilisation passes this (default 1.0).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(help_heading = "Key and policy", long, value_name = "FRACTION")]
     pub max_hot_utilisation: Option<f64>,
 
     /// Fail when more than this share of documents lack the key or hold null (default 0).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(help_heading = "Key and policy", long, value_name = "FRACTION")]
     pub max_undefined_share: Option<f64>,
 
     /// Fail when a hierarchical key's first level has fewer distinct values (default: off).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Key and policy", long, value_name = "N")]
     pub min_first_level: Option<u64>,
 
     /// Fail when fan-out overhead passes this share of query RU/s (default: off).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(help_heading = "Key and policy", long, value_name = "FRACTION")]
     pub max_fanout_share: Option<f64>,
 
     /// A previous JSON report (`--write-baseline`): fail on regressions against it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Baseline and CI", long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
     /// Relative growth of the largest partition tolerated against the baseline (default 0.1).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(help_heading = "Baseline and CI", long, value_name = "FRACTION")]
     pub baseline_tolerance: Option<f64>,
 
     /// Write this run's JSON report as the new baseline.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = "Baseline and CI", long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
 
     /// Print CI annotations on stderr for findings and policy failures.
-    #[arg(long, value_enum, value_name = "CI")]
+    #[arg(help_heading = "Baseline and CI", long, value_enum, value_name = "CI")]
     pub annotations: Option<AnnotationsArg>,
 
     /// Analysis options, as for `analyze` (inputs, --total-size, --ru, --workload, --format…).

@@ -28,6 +28,33 @@ Candidate partition keys, comma-separated (repeatable):
   /tenantId>/userId>/id     hierarchical (MultiHash), up to 3 levels
 See docs/candidates.md for the full grammar.";
 
+/// Examples and exit codes under `pkadvisor --help`.
+const TOP_HELP: &str = "\
+Examples:
+  pkadvisor analyze docs.jsonl --candidates '/tenantId,/tenantId>/userId>/id' --total-size 2TB
+  pkadvisor analyze docs.jsonl --total-size 2TB -o report.html     # candidates found automatically
+  pkadvisor check --config pkadvisor.toml                          # the CI gate
+  pkadvisor report result.json --format markdown                   # re-render a saved JSON report
+
+Exit codes:
+  0  success (check: the key passes the policy)
+  1  check: the key fails the policy, the schema changed or it regressed against the baseline
+  2  bad input, usage or configuration (the message names the file, line and fix)";
+
+/// Examples and exit codes under `pkadvisor analyze --help`.
+const ANALYZE_HELP: &str = "\
+Examples:
+  pkadvisor analyze events.jsonl --candidates '/tenantId,/tenantId>/userId>/id' --total-size 100GB
+  pkadvisor analyze events.jsonl -c /tenantId -c '/tenantId+hash(/id)%16' --ru 40000 \\
+      --workload workload.yaml --time-field /ts --total-size 500GB
+  pkadvisor analyze export/ --total-docs 2e9 -o report.html     # a directory; automatic candidates
+  zstdcat dump.jsonl.zst | pkadvisor analyze - -c /customerId --format markdown
+
+Output: a table on a terminal (colour with --color); --format markdown|json|html or -o FILE with
+.md/.json/.html. `pkadvisor report` renders a saved JSON report again.
+
+Exit codes: 0 success; 2 bad input, usage or configuration (file, line and fix in the message).";
+
 /// Most worker threads accepted by `--threads`.
 pub const MAX_THREADS: usize = 256;
 
@@ -44,7 +71,7 @@ pub const MAX_PHYSICAL_PARTITIONS: u32 = 100_000;
     about,
     long_about = None,
     max_term_width = 100,
-    after_help = "Exit codes: 0 success; 1 `check` found a policy failure; 2 bad input, usage or configuration."
+    after_help = TOP_HELP
 )]
 pub struct Args {
     /// What to do.
@@ -52,7 +79,14 @@ pub struct Args {
     pub command: Command,
     /// Colour verdicts and severities in tables: auto = on a terminal only, unless NO_COLOR or
     /// CLICOLOR=0 is set (CLICOLOR_FORCE forces it); never when writing to a file with -o.
-    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorArg::Auto,
+        value_name = "WHEN",
+        help_heading = "Output"
+    )]
     pub color: ColorArg,
 }
 
@@ -71,12 +105,13 @@ pub enum ColorArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Analyze sample documents and rank candidate partition keys.
+    #[command(after_help = ANALYZE_HELP)]
     Analyze(Box<AnalyzeArgs>),
     /// CI gate: judge the container's key on a sample; exit 1 when the policy fails.
     Check(Box<check::CheckArgs>),
     /// Print effective partition keys (EPKs) and initial range boundaries.
     Epk(EpkArgs),
-    /// Render a saved JSON report as a table, Markdown or JSON again.
+    /// Render a saved JSON report as a table, Markdown, JSON or HTML again.
     Report(report::ReportArgs),
     /// Profile every field of the sample: types, presence, cardinality, top values, shape.
     Fields(Box<fields::FieldsArgs>),
@@ -361,6 +396,52 @@ pub(crate) fn threads(asked: Option<usize>) -> Result<usize, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn help_is_grouped_with_examples_and_exit_codes() {
+        use clap::CommandFactory;
+        let mut top = Args::command();
+        let help = top.render_long_help().to_string();
+        assert!(
+            help.contains("Examples:") && help.contains("Exit codes:"),
+            "{help}"
+        );
+        assert!(
+            help.contains("2  bad input, usage or configuration"),
+            "{help}"
+        );
+        let analyze = top.find_subcommand_mut("analyze").unwrap();
+        let help = analyze.render_help().to_string();
+        for heading in [
+            "Candidates:",
+            "Input:",
+            "Output:",
+            "Production size (projection):",
+            "Workload:",
+            "Throughput and physical layout:",
+            "Examples:",
+            "Exit codes: 0 success; 2 bad input",
+        ] {
+            assert!(
+                help.contains(heading),
+                "analyze --help lacks {heading}\n{help}"
+            );
+        }
+        // Every analyze flag sits under a heading: none is left in the generic Options list.
+        let options = &help[help.find("Options:").unwrap()..help.find("Candidates:").unwrap()];
+        assert_eq!(
+            options
+                .lines()
+                .filter(|l| l.trim_start().starts_with('-'))
+                .count(),
+            2,
+            "only --help and --version: {options}"
+        );
+        let check = top.find_subcommand_mut("check").unwrap();
+        let help = check.render_help().to_string();
+        assert!(help.contains("Key and policy:") && help.contains("Baseline and CI:"));
+        assert!(help.contains("Exit codes: 0 the key passes the policy; 1 it does not"));
+    }
     use crate::cosmos::Provisioning;
     use crate::report::OutputFormat;
 
