@@ -56,8 +56,14 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
     let (discovered_cfg, discovered) = discovery::stage(cfg, &inputs)?;
     let cfg = discovered_cfg.as_ref().unwrap_or(cfg);
     // Keys and stats: one parallel scan computes every candidate's key for every document.
-    let boundaries = groups::boundaries(cfg, discovered.as_ref());
+    let boundaries = groups::boundaries(cfg);
     let mut scanned = scan::stage(cfg, &inputs, &boundaries)?;
+    if let Some(d) = &discovered {
+        let natural = groups::natural_findings(cfg, &inputs, &d.natural_groups);
+        for (all, mut more) in scanned.group_findings.iter_mut().zip(natural) {
+            all.append(&mut more);
+        }
+    }
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
     let input_findings = input::input_findings(&scanned.acc, &cfg.limits, notes);

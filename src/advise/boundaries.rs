@@ -18,6 +18,8 @@ pub struct GroupSplit {
     pub example: Option<String>,
     /// Largest number of logical partitions one group spans.
     pub max_partitions: u64,
+    /// When measured on the first documents only, how many (`None`: the whole sample).
+    pub documents_seen: Option<u64>,
 }
 
 /// Measures group splits from the encoded keys of the hidden candidate "group level, then the
@@ -61,11 +63,15 @@ pub fn findings(b: &Boundary, s: &GroupSplit, candidate_paths: &[String]) -> Vec
         "groups": s.groups, "split": s.split, "max_partitions": s.max_partitions,
     });
     if !b.kind.declared() {
+        let scope = match s.documents_seen {
+            Some(n) => format!("in the first {} documents", crate::report::count(n as f64)),
+            None => "in the sample".to_owned(),
+        };
         if s.groups > 0 {
             let (code, what) = if s.split == 0 {
-                ("NATURAL_GROUP_KEPT", format!("keeps each of the {} {} groups in the sample in one logical partition: a plus, {} stay single-partition operations", s.groups, b.name, "reads of a whole group and transactional batches over it"))
+                ("NATURAL_GROUP_KEPT", format!("keeps each of the {} {} groups {scope} in one logical partition: a plus, reads of a whole group and transactional batches over it stay single-partition operations", s.groups, b.name))
             } else {
-                ("NATURAL_GROUP_SPLIT", format!("splits {} of the {} {} groups in the sample over several logical partitions (up to {}): {}", s.split, s.groups, b.name, s.max_partitions, b.kind.consequence()))
+                ("NATURAL_GROUP_SPLIT", format!("splits {} of the {} {} groups {scope} over several logical partitions (up to {}): {}", s.split, s.groups, b.name, s.max_partitions, b.kind.consequence()))
             };
             out.push(Finding::new(code, Severity::Info, what, evidence));
         }

@@ -9,6 +9,10 @@ use crate::pipeline::ScanError;
 use crate::profile::discover::{discover, Discovery, SearchInput};
 use crate::profile::{self, ProfileOptions, ScanConfig};
 
+/// Documents the search profiles: the first of the input (candidates are only generated from
+/// them; the analysis then reads everything).
+pub const DISCOVERY_DOCUMENTS: u64 = 200_000;
+
 /// The discovery stage: with `auto`, a config holding the explicit and generated candidates, and
 /// the search's account; without, nothing.
 pub fn stage(
@@ -45,7 +49,7 @@ pub fn discover_candidates(
             csv_strings: cfg.csv_strings,
             progress: cfg.progress,
             time_path: None,
-            max_documents: None,
+            max_documents: Some(DISCOVERY_DOCUMENTS),
         },
         time_field: cfg.time_field.clone(),
         projection: cfg.projection,
@@ -78,6 +82,7 @@ pub fn discover_candidates(
         max_candidates: room,
     });
     d.max_candidates = cfg.max_candidates;
+    d.profiled_documents = fields.documents;
     d.explain = cfg.explain;
     let mut out = cfg.candidates.clone();
     for g in &d.generated {

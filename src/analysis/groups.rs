@@ -8,32 +8,64 @@ use crate::keys::spec::{parse_candidate, Candidate, KeyKind};
 use crate::stats::CandidateAcc;
 use crate::workload::boundaries::Boundary;
 
-/// The groups to measure: the workload's declared ones; without any, the natural groups the
-/// automatic search found.
-pub fn boundaries(
-    cfg: &crate::cli::AnalyzeConfig,
-    discovery: Option<&crate::profile::discover::Discovery>,
-) -> Vec<Boundary> {
-    let declared: Vec<Boundary> = cfg
-        .workload
+/// The groups the workload declares (transactions, unique keys, ordering), measured in the scan.
+pub fn boundaries(cfg: &crate::cli::AnalyzeConfig) -> Vec<Boundary> {
+    cfg.workload
         .as_ref()
         .map(|w| w.boundaries.clone())
-        .unwrap_or_default();
-    if !declared.is_empty() {
-        return declared;
-    }
-    discovery
-        .map(|d| {
-            d.natural_groups
-                .iter()
-                .map(|p| Boundary {
-                    kind: crate::workload::boundaries::BoundaryKind::Natural,
-                    name: p.clone(),
-                    by: vec![p.clone()],
-                })
-                .collect()
-        })
         .unwrap_or_default()
+}
+
+/// Documents the natural groups are measured on: the first of the input, as a sample fact.
+pub const NATURAL_GROUP_DOCUMENTS: u64 = 100_000;
+
+/// The natural groups the automatic search found (without declared groups), measured on the first
+/// [`NATURAL_GROUP_DOCUMENTS`] documents rather than in the scan: they are INFO, and one hidden key
+/// per group and candidate over the whole input would cost more than the analysis itself.
+pub fn natural_findings(
+    cfg: &crate::cli::AnalyzeConfig,
+    inputs: &[crate::ingest::InputSource],
+    natural: &[String],
+) -> Vec<Vec<Finding>> {
+    let n = cfg.candidates.len();
+    if natural.is_empty() || !boundaries(cfg).is_empty() {
+        return vec![Vec::new(); n];
+    }
+    let groups: Vec<Boundary> = natural
+        .iter()
+        .map(|p| Boundary {
+            kind: crate::workload::boundaries::BoundaryKind::Natural,
+            name: p.clone(),
+            by: vec![p.clone()],
+        })
+        .collect();
+    let hidden = hidden_candidates(&groups, &cfg.candidates);
+    let plan = crate::keys::KeyPlan::new(&hidden, &cfg.separator);
+    let mut sets: Vec<std::collections::HashSet<Vec<u8>>> = vec![Default::default(); hidden.len()];
+    let mut seen = 0u64;
+    let mut buf = Vec::new();
+    crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
+        let mut values = Vec::new();
+        if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
+            seen += 1;
+            for (i, set) in sets.iter_mut().enumerate() {
+                if plan.build_key(i, &values, &mut buf).is_ok() && !set.contains(&buf) {
+                    set.insert(buf.clone());
+                }
+            }
+        }
+        seen < NATURAL_GROUP_DOCUMENTS
+    });
+    let mut out: Vec<Vec<Finding>> = vec![Vec::new(); n];
+    for (bi, b) in groups.iter().enumerate() {
+        for (ci, c) in cfg.candidates.iter().enumerate() {
+            let mut split = measure(sets[bi * n + ci].iter().map(|k| k.as_slice()));
+            split.documents_seen = Some(seen);
+            let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
+            out[ci].extend(findings(b, &split, &paths));
+        }
+    }
+    out
 }
 
 /// The hidden candidates, boundary-major: index `b * candidates.len() + c`.

@@ -45,48 +45,58 @@ fn walk(v: &serde_json::Value, prefix: &mut String, out: &mut BTreeMap<String, u
     }
 }
 
+/// Calls `f` with the bytes of each record of the inputs that are files, in order, until it
+/// returns `false` or the inputs end. Unreadable inputs and blocks end the walk quietly: the main
+/// scan reports them.
+pub fn for_each_record(
+    inputs: &[InputSource],
+    csv_strings: bool,
+    mut f: impl FnMut(&[u8]) -> bool,
+) {
+    for (i, src) in inputs.iter().enumerate() {
+        if src.path.is_none() {
+            continue;
+        }
+        let Ok(mut reader) = open(src, i as u32, Arc::new(AtomicU64::new(0)), csv_strings) else {
+            return;
+        };
+        while let Ok(Some(block)) = reader.next_block() {
+            match &block.framing {
+                Framing::Lines { .. } => {
+                    for line in block.data.split(|&b| b == b'\n') {
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        if !line.iter().all(|b| matches!(b, b' ' | b'\t')) && !f(line) {
+                            return;
+                        }
+                    }
+                }
+                Framing::Spans(spans) => {
+                    for s in spans.iter().filter(|s| s.error.is_none()) {
+                        if !f(&block.data[s.start..s.end]) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Peeks at up to `max_records` records of the first input that is a file. Unreadable records
 /// are passed over (the main scan reports them).
 pub fn peek_paths(inputs: &[InputSource], max_records: u64, csv_strings: bool) -> PathPeek {
     let mut out = PathPeek::default();
-    let Some(src) = inputs.iter().find(|i| i.path.is_some()) else {
+    let Some(first) = inputs.iter().position(|i| i.path.is_some()) else {
         return out;
     };
-    let Ok(mut reader) = open(src, 0, Arc::new(AtomicU64::new(0)), csv_strings) else {
-        return out;
-    };
-    let record = |bytes: &[u8], out: &mut PathPeek| {
+    for_each_record(&inputs[first..=first], csv_strings, |bytes| {
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
             if v.is_object() {
                 out.documents += 1;
                 walk(&v, &mut String::new(), &mut out.present);
             }
         }
-    };
-    while out.documents < max_records {
-        let Ok(Some(block)) = reader.next_block() else {
-            break;
-        };
-        match &block.framing {
-            Framing::Lines { .. } => {
-                for line in block.data.split(|&b| b == b'\n') {
-                    if out.documents >= max_records {
-                        break;
-                    }
-                    if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-                        record(line, &mut out);
-                    }
-                }
-            }
-            Framing::Spans(spans) => {
-                for s in spans {
-                    if out.documents >= max_records {
-                        break;
-                    }
-                    record(&block.data[s.start..s.end], &mut out);
-                }
-            }
-        }
-    }
+        out.documents < max_records
+    });
     out
 }

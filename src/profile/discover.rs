@@ -32,6 +32,8 @@ pub struct Discovery {
     pub excluded: Vec<Excluded>,
     /// Paths profiled.
     pub fields_profiled: usize,
+    /// Documents profiled: the first of the input, at most 200,000 (the analysis reads all).
+    pub profiled_documents: u64,
     /// Seconds the profiling pass took.
     pub profile_seconds: f64,
     /// The bound applied.

@@ -119,9 +119,10 @@ pub fn blocks(r: &FieldsReport) -> Vec<Block> {
 pub fn discovery_blocks(d: &Discovery, explain: bool) -> Vec<Block> {
     let mut out = vec![Block::Heading(2, "Automatic candidates".into())];
     let mut lines = vec![format!(
-        "{} candidates generated from {} profiled fields in {:.1}s (at most {}, --max-candidates); {} fields left out{}",
+        "{} candidates generated from {} fields profiled on the first {} documents in {:.1}s (at most {}, --max-candidates); {} fields left out{}",
         d.generated.len(),
         d.fields_profiled,
+        count(d.profiled_documents as f64),
         d.profile_seconds,
         d.max_candidates,
         d.excluded.len(),
