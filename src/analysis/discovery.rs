@@ -44,12 +44,8 @@ pub fn discover_candidates(
 ) -> Result<(Vec<crate::keys::spec::Candidate>, Discovery), ScanError> {
     let opts = ProfileOptions {
         scan: ScanConfig {
-            threads: cfg.threads,
-            skip_invalid: cfg.skip_invalid,
-            csv_strings: cfg.csv_strings,
-            progress: cfg.progress,
-            time_path: None,
             max_documents: Some(DISCOVERY_DOCUMENTS),
+            ..ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress)
         },
         time_field: cfg.time_field.clone(),
         projection: cfg.projection,

@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use super::{
-    at_most, is_an_input, positive, projection, threads, time_path, ConfigError, FormatArg,
-    HashVersionArg, InputFormatArg, Projection, CANDIDATE_HELP, MAX_PHYSICAL_PARTITIONS, MAX_RATE,
+    at_most, positive, projection, threads, time_path, ConfigError, FormatArg, HashVersionArg,
+    InputFormatArg, Projection, CANDIDATE_HELP, MAX_PHYSICAL_PARTITIONS, MAX_RATE,
 };
 use crate::cosmos::limits::{parse_size, Limits};
 use crate::cosmos::{PkVersion, Provisioning};
@@ -347,17 +347,9 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
         current_key,
         copy_ru,
         separator: a.separator,
-        input_format: a.input_format.map(|f| match f {
-            InputFormatArg::Jsonl => InputFormat::Jsonl,
-            InputFormatArg::Json => InputFormat::Json,
-            InputFormatArg::Csv => InputFormat::Csv,
-        }),
+        input_format: a.input_format.map(InputFormat::from),
         csv_strings: a.csv_strings,
-        extended_json: match (a.extended_json, a.no_extended_json) {
-            (true, _) => Some(true),
-            (_, true) => Some(false),
-            _ => None,
-        },
+        extended_json: super::extended_json(a.extended_json, a.no_extended_json),
         skip_invalid: a.skip_invalid,
         threads,
         max_record_bytes,
@@ -525,14 +517,7 @@ fn workload(
 
 /// The output format (flag, else the output file's extension), refusing to overwrite an input.
 fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
-    if let Some(out) = a.output.as_ref().filter(|p| p.as_os_str() != "-") {
-        if is_an_input(out, &a.inputs) {
-            return Err(ConfigError::Invalid(format!(
-                "-o {}: that is one of the inputs; writing the report there would destroy it",
-                out.display()
-            )));
-        }
-    }
+    super::output_file(a.output.as_ref(), &a.inputs, "report")?;
     let format = match (a.format, &a.output) {
         (Some(FormatArg::Table), _) => OutputFormat::Table,
         (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,

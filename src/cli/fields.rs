@@ -97,15 +97,7 @@ pub struct FieldsConfig {
 
 /// Validates `fields` arguments.
 pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
-    let output = a.output.filter(|p| p.as_os_str() != "-");
-    if let Some(out) = &output {
-        if super::is_an_input(out, &a.inputs) {
-            return Err(ConfigError::Invalid(format!(
-                "-o {}: that is one of the inputs; writing the profile there would destroy it",
-                out.display()
-            )));
-        }
-    }
+    let output = super::output_file(a.output.as_ref(), &a.inputs, "profile")?;
     use super::report::ReportFormatArg as F;
     let format = match (a.format, &output) {
         (Some(F::Table), _) => OutputFormat::Table,
@@ -116,18 +108,10 @@ pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
         (None, None) => OutputFormat::Table,
     };
     Ok(FieldsConfig {
-        input_format: a.input_format.map(|f| match f {
-            InputFormatArg::Jsonl => InputFormat::Jsonl,
-            InputFormatArg::Json => InputFormat::Json,
-            InputFormatArg::Csv => InputFormat::Csv,
-        }),
+        input_format: a.input_format.map(InputFormat::from),
         inputs: a.inputs,
         csv_strings: a.csv_strings,
-        extended_json: match (a.extended_json, a.no_extended_json) {
-            (true, _) => Some(true),
-            (_, true) => Some(false),
-            _ => None,
-        },
+        extended_json: super::extended_json(a.extended_json, a.no_extended_json),
         skip_invalid: a.skip_invalid,
         threads: threads(a.threads)?,
         progress: !a.quiet && std::io::stderr().is_terminal(),

@@ -337,6 +337,43 @@ impl TryFrom<Args> for Config {
     }
 }
 
+impl From<InputFormatArg> for crate::ingest::InputFormat {
+    fn from(f: InputFormatArg) -> Self {
+        match f {
+            InputFormatArg::Jsonl => crate::ingest::InputFormat::Jsonl,
+            InputFormatArg::Json => crate::ingest::InputFormat::Json,
+            InputFormatArg::Csv => crate::ingest::InputFormat::Csv,
+        }
+    }
+}
+
+/// `--extended-json` / `--no-extended-json`: forced on, off, or detected (`None`).
+pub(crate) fn extended_json(on: bool, off: bool) -> Option<bool> {
+    match (on, off) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    }
+}
+
+/// `-o FILE` that is not one of the inputs (`what` names what would be written there).
+pub(crate) fn output_file(
+    output: Option<&PathBuf>,
+    inputs: &[PathBuf],
+    what: &str,
+) -> Result<Option<PathBuf>, ConfigError> {
+    let output = output.filter(|p| p.as_os_str() != "-");
+    if let Some(out) = output {
+        if is_an_input(out, inputs) {
+            return Err(ConfigError::Invalid(format!(
+                "-o {}: that is one of the inputs; writing the {what} there would destroy it",
+                out.display()
+            )));
+        }
+    }
+    Ok(output.cloned())
+}
+
 /// `--time-field`: one property path.
 pub(crate) fn time_path(t: &str) -> Result<crate::keys::spec::KeyPath, ConfigError> {
     let c = crate::keys::spec::parse_candidate(t)?;

@@ -21,14 +21,7 @@ pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
         eprintln!("pkadvisor: note: {n}");
     }
     let opts = ProfileOptions {
-        scan: ScanConfig {
-            threads: cfg.threads,
-            skip_invalid: cfg.skip_invalid,
-            csv_strings: cfg.csv_strings,
-            progress: cfg.progress,
-            time_path: None,
-            max_documents: None,
-        },
+        scan: ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress),
         time_field: cfg.time_field.clone(),
         projection: cfg.projection,
         item_overhead_bytes: Limits::default().item_overhead_bytes,

@@ -28,6 +28,20 @@ pub struct ScanConfig {
     pub max_documents: Option<u64>,
 }
 
+impl ScanConfig {
+    /// A whole pass with these reading settings (no time field, no document bound).
+    pub fn new(threads: usize, skip_invalid: bool, csv_strings: bool, progress: bool) -> Self {
+        ScanConfig {
+            threads,
+            skip_invalid,
+            csv_strings,
+            progress,
+            time_path: None,
+            max_documents: None,
+        }
+    }
+}
+
 /// What the pass produced.
 #[derive(Debug, Default)]
 pub struct Scanned {
