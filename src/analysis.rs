@@ -32,6 +32,9 @@ pub enum AnalyzeError {
     /// The access log is unreadable.
     #[error(transparent)]
     Ops(#[from] crate::ops::OpsError),
+    /// The key-statistics table is unreadable or inconsistent.
+    #[error("{0}")]
+    KeyStats(String),
     /// The input held no documents.
     #[error("no documents to analyze: {0}")]
     Empty(String),
@@ -42,7 +45,11 @@ pub enum AnalyzeError {
 
 /// Runs the whole analysis and returns the ranked report.
 pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
-    // Ingest: the inputs, with what was passed over.
+    // Ingest: the inputs, with what was passed over; or an engine's key statistics.
+    if let Some(path) = &cfg.key_stats {
+        let (scanned, finding) = scan::from_key_stats(cfg, path)?;
+        return finish_report(cfg, &[], scanned, None, vec![finding], Vec::new());
+    }
     let mut notes = Vec::new();
     let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
     for n in &notes {
@@ -64,13 +71,25 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
             all.append(&mut more);
         }
     }
+    finish_report(cfg, &inputs, scanned, discovered, Vec::new(), notes)
+}
+
+/// The stages after the scan: estimate, evaluate, rank, recommend, and the report.
+fn finish_report(
+    cfg: &AnalyzeConfig,
+    inputs: &[ingest::InputSource],
+    mut scanned: scan::Scanned,
+    discovered: Option<crate::profile::discover::Discovery>,
+    mut input_findings: Vec<crate::advise::Finding>,
+    notes: Vec<String>,
+) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
-    let input_findings = input::input_findings(&scanned.acc, &cfg.limits, notes);
+    input_findings.extend(input::input_findings(&scanned.acc, &cfg.limits, notes));
     // Cosmos, workload and time, then the advise stage's ranking and recommendation.
     let reports = evaluate::evaluate_all(
         cfg,
-        &inputs,
+        inputs,
         &mut scanned.acc,
         &scanned.plan,
         &target,
@@ -89,7 +108,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
         },
         input: input::input_summary(
             acc,
-            &inputs,
+            inputs,
             target.mean_doc_bytes * acc.records_analyzed as f64,
             target.documents / acc.records_analyzed as f64,
             projection,

@@ -23,6 +23,7 @@ pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod small_file;
+pub mod sql;
 pub mod stats;
 pub mod workload;
 
@@ -59,6 +60,10 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
         }
         cli::Config::Fields(cfg) => {
             commands::fields::run(&cfg, &mut out)?;
+            EXIT_OK
+        }
+        cli::Config::Sql(req) => {
+            commands::sql::run(&req, &mut out)?;
             EXIT_OK
         }
         cli::Config::Report(cfg) => {

@@ -2,7 +2,7 @@
 //! one key plan, one parallel scan, and the group findings split off.
 
 use super::{groups, AnalyzeError};
-use crate::advise::Finding;
+use crate::advise::{Finding, Severity};
 use crate::cli::AnalyzeConfig;
 use crate::ingest::InputSource;
 use crate::keys::KeyPlan;
@@ -70,4 +70,38 @@ pub(super) fn stage(
         fine_bucket,
         group_findings,
     })
+}
+
+/// `--key-stats`: the accumulator read from an engine's key-statistics table (docs/scale.md)
+/// instead of a scan, and the finding that says so. Groups need per-document keys: none here.
+pub(super) fn from_key_stats(
+    cfg: &AnalyzeConfig,
+    path: &std::path::Path,
+) -> Result<(Scanned, Finding), AnalyzeError> {
+    let ks = crate::ingest::key_stats::read_key_stats(path, &cfg.candidates)
+        .map_err(AnalyzeError::KeyStats)?;
+    let mut msg = format!(
+        "key statistics read from {} ({} rows, computed by an engine): bytes are the engine's minified JSON; the largest document, raw bytes and time hot spots are not known from such a table",
+        path.display(),
+        ks.rows
+    );
+    if !ks.other_candidates.is_empty() {
+        msg.push_str(&format!(
+            "; rows of other candidates ignored: {}",
+            ks.other_candidates.join(", ")
+        ));
+    }
+    let finding = Finding::new(
+        "KEY_STATS_INPUT",
+        Severity::Info,
+        msg,
+        serde_json::json!({"file": path.display().to_string(), "rows": ks.rows}),
+    );
+    let scanned = Scanned {
+        acc: ks.acc,
+        plan: KeyPlan::new(&cfg.candidates, &cfg.separator),
+        fine_bucket: cfg.time_bucket_secs.unwrap_or(60),
+        group_findings: vec![Vec::new(); cfg.candidates.len()],
+    };
+    Ok((scanned, finding))
 }

@@ -20,6 +20,11 @@ pub struct AnalyzeArgs {
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
+    /// Key statistics computed inside an engine by `pkadvisor sql` (CSV, JSON Lines) instead of
+    /// sample documents; see docs/scale.md.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "time_field", "input_format", "skip_invalid"])]
+    pub key_stats: Option<PathBuf>,
+
     /// Candidate keys, comma-separated.
     #[arg(help_heading = "Candidates", long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
     pub candidates: Vec<String>,
@@ -221,6 +226,8 @@ pub struct AnalyzeArgs {
 pub struct AnalyzeConfig {
     /// Inputs as given.
     pub inputs: Vec<PathBuf>,
+    /// `--key-stats`: a key-statistics table instead of inputs.
+    pub key_stats: Option<PathBuf>,
     /// Parsed candidates (may be empty when `auto`).
     pub candidates: Vec<Candidate>,
     /// Generate candidates from a field profile (`--candidates auto`, or none given).
@@ -303,12 +310,17 @@ fn split_top_level(s: &str) -> Vec<String> {
 }
 
 pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
-    if a.inputs.is_empty() {
+    if a.inputs.is_empty() && a.key_stats.is_none() {
         return Err(ConfigError::Invalid(
             "no input: give sample files or folders, or - for standard input".into(),
         ));
     }
     let (candidates, auto, current_key) = candidates(&a)?;
+    if a.key_stats.is_some() && (auto || current_key.is_some()) {
+        return Err(ConfigError::Invalid(
+            "--key-stats judges the candidates the table was computed for: list them with -c (automatic candidates and --current-key need the documents)".into(),
+        ));
+    }
     let copy_ru = positive("copy-ru", a.copy_ru)?;
     if a.max_candidates == 0 {
         return Err(ConfigError::Invalid(
@@ -340,6 +352,7 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
     Ok(AnalyzeConfig {
         inputs: a.inputs,
+        key_stats: a.key_stats,
         candidates,
         auto,
         max_candidates: a.max_candidates,

@@ -10,6 +10,7 @@ pub mod check;
 pub mod fields;
 pub mod report;
 pub mod shell;
+pub mod sql;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -119,6 +120,8 @@ pub enum Command {
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff) to standard output.
     Man,
+    /// Print the SQL that computes the key statistics inside DuckDB or Spark (docs/scale.md).
+    Sql(sql::SqlArgs),
 }
 
 /// Input formats on the command line.
@@ -235,6 +238,8 @@ pub enum Config {
     Completions(clap_complete::Shell),
     /// `pkadvisor man`.
     Man,
+    /// `pkadvisor sql`.
+    Sql(crate::sql::SqlRequest),
 }
 
 /// Validated `epk` settings.
@@ -309,6 +314,7 @@ impl TryFrom<Args> for Config {
             Command::Fields(f) => Ok(Config::Fields(Box::new(fields::fields_config(*f)?))),
             Command::Completions(c) => Ok(Config::Completions(c.shell)),
             Command::Man => Ok(Config::Man),
+            Command::Sql(a) => Ok(Config::Sql(sql::sql_config(a)?)),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,

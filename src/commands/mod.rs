@@ -6,3 +6,4 @@ pub mod epk;
 pub mod fields;
 pub mod report;
 pub mod shell;
+pub mod sql;

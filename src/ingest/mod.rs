@@ -10,6 +10,7 @@ mod csv;
 pub mod ejson;
 mod json_array;
 mod jsonl;
+pub mod key_stats;
 pub mod peek;
 
 use std::fs::File;

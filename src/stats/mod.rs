@@ -121,6 +121,29 @@ impl CandidateAcc {
         }
     }
 
+    /// Adds `documents` documents totalling `bytes` minified bytes to the partition `key`, with
+    /// their earliest and latest time (epoch seconds), as aggregated outside pkadvisor (`analyze
+    /// --key-stats`, docs/scale.md). The same as `documents` calls of [`CandidateAcc::add`]; keys
+    /// seen twice add up.
+    pub fn add_aggregate(
+        &mut self,
+        key: &[u8],
+        documents: u64,
+        bytes: u64,
+        first: Option<i64>,
+        last: Option<i64>,
+    ) {
+        let p = self.partitions.entry_ref(key).or_default();
+        p.documents += documents;
+        p.minified_bytes += bytes;
+        if let Some(t) = first {
+            p.first_ts = p.first_ts.min(t);
+        }
+        if let Some(t) = last {
+            p.last_ts = p.last_ts.max(t);
+        }
+    }
+
     /// Adds another accumulator of the same candidate.
     pub fn merge(&mut self, mut o: CandidateAcc) {
         if o.partitions.len() > self.partitions.len() {
@@ -273,5 +296,22 @@ mod tests {
         assert_eq!(k1.time_range(), Some((2, 5)));
         assert_eq!(a.partitions[&b"k2"[..]].time_range(), None);
         assert_eq!(a.partitions.len(), 2);
+    }
+
+    #[test]
+    fn add_aggregate_equals_repeated_add() {
+        let mut one = CandidateAcc::default();
+        for (b, t) in [(10, 7), (20, 3), (5, 9)] {
+            one.add(b"k", b, Some(t));
+        }
+        let mut agg = CandidateAcc::default();
+        agg.add_aggregate(b"k", 2, 30, Some(3), Some(7));
+        agg.add_aggregate(b"k", 1, 5, Some(9), Some(9));
+        assert_eq!(one.partitions[&b"k"[..]], agg.partitions[&b"k"[..]]);
+        let p = agg.partitions[&b"k"[..]];
+        assert_eq!(
+            (p.documents, p.minified_bytes, p.time_range()),
+            (3, 35, Some((3, 9)))
+        );
     }
 }

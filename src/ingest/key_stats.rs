@@ -1,0 +1,430 @@
+//! `analyze --key-stats`: reads a key-statistics table (docs/scale.md) computed by an engine
+//! (`pkadvisor sql`) into an [`Accumulator`], row by row, so the rest of the pipeline runs as
+//! after a scan. Memory grows with the number of keys, as in a direct run, not with the file.
+//!
+//! Columns: `candidate`, `key` (JSON array of components, `{}` Undefined), `error` (empty, or
+//! why the documents have no key), `documents`, `bytes` (minified JSON bytes),
+//! `first_time`/`last_time` (epoch seconds or ISO 8601; optional). CSV with a header row, or
+//! JSON Lines objects (`.jsonl`, `.ndjson`, `.json`); Parquet with the `parquet` feature.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::keys::spec::{parse_candidate, Candidate};
+use crate::keys::{marker, time, KeyError};
+use crate::stats::Accumulator;
+
+/// What was read.
+#[derive(Debug)]
+pub struct KeyStats {
+    /// One candidate per requested candidate, filled from the table.
+    pub acc: Accumulator,
+    /// Rows read.
+    pub rows: u64,
+    /// Candidates in the table that were not asked for (their rows are ignored).
+    pub other_candidates: Vec<String>,
+}
+
+/// One row, as read from any format.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct Row {
+    /// The candidate's spec.
+    pub candidate: String,
+    /// The key as a JSON array (text, or an array in JSON Lines).
+    #[serde(default)]
+    pub key: Option<serde_json::Value>,
+    /// Why the documents have no key.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Documents.
+    pub documents: u64,
+    /// Minified JSON bytes of those documents.
+    pub bytes: u64,
+    /// Earliest time-field value.
+    #[serde(default)]
+    pub first_time: Option<serde_json::Value>,
+    /// Latest time-field value.
+    #[serde(default)]
+    pub last_time: Option<serde_json::Value>,
+}
+
+/// Fills an accumulator for `candidates` from rows.
+struct Loader<'c> {
+    candidates: &'c [Candidate],
+    acc: Accumulator,
+    totals: Vec<(u64, u64)>,
+    spans: Option<(i64, i64)>,
+    by_spec: HashMap<String, Option<usize>>,
+    rows: u64,
+    number_form: u64,
+    key: Vec<u8>,
+}
+
+impl<'c> Loader<'c> {
+    fn new(candidates: &'c [Candidate]) -> Self {
+        Loader {
+            candidates,
+            acc: Accumulator::new(candidates.len()),
+            totals: vec![(0, 0); candidates.len()],
+            spans: None,
+            by_spec: HashMap::new(),
+            rows: 0,
+            number_form: 0,
+            key: Vec::new(),
+        }
+    }
+
+    fn candidate_index(&mut self, spec: &str) -> Option<usize> {
+        if let Some(i) = self.by_spec.get(spec) {
+            return *i;
+        }
+        let i = parse_candidate(spec).ok().and_then(|c| {
+            self.candidates
+                .iter()
+                .position(|k| k.same_key(&c) && k.levels.len() == c.levels.len())
+        });
+        self.by_spec.insert(spec.to_string(), i);
+        i
+    }
+
+    fn add(&mut self, row: Row) -> Result<(), String> {
+        self.rows += 1;
+        let Some(i) = self.candidate_index(&row.candidate) else {
+            return Ok(());
+        };
+        let first = row.first_time.as_ref().map(epoch).transpose()?.flatten();
+        let last = row.last_time.as_ref().map(epoch).transpose()?.flatten();
+        self.totals[i].0 += row.documents;
+        self.totals[i].1 += row.bytes;
+        if i == 0 {
+            if let (Some(a), Some(b)) = (first, last) {
+                self.spans = Some(match self.spans {
+                    Some((x, y)) => (x.min(a), y.max(b)),
+                    None => (a, b),
+                });
+            }
+        }
+        let cand = &mut self.acc.candidates[i];
+        match row.error.as_deref().filter(|e| !e.is_empty()) {
+            Some(reason) => {
+                let kind = match reason {
+                    "composite_value" => KeyError::CompositeValue,
+                    "number_out_of_range" => KeyError::NumberOutOfRange,
+                    "not_a_timestamp" => KeyError::NotATimestamp,
+                    "number_form" => {
+                        self.number_form += row.documents;
+                        return Ok(());
+                    }
+                    other => return Err(format!("unknown error `{other}`")),
+                };
+                cand.key_errors.entry(kind).or_default().count += row.documents;
+            }
+            None => {
+                let levels = self.candidates[i].levels.len();
+                match encode_key(row.key.as_ref(), levels, &mut self.key)? {
+                    Ok(()) => cand.add_aggregate(&self.key, row.documents, row.bytes, first, last),
+                    Err(kind) => cand.key_errors.entry(kind).or_default().count += row.documents,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, file: &str) -> Result<KeyStats, String> {
+        if self.number_form > 0 {
+            return Err(format!(
+                "{file}: the engine found {} documents whose synthetic key holds a number it writes differently from pkadvisor (an exponent, or an integer beyond 2^53): their keys cannot be reproduced; analyze those documents directly",
+                self.number_form
+            ));
+        }
+        for (c, (docs, _)) in self.candidates.iter().zip(&self.totals) {
+            if *docs == 0 {
+                let seen: Vec<&String> = self.by_spec.keys().collect();
+                return Err(format!(
+                    "{file}: no rows for candidate `{}` (the table has: {seen:?}); generate the query with that -c",
+                    c.spec
+                ));
+            }
+        }
+        let (docs, bytes) = self.totals[0];
+        if let Some((c, (d, _))) = self
+            .candidates
+            .iter()
+            .zip(&self.totals)
+            .find(|(_, t)| t.0 != docs)
+        {
+            return Err(format!(
+                "{file}: candidate `{}` covers {d} documents but `{}` covers {docs}: the rows come from different data; compute all candidates in one query",
+                c.spec, self.candidates[0].spec
+            ));
+        }
+        self.acc.records_analyzed = docs;
+        self.acc.minified_bytes = bytes;
+        self.acc.raw_bytes = bytes;
+        self.acc.time_span = self.spans;
+        let mut other: Vec<String> = self
+            .by_spec
+            .iter()
+            .filter(|(_, i)| i.is_none())
+            .map(|(s, _)| s.clone())
+            .collect();
+        other.sort();
+        Ok(KeyStats {
+            acc: self.acc,
+            rows: self.rows,
+            other_candidates: other,
+        })
+    }
+}
+
+/// A time value: epoch seconds (a number or digits) or an ISO 8601 string.
+fn epoch(v: &serde_json::Value) -> Result<Option<i64>, String> {
+    match v {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::Number(n) => Ok(n.as_f64().map(|x| x.floor() as i64)),
+        serde_json::Value::String(s) if s.is_empty() => Ok(None),
+        serde_json::Value::String(s) => match s.parse::<i64>() {
+            Ok(x) => Ok(Some(x)),
+            Err(_) => time::parse_iso8601(s)
+                .map(Some)
+                .ok_or_else(|| format!("cannot read the time `{s}`")),
+        },
+        other => Err(format!("cannot read the time `{other}`")),
+    }
+}
+
+/// Encodes a key (a JSON array with one component per level) into the encoded form; an object
+/// or array component is the document's key error, as in a direct run.
+fn encode_key(
+    key: Option<&serde_json::Value>,
+    levels: usize,
+    out: &mut Vec<u8>,
+) -> Result<Result<(), KeyError>, String> {
+    use serde_json::Value;
+    let parsed;
+    let key = match key {
+        Some(Value::String(s)) => {
+            parsed = serde_json::from_str::<Value>(s)
+                .map_err(|e| format!("key `{s}` is not JSON: {e}"))?;
+            &parsed
+        }
+        Some(v) => v,
+        None => return Err("empty key without an error".into()),
+    };
+    let comps = match key {
+        Value::Array(c) if c.len() == levels => c,
+        other => {
+            return Err(format!(
+                "key `{other}` must be a JSON array of {levels} component(s)"
+            ))
+        }
+    };
+    out.clear();
+    for c in comps {
+        match c {
+            Value::Object(o) if o.is_empty() => out.push(marker::UNDEFINED),
+            Value::Object(_) | Value::Array(_) => return Ok(Err(KeyError::CompositeValue)),
+            Value::Null => out.push(marker::NULL),
+            Value::Bool(b) => out.push(if *b { marker::TRUE } else { marker::FALSE }),
+            Value::Number(n) => {
+                let x = n.as_f64().filter(|x| x.is_finite());
+                let Some(x) = x else {
+                    return Ok(Err(KeyError::NumberOutOfRange));
+                };
+                out.push(marker::NUMBER);
+                out.extend_from_slice(&(if x == 0.0 { 0.0f64 } else { x }).to_le_bytes());
+            }
+            Value::String(s) => {
+                out.push(marker::STRING);
+                out.extend_from_slice(s.as_bytes());
+                out.push(marker::STRING_END);
+            }
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Reads a key-statistics file for `candidates`.
+pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats, String> {
+    let file = path.display().to_string();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut loader = Loader::new(candidates);
+    let open = || {
+        std::fs::File::open(path)
+            .map(std::io::BufReader::new)
+            .map_err(|e| format!("cannot open {file}: {e}"))
+    };
+    match ext.as_str() {
+        "csv" => {
+            let mut r = csv::Reader::from_reader(open()?);
+            for (n, row) in r.deserialize::<CsvRow>().enumerate() {
+                let line = n + 2;
+                let row = row.map_err(|e| format!("{file}:{line}: {e}"))?;
+                loader
+                    .add(row.into_row())
+                    .map_err(|e| format!("{file}:{line}: {e}"))?;
+            }
+        }
+        "jsonl" | "ndjson" | "json" => {
+            for (n, line) in open()?.lines().enumerate() {
+                let line_no = n + 1;
+                let line = line.map_err(|e| format!("{file}:{line_no}: {e}"))?;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let row: Row =
+                    serde_json::from_str(&line).map_err(|e| format!("{file}:{line_no}: {e}"))?;
+                loader
+                    .add(row)
+                    .map_err(|e| format!("{file}:{line_no}: {e}"))?;
+            }
+        }
+        "parquet" => read_parquet(path, &mut loader)?,
+        _ => {
+            return Err(format!(
+                "{file}: key statistics are read from .csv, .jsonl/.ndjson/.json or .parquet files"
+            ))
+        }
+    }
+    loader.finish(&file)
+}
+
+fn read_parquet(path: &Path, _loader: &mut Loader<'_>) -> Result<(), String> {
+    Err(format!(
+        "{}: reading Parquet needs pkadvisor built with `--features parquet`; or save the key statistics as CSV",
+        path.display()
+    ))
+}
+
+/// A CSV row: every column text, empty = NULL.
+#[derive(Debug, serde::Deserialize)]
+struct CsvRow {
+    candidate: String,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    documents: u64,
+    bytes: u64,
+    #[serde(default)]
+    first_time: Option<String>,
+    #[serde(default)]
+    last_time: Option<String>,
+}
+
+impl CsvRow {
+    fn into_row(self) -> Row {
+        let text = |s: Option<String>| s.filter(|s| !s.is_empty()).map(serde_json::Value::String);
+        Row {
+            candidate: self.candidate,
+            key: text(self.key),
+            error: self.error,
+            documents: self.documents,
+            bytes: self.bytes,
+            first_time: text(self.first_time),
+            last_time: text(self.last_time),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::spec::parse_candidates;
+    use crate::keys::{decode_key, KeyComponent};
+
+    #[test]
+    fn keys_keep_null_undefined_and_numbers_apart() {
+        let mut out = Vec::new();
+        let v = |s: &str| serde_json::Value::String(s.into());
+        encode_key(Some(&v(r#"[{}]"#)), 1, &mut out)
+            .unwrap()
+            .unwrap();
+        assert_eq!(decode_key(&out), vec![KeyComponent::Undefined]);
+        encode_key(Some(&v("[null]")), 1, &mut out)
+            .unwrap()
+            .unwrap();
+        assert_eq!(decode_key(&out), vec![KeyComponent::Null]);
+        // 1, 1.0 and 1e0 are one number, as Cosmos DB hashes the double.
+        let mut a = Vec::new();
+        encode_key(Some(&v("[1.0, \"x\"]")), 2, &mut a)
+            .unwrap()
+            .unwrap();
+        encode_key(Some(&v("[1e0, \"x\"]")), 2, &mut out)
+            .unwrap()
+            .unwrap();
+        assert_eq!(a, out);
+        assert_eq!(
+            decode_key(&a),
+            vec![KeyComponent::Number(1.0), KeyComponent::Str("x")]
+        );
+        assert_eq!(
+            encode_key(Some(&v(r#"[{"a":1}]"#)), 1, &mut out).unwrap(),
+            Err(KeyError::CompositeValue)
+        );
+        assert!(encode_key(Some(&v("[1]")), 2, &mut out).is_err());
+        assert!(encode_key(Some(&v("t1")), 1, &mut out).is_err());
+    }
+
+    #[test]
+    fn csv_table_fills_the_accumulator() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.csv");
+        std::fs::write(
+            &f,
+            "candidate,key,error,documents,bytes,first_time,last_time\n\
+             /a,\"[\"\"x\"\"]\",,2,30,100,200\n\
+             /a,[{}],,1,10,,\n\
+             /a,,composite_value,1,5,,\n\
+             /a,\"[\"\"x\"\"]\",,1,7,50,60\n\
+             /zzz,[1],,9,9,,\n",
+        )
+        .unwrap();
+        let cands = parse_candidates("/a").unwrap();
+        let ks = read_key_stats(&f, &cands).unwrap();
+        assert_eq!(ks.rows, 5);
+        assert_eq!(ks.other_candidates, vec!["/zzz".to_string()]);
+        assert_eq!(ks.acc.records_analyzed, 5);
+        assert_eq!(ks.acc.minified_bytes, 52);
+        assert_eq!(ks.acc.time_span, Some((50, 200)));
+        let c = &ks.acc.candidates[0];
+        let x = c.partitions[&b"\x08x\xff"[..]];
+        assert_eq!(
+            (x.documents, x.minified_bytes, x.time_range()),
+            (3, 37, Some((50, 200)))
+        );
+        assert_eq!(c.partitions[&[marker::UNDEFINED][..]].documents, 1);
+        assert_eq!(c.key_errors[&KeyError::CompositeValue].count, 1);
+    }
+
+    #[test]
+    fn inconsistent_tables_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.jsonl");
+        std::fs::write(
+            &f,
+            "{\"candidate\":\"/a\",\"key\":[\"x\"],\"documents\":2,\"bytes\":3}\n\
+             {\"candidate\":\"/b\",\"key\":\"[\\\"y\\\"]\",\"documents\":1,\"bytes\":3}\n",
+        )
+        .unwrap();
+        let e = read_key_stats(&f, &parse_candidates("/a,/b").unwrap()).unwrap_err();
+        assert!(e.contains("covers 1 documents but `/a` covers 2"), "{e}");
+        let e = read_key_stats(&f, &parse_candidates("/a,/c").unwrap()).unwrap_err();
+        assert!(e.contains("no rows for candidate `/c`"), "{e}");
+        std::fs::write(
+            &f,
+            "{\"candidate\":\"/a\",\"error\":\"number_form\",\"documents\":2,\"bytes\":3}\n",
+        )
+        .unwrap();
+        let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+        assert!(
+            e.contains("2 documents whose synthetic key holds a number"),
+            "{e}"
+        );
+    }
+}
