@@ -20,11 +20,6 @@ pub struct AnalyzeArgs {
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
 
-    /// Key statistics computed inside an engine by `pkadvisor sql` (CSV, JSON Lines) instead of
-    /// sample documents; see docs/scale.md.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "time_field", "input_format", "skip_invalid"])]
-    pub key_stats: Option<PathBuf>,
-
     /// Candidate keys, comma-separated.
     #[arg(help_heading = "Candidates", long = "candidates", value_name = "LIST", long_help = CANDIDATE_HELP)]
     pub candidates: Vec<String>,
@@ -69,6 +64,11 @@ pub struct AnalyzeArgs {
         value_name = "TEXT"
     )]
     pub separator: String,
+
+    /// Key statistics computed inside an engine by `pkadvisor sql` (CSV, JSON Lines) instead of
+    /// sample documents; see docs/scale.md.
+    #[arg(help_heading = "Input", long, value_name = "FILE", conflicts_with_all = ["inputs", "time_field", "input_format", "skip_invalid"])]
+    pub key_stats: Option<PathBuf>,
 
     /// Input format (default: from the extension; `.json` and stdin are sniffed).
     #[arg(help_heading = "Input", long, value_enum, value_name = "FORMAT")]
