@@ -393,3 +393,47 @@ fn fields_profiles_the_bundled_events() {
     assert_eq!(kept, ["/sessionId", "/userId"]);
     assert!(explained.contains("/type: finite domain of 5 values"));
 }
+
+/// Every candidate fails: one region holds every document, and 1 TB of it cannot fit in one
+/// logical partition. The least bad is named, with fixes that would pass: /id last, or a hashed
+/// suffix with enough buckets to bring 1 TB under the 14 GB alert level (1 TB / 14 GB = 71.4,
+/// so 128 buckets).
+#[test]
+fn when_nothing_passes_the_fixes_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut data = String::new();
+    for i in 0..400 {
+        writeln!(data, r#"{{"id":"{i}","region":"north","kind":"k{}"}}"#, i % 2).unwrap();
+    }
+    let r = analyze(dir.path(), &data, None, &["-c", "/region", "--total-size", "1TB"]);
+    let rec = &r["recommendation"];
+    assert_eq!(rec["status"], "none_passes");
+    assert_eq!(rec["spec"], "/region");
+    let fixes = rec["fixes"].to_string();
+    assert!(fixes.contains("/region>/id"), "{fixes}");
+    assert!(fixes.contains("/region+hash(/id)%128"), "{fixes}");
+    assert!(fixes.contains("dedicated container"), "{fixes}");
+}
+
+/// `--max-candidates` bounds the search and says what it cut.
+#[test]
+fn the_search_is_bounded_and_says_what_it_cut() {
+    let r = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "--max-candidates",
+            "3",
+            "--format",
+            "json",
+        ])
+        .run()
+        .success()
+        .json();
+    let d = &r["discovery"];
+    assert_eq!(d["generated"].as_array().unwrap().len(), 3);
+    assert!(!d["dropped"].as_array().unwrap().is_empty());
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 3);
+    // The point-read baseline comes first.
+    assert_eq!(d["generated"][0]["spec"], "/id");
+}
