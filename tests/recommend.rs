@@ -403,9 +403,19 @@ fn when_nothing_passes_the_fixes_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let mut data = String::new();
     for i in 0..400 {
-        writeln!(data, r#"{{"id":"{i}","region":"north","kind":"k{}"}}"#, i % 2).unwrap();
+        writeln!(
+            data,
+            r#"{{"id":"{i}","region":"north","kind":"k{}"}}"#,
+            i % 2
+        )
+        .unwrap();
     }
-    let r = analyze(dir.path(), &data, None, &["-c", "/region", "--total-size", "1TB"]);
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &["-c", "/region", "--total-size", "1TB"],
+    );
     let rec = &r["recommendation"];
     assert_eq!(rec["status"], "none_passes");
     assert_eq!(rec["spec"], "/region");
