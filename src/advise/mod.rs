@@ -228,6 +228,30 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             json!({"bytes": s.max_key_bytes, "limit_bytes": l.key_value_bytes, "key": s.max_key}),
         ));
     }
+    f.extend(undefined_and_null(s));
+    f.extend(cardinality_finding(c, s, l));
+    if c.kind == KeyKind::Hierarchical {
+        if let Some(lv) = s.levels.first() {
+            if lv.largest_prefix_bytes >= lp_limit {
+                f.push(Finding::new(
+                    "PREFIX_OVER_20GB",
+                    Severity::Info,
+                    format!(
+                        "first-level prefix {} holds {}: allowed with hierarchical keys (it spans physical partitions), but its prefix queries fan out over them",
+                        lv.largest_prefix,
+                        human_bytes(lv.largest_prefix_bytes)
+                    ),
+                    json!({"prefix": lv.largest_prefix, "bytes": lv.largest_prefix_bytes}),
+                ));
+            }
+        }
+    }
+    f
+}
+
+/// UNDEFINED_PARTITION and NULL_PARTITION: documents without the key, or with `null`.
+fn undefined_and_null(s: &CandidateStats) -> Vec<Finding> {
+    let mut f = Vec::new();
     let docs = s.documents.max(1) as f64;
     if s.undefined_documents > 0 {
         f.push(Finding::new(
@@ -253,6 +277,12 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
             json!({"documents": s.null_documents, "share": s.null_documents as f64 / docs}),
         ));
     }
+    f
+}
+
+/// LOW_CARDINALITY: the first level (or the key) below `min_cardinality` distinct values, and
+/// for a hierarchical key each deeper level's own values too.
+fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<Finding> {
     // Every level of a hierarchical key should have many values (hierarchical-partition-keys):
     // the first level's prefixes, and each deeper level's own values (a tenant's data spreads over
     // at most as many logical partitions as its second level has values). Report the first level
@@ -283,41 +313,21 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
         .copied()
         .filter(|(_, d)| (*d as f64) < l.min_cardinality)
         .collect();
-    if let Some(&(level, distinct)) = low.first() {
-        let what = if c.kind == KeyKind::Hierarchical {
-            low.iter()
-                .map(|(lv, d)| format!("level {lv} has only {d} distinct values"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        } else {
-            format!("the key has only {distinct} distinct values")
-        };
-        f.push(Finding::new(
-            "LOW_CARDINALITY",
-            Severity::Warn,
-            format!(
-                "{what} in the sample (guidance: hundreds to thousands at least, at every level)",
-            ),
-            json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality, "levels": low}),
-        ));
-    }
-    if c.kind == KeyKind::Hierarchical {
-        if let Some(lv) = s.levels.first() {
-            if lv.largest_prefix_bytes >= lp_limit {
-                f.push(Finding::new(
-                    "PREFIX_OVER_20GB",
-                    Severity::Info,
-                    format!(
-                        "first-level prefix {} holds {}: allowed with hierarchical keys (it spans physical partitions), but its prefix queries fan out over them",
-                        lv.largest_prefix,
-                        human_bytes(lv.largest_prefix_bytes)
-                    ),
-                    json!({"prefix": lv.largest_prefix, "bytes": lv.largest_prefix_bytes}),
-                ));
-            }
-        }
-    }
-    f
+    let &(level, distinct) = low.first()?;
+    let what = if c.kind == KeyKind::Hierarchical {
+        low.iter()
+            .map(|(lv, d)| format!("level {lv} has only {d} distinct values"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        format!("the key has only {distinct} distinct values")
+    };
+    Some(Finding::new(
+        "LOW_CARDINALITY",
+        Severity::Warn,
+        format!("{what} in the sample (guidance: hundreds to thousands at least, at every level)"),
+        json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality, "levels": low}),
+    ))
 }
 
 /// Throughput findings for the hottest logical partition.
