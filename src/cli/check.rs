@@ -223,40 +223,49 @@ pub struct CheckConfig {
     pub sarif: bool,
 }
 
-fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
-    let text = crate::small_file::read_to_string(path)
-        .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
-    toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
+/// The gate's policy: flags over the file's `[policy]`, then the defaults.
+fn policy(c: &CheckArgs, p: PolicyFile) -> Result<Policy, ConfigError> {
+    Ok(Policy {
+        fail_on: c.fail_on.or(p.fail_on).unwrap_or(FailOn::Fail),
+        max_partition_share: share(
+            "--max-partition-share",
+            c.max_partition_share.or(p.max_partition_share),
+        )?
+        .unwrap_or(0.7),
+        max_hot_utilisation: share(
+            "--max-hot-utilisation",
+            c.max_hot_utilisation.or(p.max_hot_utilisation),
+        )?
+        .unwrap_or(1.0),
+        max_undefined_share: share(
+            "--max-undefined-share",
+            c.max_undefined_share.or(p.max_undefined_share),
+        )?
+        .unwrap_or(0.0),
+        min_first_level: c.min_first_level.or(p.min_first_level),
+        max_fanout_share: share(
+            "--max-fanout-share",
+            c.max_fanout_share.or(p.max_fanout_share),
+        )?,
+    })
 }
 
-fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
-    match v {
-        Some(x) if !(x.is_finite() && x >= 0.0) => Err(ConfigError::Invalid(format!(
-            "{name} needs a non-negative number, got {x}"
-        ))),
-        other => Ok(other),
-    }
-}
-
-/// Validates `check` flags, merged over `pkadvisor.toml`.
-pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
-    let default_file = PathBuf::from("pkadvisor.toml");
-    let (file, base) = match &c.config {
-        Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
-        None if default_file.is_file() => (read_file(&default_file)?, None),
-        None => (CheckFile::default(), None),
-    };
-    let rel = |p: PathBuf| match (&base, p.is_relative()) {
-        (Some(b), true) => b.join(p),
-        _ => p,
-    };
-    let a = &mut c.analysis;
+/// The file's settings where the command line left them at their defaults (paths relative to the
+/// file), and its limits before the command line's.
+fn apply_file(
+    a: &mut AnalyzeArgs,
+    file: &mut CheckFile,
+    rel: &dyn Fn(PathBuf) -> PathBuf,
+) -> Result<(), ConfigError> {
     if a.inputs.is_empty() {
-        a.inputs = file.sample.into_iter().map(rel).collect();
+        a.inputs = std::mem::take(&mut file.sample)
+            .into_iter()
+            .map(rel)
+            .collect();
     }
     a.total_docs = a.total_docs.or(file.total_docs);
     if a.total_docs.is_none() {
-        a.total_size = a.total_size.take().or(file.total_size);
+        a.total_size = a.total_size.take().or(file.total_size.take());
     }
     if a.autoscale_max_ru.is_none() {
         a.ru = a.ru.or(file.ru);
@@ -267,12 +276,12 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
     a.physical_partitions = a.physical_partitions.or(file.physical_partitions);
     a.writes_per_sec = a.writes_per_sec.or(file.writes_per_sec);
     a.reads_per_sec = a.reads_per_sec.or(file.reads_per_sec);
-    a.ops = a.ops.take().or(file.ops.map(rel));
-    a.time_bucket = a.time_bucket.take().or(file.time_bucket);
+    a.ops = a.ops.take().or(file.ops.take().map(rel));
+    a.time_bucket = a.time_bucket.take().or(file.time_bucket.take());
     a.csv_strings |= file.csv_strings.unwrap_or(false);
     a.skip_invalid |= file.skip_invalid.unwrap_or(false);
     if a.separator == "-" {
-        if let Some(sep) = file.separator {
+        if let Some(sep) = file.separator.take() {
             a.separator = sep;
         }
     }
@@ -299,10 +308,10 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
             );
         }
     }
-    a.output = a.output.take().or(file.output.map(rel));
-    a.workload = a.workload.take().or(file.workload.map(rel));
-    a.time_field = a.time_field.take().or(file.time_field);
-    a.growth = a.growth.take().or(file.growth);
+    a.output = a.output.take().or(file.output.take().map(rel));
+    a.workload = a.workload.take().or(file.workload.take().map(rel));
+    a.time_field = a.time_field.take().or(file.time_field.take());
+    a.growth = a.growth.take().or(file.growth.take());
     if let Some(v) = file.hash_version {
         if a.hash_version == HashVersionArg::V2 && v == 1 {
             a.hash_version = HashVersionArg::V1;
@@ -320,6 +329,39 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
         .collect();
     from_file.append(&mut a.limits);
     a.limits = from_file;
+    Ok(())
+}
+
+fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
+    let text = crate::small_file::read_to_string(path)
+        .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
+    toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
+}
+
+fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    match v {
+        Some(x) if !(x.is_finite() && x >= 0.0) => Err(ConfigError::Invalid(format!(
+            "{name} needs a non-negative number, got {x}"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// Validates `check` flags, merged over `pkadvisor.toml`.
+pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
+    let default_file = PathBuf::from("pkadvisor.toml");
+    let (mut file, base) = match &c.config {
+        Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
+        None if default_file.is_file() => (read_file(&default_file)?, None),
+        None => (CheckFile::default(), None),
+    };
+    let rel = |p: PathBuf| match (&base, p.is_relative()) {
+        (Some(b), true) => b.join(p),
+        _ => p,
+    };
+    apply_file(&mut c.analysis, &mut file, &rel)?;
+    let policy = policy(&c, std::mem::take(&mut file.policy))?;
+    let a = &mut c.analysis;
     let sarif = matches!(a.format, Some(FormatArg::Sarif));
     if sarif {
         a.format = Some(FormatArg::Json);
@@ -349,30 +391,6 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
     }
     a.candidate.insert(0, key);
     a.candidate.extend(compare);
-    let p = file.policy;
-    let policy = Policy {
-        fail_on: c.fail_on.or(p.fail_on).unwrap_or(FailOn::Fail),
-        max_partition_share: share(
-            "--max-partition-share",
-            c.max_partition_share.or(p.max_partition_share),
-        )?
-        .unwrap_or(0.7),
-        max_hot_utilisation: share(
-            "--max-hot-utilisation",
-            c.max_hot_utilisation.or(p.max_hot_utilisation),
-        )?
-        .unwrap_or(1.0),
-        max_undefined_share: share(
-            "--max-undefined-share",
-            c.max_undefined_share.or(p.max_undefined_share),
-        )?
-        .unwrap_or(0.0),
-        min_first_level: c.min_first_level.or(p.min_first_level),
-        max_fanout_share: share(
-            "--max-fanout-share",
-            c.max_fanout_share.or(p.max_fanout_share),
-        )?,
-    };
     let baseline_tolerance = share(
         "--baseline-tolerance",
         c.baseline_tolerance.or(file.baseline_tolerance),
