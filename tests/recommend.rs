@@ -447,3 +447,36 @@ fn the_search_is_bounded_and_says_what_it_cut() {
     // The point-read baseline comes first.
     assert_eq!(d["generated"][0]["spec"], "/id");
 }
+
+/// The automatic search reads its input twice: standard input is saved to a temporary file
+/// (sniffed like standard input), and the result equals the file's.
+#[test]
+fn the_automatic_search_reads_standard_input() {
+    let text = std::fs::read_to_string("fixtures/tiny.jsonl").unwrap();
+    let piped = Test::new()
+        .args(["analyze", "-", "--format", "json"])
+        .stdin(text)
+        .run()
+        .success();
+    assert!(
+        piped
+            .stderr
+            .contains("standard input (214 bytes) was saved"),
+        "{}",
+        piped.stderr
+    );
+    let from_file = Test::new()
+        .args(["analyze", "fixtures/tiny.jsonl", "--format", "json"])
+        .run()
+        .success()
+        .json();
+    let r = piped.json();
+    assert_eq!(
+        r["recommendation"]["spec"],
+        from_file["recommendation"]["spec"]
+    );
+    assert_eq!(
+        r["discovery"]["generated"],
+        from_file["discovery"]["generated"]
+    );
+}

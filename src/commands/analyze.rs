@@ -19,12 +19,12 @@ impl Drop for Spool {
 }
 
 /// The automatic search reads the input twice (profile, then analysis): standard input is saved
-/// to a temporary file first.
+/// to a temporary file first, named `.json` so its format is sniffed as standard input's is.
 fn spool_stdin(cfg: &AnalyzeConfig) -> anyhow::Result<Option<(AnalyzeConfig, Spool)>> {
     if !cfg.auto || !cfg.inputs.iter().any(|p| p.as_os_str() == "-") {
         return Ok(None);
     }
-    let path = std::env::temp_dir().join(format!("pkadvisor-stdin-{}.tmp", std::process::id()));
+    let path = std::env::temp_dir().join(format!("pkadvisor-stdin-{}.json", std::process::id()));
     let spool = Spool(path.clone());
     let mut file = std::fs::File::create(&path)
         .with_context(|| format!("cannot save standard input to {}", path.display()))?;
