@@ -18,19 +18,34 @@ fn hand() -> Report {
 #[test]
 fn table_piped_width() {
     let r = hand();
-    insta::assert_snapshot!(table::render_blocks_at(sections::blocks(&r), false, 160));
+    insta::assert_snapshot!(table::render_blocks_at(
+        sections::blocks(&r),
+        false,
+        160,
+        false
+    ));
 }
 
 #[test]
 fn table_80_columns() {
     let r = hand();
-    insta::assert_snapshot!(table::render_blocks_at(sections::blocks(&r), false, 80));
+    insta::assert_snapshot!(table::render_blocks_at(
+        sections::blocks(&r),
+        false,
+        80,
+        true
+    ));
 }
 
 #[test]
 fn table_in_colour() {
     let r = hand();
-    insta::assert_snapshot!(table::render_blocks_at(sections::blocks(&r), true, 100));
+    insta::assert_snapshot!(table::render_blocks_at(
+        sections::blocks(&r),
+        true,
+        100,
+        true
+    ));
 }
 
 #[test]

@@ -4,7 +4,8 @@
 
 use anstyle::{AnsiColor, Style};
 use comfy_table::{
-    presets::UTF8_FULL_CONDENSED, Attribute, Cell, Color, ContentArrangement, Table,
+    presets::UTF8_FULL_CONDENSED, Attribute, Cell, Color, ColumnConstraint, ContentArrangement,
+    Table, Width,
 };
 
 use super::sections::{blocks, Block};
@@ -47,8 +48,8 @@ const COMPACT_COLUMNS: [(&str, &str); 9] = [
     ("candidate", "candidate"),
     ("verdict", "verdict"),
     ("score", "score"),
-    ("logical partitions", "partitions"),
-    ("largest partition", "largest"),
+    ("logical partitions", "logical"),
+    ("largest partition", "est. max"),
     ("% of limit", "% limit"),
     ("hottest RU/s", "hot RU/s"),
     ("hottest physical", "hot phys."),
@@ -63,6 +64,9 @@ fn compact(
 ) -> (Vec<String>, Vec<Vec<String>>) {
     let is_ranking =
         headers.first().is_some_and(|h| h == "#") && headers.iter().any(|h| h == "verdict");
+    if width < COMPACT_BELOW && headers.first().is_some_and(|h| h == "EPK range") {
+        return compact_layout(headers, rows);
+    }
     if width >= COMPACT_BELOW || !is_ranking {
         return (headers, rows);
     }
@@ -76,11 +80,44 @@ fn compact(
                 .map(|&(_, short)| (i, short))
         })
         .collect();
-    let rows = rows
+    // The largest partition's 95 % range is in each candidate's details below: a narrow
+    // ranking keeps the point, so the column does not wrap into four lines.
+    let point_only = headers.iter().position(|h| h == "largest partition");
+    let counts = headers.iter().position(|h| h == "logical partitions");
+    let mut rows: Vec<Vec<String>> = rows
         .into_iter()
-        .map(|r| keep.iter().map(|&(i, _)| r[i].clone()).collect())
+        .map(|r| {
+            keep.iter()
+                .map(
+                    |&(i, _)| match (Some(i) == point_only, r[i].split_once(" (")) {
+                        (true, Some((point, _))) => point.to_string(),
+                        _ if Some(i) == counts => short_counts(&r[i]),
+                        _ => r[i].clone(),
+                    },
+                )
+                .collect()
+        })
         .collect();
-    (keep.iter().map(|&(_, h)| h.to_owned()).collect(), rows)
+    let mut headers: Vec<String> = keep.iter().map(|&(_, h)| h.to_owned()).collect();
+    // Until every header and value can stay whole: long specs may break after their `>` and
+    // `+` (each candidate's heading below keeps it whole), then the score goes (it is in the
+    // details below too).
+    if bounds_for(&headers, &rows, width, true).is_none() {
+        if let Some(i) = headers.iter().position(|h| h == "candidate") {
+            for r in &mut rows {
+                r[i] = r[i].replace('>', "> ").replace('+', "+ ");
+            }
+        }
+    }
+    if bounds_for(&headers, &rows, width, true).is_none() {
+        if let Some(i) = headers.iter().position(|h| h == "score") {
+            headers.remove(i);
+            for r in &mut rows {
+                r.remove(i);
+            }
+        }
+    }
+    (headers, rows)
 }
 
 /// Whether to colour a rendering: `--color always` colours wherever it goes, `never` nowhere;
@@ -153,6 +190,110 @@ pub fn paint_lines(text: &str) -> String {
         .collect()
 }
 
+/// The physical layout on a narrow terminal: the storage bar goes (bytes are beside it) and
+/// utilisation keeps its percentage, so a row stays one or two lines.
+fn compact_layout(headers: Vec<String>, rows: Vec<Vec<String>>) -> (Vec<String>, Vec<Vec<String>>) {
+    let drop = headers.iter().position(|h| h.starts_with("storage ("));
+    let util = headers.iter().position(|h| h == "utilisation");
+    let keep = |i: &usize| Some(*i) != drop;
+    let headers = (0..headers.len())
+        .filter(keep)
+        .map(|i| match headers[i].as_str() {
+            "RU/s allocated" => "RU/s alloc.".to_string(),
+            h => h.to_string(),
+        })
+        .collect();
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            (0..r.len())
+                .filter(keep)
+                .map(|i| match (Some(i) == util, r[i].split_once(' ')) {
+                    (true, Some((_bar, pct))) => pct.to_string(),
+                    _ => r[i].clone(),
+                })
+                .collect()
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// Each column's longest word (a key spec counts as one) plus padding, when all of them fit in
+/// `width`; else the same for the cells alone (a header may then break, a value not); else
+/// none (comfy-table then cuts where it must).
+fn word_bounds(headers: &[String], rows: &[Vec<String>], width: u16) -> Vec<u16> {
+    bounds_for(headers, rows, width, true)
+        .or_else(|| bounds_for(headers, rows, width, false))
+        .unwrap_or_default()
+}
+
+/// [`word_bounds`] with or without the headers' words; `None` when they do not fit.
+fn bounds_for(
+    headers: &[String],
+    rows: &[Vec<String>],
+    width: u16,
+    with_headers: bool,
+) -> Option<Vec<u16>> {
+    // A size (`235 B`, `28.6 GB`) counts as one word: split, it reads as two values.
+    let longest_word = |s: &str| {
+        let mut longest = 0;
+        let mut prev = 0;
+        for w in s.split(' ') {
+            let n = w.chars().count();
+            let n = if matches!(w, "B" | "KB" | "MB" | "GB" | "TB" | "PB") {
+                prev + 1 + n
+            } else {
+                n
+            };
+            longest = longest.max(n);
+            prev = n;
+        }
+        longest
+    };
+    let bounds: Vec<u16> = (0..headers.len())
+        .map(|i| {
+            let cells = rows.iter().map(|r| longest_word(&r[i]));
+            let header = if with_headers {
+                longest_word(&headers[i])
+            } else {
+                0
+            };
+            let w = cells.chain([header]).max().unwrap_or(0);
+            (w + 2).min(usize::from(width) / 3) as u16
+        })
+        .collect();
+    // Content plus one border per column and the closing one.
+    let total: usize = bounds.iter().map(|&b| usize::from(b) + 1).sum::<usize>() + 1;
+    (total <= usize::from(width)).then_some(bounds)
+}
+
+/// Counts of a million or more in `cell` written short (`220,816,033` → `220.8M`), so a narrow
+/// column does not cut them; the details below keep them whole.
+fn short_counts(cell: &str) -> String {
+    cell.split(' ')
+        .map(|word| {
+            let digits: String = word.chars().filter(char::is_ascii_digit).collect();
+            let is_count = word
+                .trim_matches(|c| c == '(' || c == ')')
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ',');
+            match digits.parse::<f64>() {
+                Ok(n) if is_count && n >= 1e6 => {
+                    let (v, unit) = if n >= 1e9 {
+                        (n / 1e9, "B")
+                    } else {
+                        (n / 1e6, "M")
+                    };
+                    let short = format!("{v:.1}{unit}");
+                    word.replace(word.trim_matches(|c| c == '(' || c == ')'), &short)
+                }
+                _ => word.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Renders for a terminal; `color` paints verdicts and severities (decide it with
 /// [`use_color`]).
 pub struct TableRenderer {
@@ -172,13 +313,47 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 }
 
 /// Renders format-neutral blocks for a terminal; `color` paints verdicts and severities.
+/// On a terminal, prose is wrapped at its width too; a pipe or a file gets it unwrapped.
 pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
-    render_blocks_at(blocks, color, table_width())
+    let on_terminal = Table::new().width().is_some();
+    render_blocks_at(blocks, color, table_width(), on_terminal)
 }
 
-/// Renders format-neutral blocks with tables fitted to `width` columns (snapshot tests fix it).
-pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16) -> String {
+/// Wraps `text` on spaces so no line passes `width` columns (a longer word keeps its own
+/// line): the first line starts with `first`, the others with `indent`.
+pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    let mut len = first.chars().count();
+    let mut empty = true;
+    for word in text.split(' ') {
+        let w = word.chars().count();
+        if !empty && len + 1 + w > width {
+            lines.push(std::mem::replace(&mut line, indent.to_string()));
+            len = indent.chars().count();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+            len += 1;
+        }
+        line.push_str(word);
+        len += w;
+        empty = false;
+    }
+    lines.push(line);
+    lines
+}
+
+/// Renders format-neutral blocks with tables fitted to `width` columns and, with `wrap_text`,
+/// prose wrapped at it (snapshot tests fix both).
+pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16, wrap_text: bool) -> String {
     let paint = |s: &str| if color { paint_line(s) } else { s.to_string() };
+    let cols = if wrap_text {
+        usize::from(width)
+    } else {
+        usize::MAX
+    };
     let mut out = String::new();
     for b in blocks {
         match b {
@@ -195,7 +370,7 @@ pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16) -> String {
                 }
             }
             Block::Text(lines) => {
-                for l in lines {
+                for l in lines.iter().flat_map(|l| wrap(l, cols, "", "")) {
                     out.push_str(&l);
                     out.push('\n');
                 }
@@ -210,18 +385,35 @@ pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16) -> String {
             }
             Block::Bullets(items) => {
                 for i in items {
-                    out.push_str("  - ");
-                    out.push_str(&paint(&i));
-                    out.push('\n');
+                    // The severity label is on the first line: paint that one.
+                    for (n, l) in wrap(&i, cols, "  - ", "    ").into_iter().enumerate() {
+                        out.push_str(&if n == 0 { paint(&l) } else { l });
+                        out.push('\n');
+                    }
                 }
             }
             Block::Table { headers, rows } => {
                 let (headers, rows) = compact(headers, rows, width);
+                // On a narrow terminal no column is cut inside a word (`/tenantId>/us`
+                // `erId>/id`, `220` `,816,033`) while the table can fit without it.
+                let bounds = (width < COMPACT_BELOW).then(|| word_bounds(&headers, &rows, width));
+                let ncols = headers.len().max(1);
                 let mut t = Table::new();
                 t.load_preset(UTF8_FULL_CONDENSED)
                     .set_content_arrangement(ContentArrangement::Dynamic)
                     .set_width(width)
                     .set_header(headers);
+                // Only where a column would be narrower than its longest word: a bound on
+                // every column stops comfy-table from widening the ones that need it.
+                let natural = usize::from(width).saturating_sub(ncols + 1) / ncols;
+                for (i, w) in bounds.into_iter().flatten().enumerate() {
+                    if usize::from(w) < natural {
+                        continue;
+                    }
+                    if let Some(c) = t.column_mut(i) {
+                        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
+                    }
+                }
                 if color {
                     t.enforce_styling().style_text_only();
                 } else {
@@ -267,7 +459,7 @@ mod tests {
             .map(|s| s.to_string())
             .collect::<Vec<_>>()];
         let (h, r) = compact(headers.clone(), rows.clone(), 80);
-        assert_eq!(h, ["#", "candidate", "verdict", "score", "largest"]);
+        assert_eq!(h, ["#", "candidate", "verdict", "score", "est. max"]);
         assert_eq!(r[0], ["1", "/userId", "PASS", "71", "95.4 KB"]);
         // Wide terminals and pipes keep every column; other tables are never cut.
         assert_eq!(
@@ -276,6 +468,54 @@ mod tests {
         );
         let other = vec!["logical partition".to_string(), "share".to_string()];
         assert_eq!(compact(other.clone(), vec![], 80).0, other);
+    }
+
+    #[test]
+    fn narrow_cells_keep_their_words() {
+        assert_eq!(
+            short_counts("3,000 (est. 220,816,033)"),
+            "3,000 (est. 220.8M)"
+        );
+        assert_eq!(short_counts("45 (est. 61)"), "45 (est. 61)");
+        assert_eq!(short_counts("1,234,567,890"), "1.2B");
+        let h = vec!["#".to_string(), "candidate".to_string()];
+        let rows = vec![vec!["1".to_string(), "/tenantId>/userId>/id".to_string()]];
+        assert_eq!(word_bounds(&h, &rows, 80), [3, 23]);
+        let size = vec![vec!["28.6 GB (est.)".to_string()]];
+        assert_eq!(word_bounds(&["x".to_string()], &size, 80), [9]);
+        // Headers give way first; when the cells' words cannot fit either, no bound is set.
+        let wide = vec!["a header".to_string(), "another header".to_string()];
+        let cells = vec![vec!["1".to_string(), "2".to_string()]];
+        assert_eq!(word_bounds(&wide, &cells, 80), [8, 9]);
+        // Bounds are capped at a third of the width.
+        assert_eq!(word_bounds(&wide, &cells, 16), [5, 5]);
+        let long = |n: usize| vec!["x".repeat(20); n];
+        assert!(word_bounds(&long(4), &[long(4)], 40).is_empty());
+    }
+
+    #[test]
+    fn a_narrow_layout_drops_the_bars() {
+        let h: Vec<String> = ["EPK range", "bytes", "storage (of 50 GB)", "utilisation"]
+            .map(String::from)
+            .to_vec();
+        let r = vec![["[\"\", FF)", "1.0 GB", "#.........", "####...... 41.0%"]
+            .map(String::from)
+            .to_vec()];
+        let (h2, r2) = compact(h.clone(), r.clone(), 80);
+        assert_eq!(h2, ["EPK range", "bytes", "utilisation"]);
+        assert_eq!(r2[0], ["[\"\", FF)", "1.0 GB", "41.0%"]);
+        assert_eq!(compact(h.clone(), r.clone(), 160), (h, r));
+    }
+
+    #[test]
+    fn prose_wraps_on_spaces() {
+        assert_eq!(
+            wrap("aa bb cc dd", 9, "  - ", "    "),
+            ["  - aa bb", "    cc dd"]
+        );
+        assert_eq!(wrap("abcdefghijkl x", 5, "", ""), ["abcdefghijkl", "x"]);
+        assert_eq!(wrap("short", 80, "", ""), ["short"]);
+        assert_eq!(wrap("a b", usize::MAX, "", ""), ["a b"]);
     }
 
     #[test]
@@ -316,9 +556,9 @@ mod tests {
                 rows: vec![vec!["FAIL".into()], vec!["PASS".into()]],
             }]
         };
-        let plain = render_blocks_styled(b(), false);
+        let plain = render_blocks_at(b(), false, 160, false);
         assert!(!plain.contains('\x1b'), "{plain}");
-        let styled = render_blocks_styled(b(), true);
+        let styled = render_blocks_at(b(), true, 160, false);
         assert!(styled.contains("\x1b[38;5;1m"), "{styled:?}");
         assert!(styled.contains("\x1b[38;5;2m"), "{styled:?}");
         // Same layout: only the escapes differ.
