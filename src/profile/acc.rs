@@ -11,6 +11,10 @@ use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 /// (`overflow_documents`), so memory stays bounded whatever the data.
 pub const MAX_VALUES_PER_PATH: usize = 100_000;
 
+/// Distinct values tracked over all paths of one profiler (about 100 bytes each: some 400 MB);
+/// past it new values overflow on every path, whatever its own count.
+pub const MAX_VALUES_TOTAL: usize = 4_000_000;
+
 /// Paths tracked; deeper or wider documents beyond it are counted in `untracked_paths`.
 pub const MAX_PATHS: usize = 2_000;
 
@@ -119,7 +123,7 @@ impl Default for PathAcc {
 const PLAUSIBLE_EPOCH: (i64, i64) = (946_684_800, 4_102_444_800);
 
 impl PathAcc {
-    fn add(&mut self, v: &Value, ts: Option<i64>) {
+    fn add(&mut self, v: &Value, ts: Option<i64>, room: &mut usize) {
         self.present += 1;
         let text: String = match v {
             Value::Null => {
@@ -178,7 +182,8 @@ impl PathAcc {
         self.value_bytes_max = self.value_bytes_max.max(size);
         if let Some(s) = self.values.get_mut(text.as_str()) {
             s.add(ts);
-        } else if self.values.len() < MAX_VALUES_PER_PATH {
+        } else if self.values.len() < MAX_VALUES_PER_PATH && *room > 0 {
+            *room -= 1;
             self.values
                 .insert(text.into_boxed_str(), ValueStat::new(ts));
         } else {
@@ -186,7 +191,7 @@ impl PathAcc {
         }
     }
 
-    fn merge(&mut self, o: PathAcc) {
+    fn merge(&mut self, o: PathAcc, room: &mut usize) {
         self.present += o.present;
         self.nulls += o.nulls;
         self.strings += o.strings;
@@ -218,12 +223,28 @@ impl PathAcc {
         // Deterministic whatever the merge order: the new values enter in a fixed order.
         rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (k, v) in rest {
-            if self.values.len() < MAX_VALUES_PER_PATH {
+            if self.values.len() < MAX_VALUES_PER_PATH && *room > 0 {
+                *room -= 1;
                 self.values.insert(k, v);
             } else {
                 self.overflow_documents += v.count;
             }
         }
+    }
+
+    /// Keeps at most `room` values (the smallest texts, so the result does not depend on the
+    /// merge order); the others' documents overflow.
+    fn fit(&mut self, room: &mut usize) {
+        if self.values.len() > *room {
+            let mut all: Vec<(Box<str>, ValueStat)> = self.values.drain().collect();
+            all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (k, v) in all.drain(*room..) {
+                drop(k);
+                self.overflow_documents += v.count;
+            }
+            self.values = all.into_iter().collect();
+        }
+        *room -= self.values.len();
     }
 
     /// Whether every value was kept (the distinct count is exact).
@@ -233,7 +254,7 @@ impl PathAcc {
 }
 
 /// The profile of every path seen by one worker (or, merged, by all).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Profiler {
     /// Documents seen (JSON objects).
     pub documents: u64,
@@ -250,6 +271,23 @@ pub struct Profiler {
     pub time_range: Option<(i64, i64)>,
     /// Bytes of the documents as read (for the mean document size).
     pub record_bytes: u64,
+    /// Values all paths may still keep ([`MAX_VALUES_TOTAL`] at the start).
+    pub values_room: usize,
+}
+
+impl Default for Profiler {
+    fn default() -> Profiler {
+        Profiler {
+            documents: 0,
+            non_objects: 0,
+            paths: HashMap::new(),
+            untracked_paths: 0,
+            bad_ids: (0, None),
+            time_range: None,
+            record_bytes: 0,
+            values_room: MAX_VALUES_TOTAL,
+        }
+    }
 }
 
 impl Profiler {
@@ -280,26 +318,34 @@ impl Profiler {
             }
         }
         let mut prefix = String::new();
-        self.walk(map, &mut prefix, ts);
+        let mut room = self.values_room;
+        self.walk(map, &mut prefix, ts, &mut room);
+        self.values_room = room;
     }
 
-    fn walk(&mut self, map: &serde_json::Map<String, Value>, prefix: &mut String, ts: Option<i64>) {
+    fn walk(
+        &mut self,
+        map: &serde_json::Map<String, Value>,
+        prefix: &mut String,
+        ts: Option<i64>,
+        room: &mut usize,
+    ) {
         for (k, v) in map {
             let len = prefix.len();
             prefix.push('/');
             push_segment(prefix, k);
             let full = self.paths.len() >= MAX_PATHS;
             match self.paths.get_mut(prefix.as_str()) {
-                Some(acc) => acc.add(v, ts),
+                Some(acc) => acc.add(v, ts, room),
                 None if !full => {
                     let mut acc = PathAcc::default();
-                    acc.add(v, ts);
+                    acc.add(v, ts, room);
                     self.paths.insert(prefix.clone(), acc);
                 }
                 None => self.untracked_paths += 1,
             }
             if let Value::Object(child) = v {
-                self.walk(child, prefix, ts);
+                self.walk(child, prefix, ts, room);
             }
             prefix.truncate(len);
         }
@@ -319,18 +365,21 @@ impl Profiler {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (x, None) | (None, x) => x,
         };
+        let mut room = self.values_room;
         let mut rest: Vec<(String, PathAcc)> = o.paths.into_iter().collect();
         rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (k, v) in rest {
+        for (k, mut v) in rest {
             let full = self.paths.len() >= MAX_PATHS;
             match self.paths.get_mut(&k) {
-                Some(a) => a.merge(v),
+                Some(a) => a.merge(v, &mut room),
                 None if !full => {
+                    v.fit(&mut room);
                     self.paths.insert(k, v);
                 }
                 None => self.untracked_paths += v.present,
             }
         }
+        self.values_room = room;
     }
 }
 
@@ -422,12 +471,48 @@ mod tests {
     #[test]
     fn values_past_the_cap_overflow_instead_of_growing() {
         let mut a = PathAcc::default();
+        let mut room = usize::MAX;
         for i in 0..(MAX_VALUES_PER_PATH + 10) {
-            a.add(&json!(i), None);
+            a.add(&json!(i), None, &mut room);
         }
         assert_eq!(a.values.len(), MAX_VALUES_PER_PATH);
         assert_eq!(a.overflow_documents, 10);
         assert!(!a.exact());
+    }
+
+    #[test]
+    fn all_paths_together_keep_at_most_the_total() {
+        // Room for 1,500 values; each half brings 10 paths × 100 distinct values = 1,000. One half
+        // fits, the merge stops at 1,500, and every document is still counted.
+        let half = |from: usize| {
+            let mut p = Profiler {
+                values_room: 1_500,
+                ..Profiler::default()
+            };
+            for i in from..from + 100 {
+                let doc: serde_json::Map<String, Value> =
+                    (0..10).map(|k| (format!("p{k}"), json!(i))).collect();
+                p.add(&Value::Object(doc), None);
+            }
+            p
+        };
+        let (mut a, b) = (half(0), half(100));
+        let kept = |p: &Profiler| p.paths.values().map(|x| x.values.len()).sum::<usize>();
+        assert_eq!(kept(&a), 1_000);
+        a.merge(b);
+        assert_eq!(kept(&a), 1_500);
+        assert_eq!(a.values_room, 0);
+        let docs: u64 = a
+            .paths
+            .values()
+            .map(|x| x.values.values().map(|v| v.count).sum::<u64>() + x.overflow_documents)
+            .sum();
+        assert_eq!(
+            docs,
+            10 * 200,
+            "every document is counted, kept or overflowed"
+        );
+        assert!(a.paths.values().any(|x| !x.exact()));
     }
 
     #[test]

@@ -160,6 +160,9 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
                 let names = &names;
                 s.spawn(move || {
                     let mut local = Local::default();
+                    // The workers share the bound on values kept, so memory stays bounded
+                    // whatever the thread count; the merged profile keeps at most the total.
+                    local.profiler.values_room = crate::profile::acc::MAX_VALUES_TOTAL / threads;
                     while let Ok(b) = rx.recv() {
                         if stop.load(Ordering::Relaxed) {
                             continue; // drain so the reader never blocks
