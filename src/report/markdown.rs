@@ -36,11 +36,18 @@ fn cell(s: &str) -> String {
 }
 
 /// Cuts a report longer than a GitHub comment at a block boundary, with a note saying so.
-fn fit_comment(mut out: String) -> String {
-    if out.chars().count() <= GITHUB_COMMENT_MAX_CHARS {
+fn fit_comment(out: String) -> String {
+    fit_comment_with(out, "")
+}
+
+/// [`fit_comment`] for a body followed by a `tail` that is always kept whole (a `check`
+/// report's gate: the one section a CI reader needs).
+fn fit_comment_with(mut out: String, tail: &str) -> String {
+    if out.chars().count() + tail.chars().count() <= GITHUB_COMMENT_MAX_CHARS {
+        out.push_str(tail);
         return out;
     }
-    let mut cut = CUT_AT_BYTES.min(out.len());
+    let mut cut = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
     while !out.is_char_boundary(cut) {
         cut -= 1;
     }
@@ -53,7 +60,14 @@ fn fit_comment(mut out: String) -> String {
     out.push_str(&format!(
         "\n> **Report cut** to fit GitHub's {GITHUB_COMMENT_MAX_CHARS}-character comment limit ({total} characters in all): run with `--format table` or `--format json`, or lower `--top`, for the rest.\n"
     ));
+    out.push_str(tail);
     out
+}
+
+/// A `check` report: the analysis, then its gate, within a comment's limit with the gate whole.
+pub fn render_with_gate(report: &Report, gate: &str) -> String {
+    let body = render_unfitted(blocks(report), Some(report));
+    fit_comment_with(body, &format!("\n## Gate\n\n{gate}"))
 }
 
 impl Renderer for MarkdownRenderer {
@@ -78,6 +92,11 @@ fn html_text(s: &str) -> String {
 /// With a report: a summary line under the title, and each candidate folded into `<details>`
 /// (its heading the summary) ending with its Mermaid charts.
 fn render_report(blocks: Vec<Block>, report: Option<&Report>) -> String {
+    fit_comment(render_unfitted(blocks, report))
+}
+
+/// [`render_report`] before it is cut to a comment's limit.
+fn render_unfitted(blocks: Vec<Block>, report: Option<&Report>) -> String {
     let mut out = String::new();
     // The candidate whose `<details>` is open, and whether its heading is still to come.
     let mut open: Option<usize> = None;
@@ -163,12 +182,12 @@ fn render_report(blocks: Vec<Block>, report: Option<&Report>) -> String {
         }
     }
     close(&mut out, &mut open);
-    fit_comment(out)
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{cell, fit_comment, GITHUB_COMMENT_MAX_CHARS};
+    use super::{cell, fit_comment, fit_comment_with, GITHUB_COMMENT_MAX_CHARS};
 
     #[test]
     fn cells_escape_pipes_and_angle_brackets() {
@@ -204,6 +223,11 @@ mod tests {
         assert_eq!(cut.matches("<details>").count(), 1);
         assert_eq!(cut.matches("</details>").count(), 1);
         assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
+        // A gate after a long report is kept whole, and the whole stays under the limit.
+        let gate = "\n## Gate\n\nGate for key /a: FAIL\n";
+        let cut = fit_comment_with(long.clone(), gate);
+        assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
+        assert!(cut.ends_with(gate) && cut.contains("**Report cut**"));
         let short = "a\n".to_string();
         assert_eq!(fit_comment(short.clone()), short);
     }

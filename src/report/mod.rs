@@ -335,10 +335,7 @@ pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> Stri
         }
         (OutputFormat::Table, Some(g)) => format!("{}\n{g}", table.render(report)),
         (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
-        (OutputFormat::Markdown, Some(g)) => format!(
-            "{}\n## Gate\n\n{g}",
-            markdown::MarkdownRenderer.render(report)
-        ),
+        (OutputFormat::Markdown, Some(g)) => markdown::render_with_gate(report, &g),
         (OutputFormat::Json, _) => json::JsonRenderer.render(report),
         (OutputFormat::Html, _) => html::HtmlRenderer.render(report),
     }
