@@ -78,6 +78,8 @@ pub struct PathAcc {
     pub invariant_times: u64,
     /// Numbers with a fractional part (measurements rather than identifiers).
     pub fractional: u64,
+    /// Numbers at most 0 (counts and amounts have them; identifiers rarely do).
+    pub nonpositive: u64,
     /// Shortest and longest number text (digits of an integer), `(u64::MAX, 0)` before any.
     pub number_len: (u64, u64),
     /// Strings with a space in them (free text rather than identifiers).
@@ -109,6 +111,7 @@ impl Default for PathAcc {
             invariant_times: 0,
             fractional: 0,
             number_len: (u64::MAX, 0),
+            nonpositive: 0,
             spaced: 0,
             epoch_numbers: 0,
             values: HashMap::new(),
@@ -138,6 +141,9 @@ impl PathAcc {
                 self.numbers += 1;
                 if n.as_f64().is_some_and(|x| x.fract() != 0.0) {
                     self.fractional += 1;
+                }
+                if n.as_f64().is_some_and(|x| x <= 0.0) {
+                    self.nonpositive += 1;
                 }
                 let len = n.to_string().len() as u64;
                 self.number_len = (self.number_len.0.min(len), self.number_len.1.max(len));
@@ -205,6 +211,7 @@ impl PathAcc {
         self.epoch_numbers += o.epoch_numbers;
         self.fractional += o.fractional;
         self.spaced += o.spaced;
+        self.nonpositive += o.nonpositive;
         self.number_len = (
             self.number_len.0.min(o.number_len.0),
             self.number_len.1.max(o.number_len.1),

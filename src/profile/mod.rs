@@ -101,7 +101,7 @@ pub struct FieldProfile {
     pub value_bytes: [f64; 2],
     /// What the field looks like: `null` (always null), `id`, `timestamp`, `date`, `boolean`, `enum`, `constant`,
     /// `measurement` (mostly fractional numbers), `quantity` (integers spanning 3+ orders of
-    /// magnitude: counts and amounts, not identifiers), `text` (mostly strings with spaces, 16+ bytes
+    /// magnitude with zero or negatives among them: counts and amounts, not identifiers), `text` (mostly strings with spaces, 16+ bytes
     /// on average), `mixed_types`, `nested`, `array`, or `value`.
     pub looks_like: String,
     /// Timestamps: the format (`ISO 8601 date`, `ISO 8601 date-time`, `.NET invariant culture,
@@ -346,7 +346,7 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
     if a.numbers > 0 && a.fractional * 2 >= a.numbers {
         return (s("measurement"), None);
     }
-    if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 {
+    if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 && a.nonpositive > 0 {
         return (s("quantity"), None);
     }
     if a.strings > 0 && a.spaced * 2 >= a.strings && a.value_bytes_sum >= 16 * a.strings {
@@ -500,6 +500,7 @@ mod tests {
                 "always_null": null,
                 "net": format!("05/{:02}/2024 10:00:00", 1 + i % 20),
                 "count": if i % 2 == 0 { i * 1000 } else { i % 7 },
+                "serial": i + 1,
                 "note": format!("free text number {i}"),
             })
         });
@@ -517,6 +518,8 @@ mod tests {
         assert_eq!(shape("/tags"), "array");
         assert_eq!(shape("/price"), "measurement");
         assert_eq!(shape("/count"), "quantity");
+        // 1 to 400: three digits of spread, but no zero: an auto-increment id, not a count.
+        assert_eq!(shape("/serial"), "id");
         assert_eq!(shape("/always_null"), "null");
         assert_eq!(field(&f, "/always_null").value_bytes, [0.0, 0.0]);
         assert_eq!(shape("/net"), "timestamp");
