@@ -386,29 +386,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                     "RU/s allocated".into(),
                     "utilisation".into(),
                 ],
-                rows: l
-                    .partitions
-                    .iter()
-                    .map(|p| {
-                        vec![
-                            format!(
-                                "[{}, {})",
-                                short_epk(&p.min_epk, epk_width),
-                                short_epk(&p.max_epk, epk_width)
-                            ),
-                            count(p.logical_partitions as f64),
-                            human_bytes(p.bytes),
-                            bar(p.bytes / r.limits.physical_partition_bytes, 10),
-                            format!("{:.0}", p.ru_demand),
-                            p.ru_allocated
-                                .map(|a| format!("{a:.0}"))
-                                .unwrap_or_else(|| "-".into()),
-                            p.utilisation
-                                .map(|u| format!("{} {}", bar(u, 10), percent(u)))
-                                .unwrap_or_else(|| "-".into()),
-                        ]
-                    })
-                    .collect(),
+                rows: layout_rows(l, r.limits.physical_partition_bytes, epk_width),
             });
             for pf in &l.prefix_fanout {
                 let dist = pf
@@ -500,6 +478,100 @@ fn top_rows(c: &CandidateReport) -> Vec<Vec<String>> {
     rows
 }
 
+/// Physical partitions listed in full up to this many; beyond, the fullest and hottest
+/// [`LAYOUT_SHOWN`] are listed (in EPK order) and one row sums up the rest: a 10 TB layout has
+/// hundreds of partitions, and the charts of the HTML and Markdown reports draw every one.
+pub const LAYOUT_ALL_UP_TO: usize = 20;
+
+/// Partitions listed when there are more than [`LAYOUT_ALL_UP_TO`].
+pub const LAYOUT_SHOWN: usize = 16;
+
+/// The layout table's rows: every partition, or the ones nearest a limit and a `… N more` row
+/// with the range of the rest.
+fn layout_rows(l: &super::LayoutReport, limit_bytes: f64, epk_width: usize) -> Vec<Vec<String>> {
+    let row = |p: &super::PartitionReport| {
+        vec![
+            format!(
+                "[{}, {})",
+                short_epk(&p.min_epk, epk_width),
+                short_epk(&p.max_epk, epk_width)
+            ),
+            count(p.logical_partitions as f64),
+            human_bytes(p.bytes),
+            bar(p.bytes / limit_bytes, 10),
+            format!("{:.0}", p.ru_demand),
+            p.ru_allocated
+                .map(|a| format!("{a:.0}"))
+                .unwrap_or_else(|| "-".into()),
+            p.utilisation
+                .map(|u| format!("{} {}", bar(u, 10), percent(u)))
+                .unwrap_or_else(|| "-".into()),
+        ]
+    };
+    let parts = &l.partitions;
+    if parts.len() <= LAYOUT_ALL_UP_TO {
+        return parts.iter().map(row).collect();
+    }
+    // Nearest a limit: the larger of storage share and RU utilisation; ties in EPK order.
+    let pressure =
+        |p: &super::PartitionReport| (p.bytes / limit_bytes).max(p.utilisation.unwrap_or(0.0));
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by(|&a, &b| {
+        pressure(&parts[b])
+            .total_cmp(&pressure(&parts[a]))
+            .then(a.cmp(&b))
+    });
+    let (shown, rest) = order.split_at(LAYOUT_SHOWN);
+    let mut shown = shown.to_vec();
+    shown.sort_unstable();
+    let mut rows: Vec<Vec<String>> = shown.iter().map(|&i| row(&parts[i])).collect();
+    let span = |f: &dyn Fn(&super::PartitionReport) -> f64| {
+        let (lo, hi) = rest
+            .iter()
+            .map(|&i| f(&parts[i]))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x), hi.max(x))
+            });
+        (lo, hi)
+    };
+    let (blo, bhi) = span(&|p| p.bytes);
+    let (rlo, rhi) = span(&|p| p.ru_demand);
+    let ulo_hi = rest
+        .iter()
+        .filter_map(|&i| parts[i].utilisation)
+        .fold(None, |m: Option<(f64, f64)>, u| {
+            Some(m.map_or((u, u), |(lo, hi)| (lo.min(u), hi.max(u))))
+        });
+    rows.push(vec![
+        format!(
+            "… {} more (the listed are the fullest and hottest)",
+            rest.len()
+        ),
+        count(
+            rest.iter()
+                .map(|&i| parts[i].logical_partitions as f64)
+                .sum(),
+        ),
+        range(human_bytes(blo), human_bytes(bhi)),
+        String::new(),
+        range(format!("{rlo:.0}"), format!("{rhi:.0}")),
+        String::new(),
+        ulo_hi
+            .map(|(lo, hi)| range(percent(lo), percent(hi)))
+            .unwrap_or_else(|| "-".into()),
+    ]);
+    rows
+}
+
+/// `lo–hi`, or one value when both read the same.
+fn range(lo: String, hi: String) -> String {
+    if lo == hi {
+        lo
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
 /// How many hex digits tell every boundary of a layout apart (at least 12): cut shorter,
 /// neighbouring ranges can read `[0B0359C653EC…, 0B0359C653EC…)`.
 fn epk_width(partitions: &[super::PartitionReport]) -> usize {
@@ -586,6 +658,50 @@ mod tests {
             12
         );
         assert_eq!(short_epk("", 12), "\"\"");
+    }
+
+    #[test]
+    fn long_layouts_list_the_partitions_nearest_a_limit() {
+        let mut partitions: Vec<crate::report::PartitionReport> = (0..30)
+            .map(|i| {
+                let mut p = part(&format!("{i:02}"), &format!("{:02}", i + 1));
+                p.bytes = 10e9 + f64::from(i) * 1e8; // 10.0 GB .. 12.9 GB
+                p.logical_partitions = 2;
+                p
+            })
+            .collect();
+        partitions[7].bytes = 49e9; // the fullest
+        let l = crate::report::LayoutReport {
+            hash: crate::cosmos::PkVersion::V2,
+            physical_partitions: 30,
+            initial_partitions: 30,
+            partition_count_rule: crate::cosmos::CountRule::Forced,
+            storage_splits: 0,
+            provisioned_ru_per_sec: None,
+            partitions,
+            hottest_utilisation: None,
+            usable_throughput_share: None,
+            prefix_fanout: Vec::new(),
+        };
+        let rows = layout_rows(&l, 50e9, 2);
+        assert_eq!(rows.len(), LAYOUT_SHOWN + 1);
+        // The fullest is listed, the 16 listed are in EPK order, and the 14 others are summed.
+        assert!(rows.iter().any(|r| r[2] == "49.0 GB"));
+        assert_eq!(rows[0][0], "[07, 08)");
+        assert_eq!(rows[1][0], "[15, 16)");
+        let last = rows.last().unwrap();
+        assert_eq!(
+            last[0],
+            "… 14 more (the listed are the fullest and hottest)"
+        );
+        assert_eq!(last[1], "28");
+        assert_eq!(last[2], "10.0 GB–11.4 GB");
+        // 20 or fewer are all listed.
+        let short = crate::report::LayoutReport {
+            partitions: l.partitions[..20].to_vec(),
+            ..l.clone()
+        };
+        assert_eq!(layout_rows(&short, 50e9, 2).len(), 20);
     }
 
     #[test]
