@@ -11,6 +11,9 @@ use crate::advise::human_bytes;
 /// the title says where it is instead. The same rule as the HTML charts.
 const LIMIT_ON_SCALE_BELOW: f64 = 20.0;
 
+/// Beyond this many numbered bars the x axis is a numeric range (labels would overlap).
+const MAX_LABELS: usize = 30;
+
 /// Longest x-axis label kept.
 const LABEL_CHARS: usize = 14;
 
@@ -69,15 +72,24 @@ fn chart(
     let top = on_scale.map_or(max, |(l, _)| l.max(max)) * 1.1 / unit.0;
     let mut out = String::from("```mermaid\nxychart-beta\n");
     let _ = writeln!(out, "    title \"{}\"", label_title(&title));
-    let _ = writeln!(
-        out,
-        "    x-axis [{}]",
-        labels
-            .iter()
-            .map(|l| format!("\"{}\"", label(l)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let numbered = labels
+        .iter()
+        .enumerate()
+        .all(|(i, l)| *l == (i + 1).to_string());
+    if numbered && labels.len() > MAX_LABELS {
+        // Hundreds of partitions: a numeric axis, its labels spaced by Mermaid.
+        let _ = writeln!(out, "    x-axis \"partition\" 1 --> {}", labels.len());
+    } else {
+        let _ = writeln!(
+            out,
+            "    x-axis [{}]",
+            labels
+                .iter()
+                .map(|l| format!("\"{}\"", label(l)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "    y-axis \"{}\" 0 --> {}",
@@ -216,6 +228,13 @@ mod tests {
         );
         assert!(far.contains("title \"S; lim off the scale\""));
         assert!(!far.contains("line ["));
+        // 277 partitions: no 277 labels.
+        let labels: Vec<String> = (1..=277).map(|i| i.to_string()).collect();
+        let many = chart("S", &labels, &[1.0; 277], None, (1.0, "B"));
+        assert!(
+            many.contains("    x-axis \"partition\" 1 --> 277\n"),
+            "{many}"
+        );
     }
 
     #[test]
