@@ -1,7 +1,7 @@
 //! The mergeable per-path accumulator of the field profile: one [`Profiler`] per worker, merged
 //! in any order to the same result.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use serde_json::Value;
 
