@@ -443,3 +443,85 @@ fn fixes(r: &CandidateReport, l: &Limits) -> Vec<String> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::advise::ScoreParts;
+
+    /// Two candidates from the hand-built report (tests/data/hand_report.json), re-shaped.
+    fn pair() -> Vec<CandidateReport> {
+        let r: crate::report::Report =
+            serde_json::from_str(include_str!("../../tests/data/hand_report.json")).unwrap();
+        r.candidates
+    }
+
+    fn set(r: &mut CandidateReport, spec: &str, kind: KeyKind, verdict: Verdict, score: f64) {
+        r.spec = spec.to_owned();
+        r.kind = kind;
+        r.verdict = verdict;
+        r.score = score;
+        r.findings.retain(|f| f.severity == Severity::Info);
+        r.score_parts = ScoreParts {
+            throughput_headroom: Some(1.0),
+            ..r.score_parts
+        };
+    }
+
+    #[test]
+    fn simplicity_overturns_a_lead_smaller_than_its_cost() {
+        let mut c = pair();
+        // Ranked #1 at 83 (hierarchical: 83 − 4 = 79) against #2 at 80 (single: 80 − 0).
+        set(
+            &mut c[0],
+            "/a>/b",
+            KeyKind::Hierarchical,
+            Verdict::Pass,
+            83.0,
+        );
+        set(&mut c[1], "/c", KeyKind::Single, Verdict::Pass, 80.0);
+        let rec = recommend(&c, &Limits::default(), "-").unwrap();
+        assert_eq!(rec.spec, "/c");
+        assert!(rec.reasons.iter().any(|r| r.contains("recommended over #1 `/a>/b` (80 vs 83) because it is simpler")), "{:?}", rec.reasons);
+        assert_eq!(rec.runner_up.unwrap().spec, "/a>/b");
+        // A lead of more than 4 points keeps the hierarchical key.
+        c[0].score = 85.0;
+        assert_eq!(
+            recommend(&c, &Limits::default(), "-").unwrap().spec,
+            "/a>/b"
+        );
+    }
+
+    #[test]
+    fn a_better_verdict_wins_whatever_the_score() {
+        let mut c = pair();
+        set(&mut c[0], "/a", KeyKind::Single, Verdict::Warn, 95.0);
+        set(&mut c[1], "/b", KeyKind::Hashed, Verdict::Pass, 40.0);
+        let rec = recommend(&c, &Limits::default(), "-").unwrap();
+        assert_eq!(rec.spec, "/b");
+        assert_eq!(rec.status, RecommendationStatus::Recommended);
+    }
+
+    #[test]
+    fn barely_matters_below_100_gb_and_30000_ru() {
+        let mut c = pair();
+        set(&mut c[0], "/a", KeyKind::Single, Verdict::Pass, 90.0);
+        set(&mut c[1], "/b", KeyKind::Single, Verdict::Pass, 80.0);
+        for r in c.iter_mut() {
+            r.total_bytes = 99e9;
+            r.workload = None;
+            r.layout = None;
+        }
+        assert!(
+            recommend(&c, &Limits::default(), "-")
+                .unwrap()
+                .choice_barely_matters
+        );
+        c[1].total_bytes = 100e9;
+        assert!(
+            !recommend(&c, &Limits::default(), "-")
+                .unwrap()
+                .choice_barely_matters
+        );
+    }
+}
