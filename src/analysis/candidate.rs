@@ -55,11 +55,15 @@ fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f
     )
 }
 
-pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+/// The findings the data alone decides (sizes, storage, separator, domain, missing path), and
+/// whether the key follows time.
+fn data_findings(
+    ctx: &CandidateContext<'_>,
+    sizes: &estimate::sizes::SizeProjection,
+) -> (Vec<advise::Finding>, bool) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
-    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
-    let mut findings = estimate::sizes::storage_size_findings(&sizes, ctx.proj, l);
+    let mut findings = estimate::sizes::storage_size_findings(sizes, ctx.proj, l);
     findings.extend(advise::storage_findings(cand, stats, l));
     findings.extend(advise::separator::separator_finding(
         cand,
@@ -88,6 +92,14 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     if follows_time && ctx.time.is_none() && cfg.workload.is_none() {
         findings.push(advise::workload::follows_time_finding(None, l));
     }
+    (findings, follows_time)
+}
+
+pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+    let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
+    let l = &cfg.limits;
+    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    let (mut findings, follows_time) = data_findings(ctx, &sizes);
     let wants_layout = cfg.provisioning.is_some()
         || cfg.physical_partitions.is_some()
         || cfg.workload.is_some()
@@ -162,16 +174,22 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     );
     let layout = layout.map(|(l, _, _)| l);
     let mut report = candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval);
-    if follows_time && report.regime != estimate::Regime::Exact {
-        // The sample's profile can look complete (every month of the sample seen often), but a
-        // time bucket gains a new key every period.
+    if follows_time {
+        grows_with_time(&mut report);
+    }
+    report
+}
+
+/// A key that follows time grows: the sample's profile can look complete (every month of the
+/// sample seen often), but a time bucket gains a new key every period.
+fn grows_with_time(report: &mut CandidateReport) {
+    if report.regime != estimate::Regime::Exact {
         report.regime = estimate::Regime::Growing;
         report.regime_evidence = format!(
             "the key follows time: every period brings a new key and the current one takes every write; the sample's profile: {}",
             report.regime_evidence
         );
     }
-    report
 }
 
 fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
