@@ -313,7 +313,8 @@ fn html_charts_draw_the_reports_numbers() {
         "<link",
         "<img",
         "src=",
-        "href=",
+        "href=\"http",
+        "href=\"//",
         "url(",
         "@import",
         "@font-face",
@@ -322,6 +323,13 @@ fn html_charts_draw_the_reports_numbers() {
             !html.contains(request),
             "the page requests something: {request}"
         );
+    }
+    // Links stay in the page: the ranking's candidates point at their sections.
+    let links: Vec<&str> = html.split("href=\"").skip(1).collect();
+    assert_eq!(links.len(), report["candidates"].as_array().unwrap().len());
+    for (rank, l) in links.iter().enumerate() {
+        assert!(l.starts_with(&format!("#candidate-{}\"", rank + 1)));
+        assert!(html.contains(&format!("id=\"candidate-{}\"", rank + 1)));
     }
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
     assert!(html.contains("@media print"));

@@ -48,6 +48,7 @@ section.candidate { margin: 1.2em 0; padding: 14px 18px; border: 1px solid var(-
 .badge { display: inline-block; padding: 0 .45em; border-radius: 4px; color: #fff; font-size: .9em; }
 .badge.pass { background: var(--pass); } .badge.warn { background: var(--warn); }
 .badge.fail { background: var(--fail); } .badge.info { background: var(--info); }
+a { color: inherit; }
 td.pass { color: var(--pass); } td.warn { color: var(--warn); } td.fail { color: var(--fail); }
 .table { overflow-x: auto; margin: .6em 0; }
 table { border-collapse: collapse; font-size: .9em; }
@@ -175,7 +176,13 @@ fn breakable(cell: &str) -> String {
     out
 }
 
-fn table(out: &mut String, headers: &[String], rows: &[Vec<String>]) {
+fn table(out: &mut String, headers: &[String], rows: &[Vec<String>], linked: bool) {
+    // The ranking (`#` then `candidate`): each candidate links to its section below.
+    let link = linked && headers.first().is_some_and(|h| h == "#");
+    let spec_col = headers
+        .iter()
+        .position(|h| h == "candidate")
+        .filter(|_| link);
     out.push_str("<div class=\"table\"><table><thead><tr>");
     for h in headers {
         let _ = write!(out, "<th>{}</th>", breakable(h));
@@ -183,7 +190,16 @@ fn table(out: &mut String, headers: &[String], rows: &[Vec<String>]) {
     out.push_str("</tr></thead><tbody>\n");
     for r in rows {
         out.push_str("<tr>");
-        for c in r {
+        for (i, c) in r.iter().enumerate() {
+            if Some(i) == spec_col {
+                let _ = write!(
+                    out,
+                    "<td><a href=\"#candidate-{}\">{}</a></td>",
+                    esc(&r[0]),
+                    breakable(c)
+                );
+                continue;
+            }
             if let Some(m) = meter(c) {
                 let _ = write!(out, "<td>{m}</td>");
                 continue;
@@ -280,7 +296,7 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
             Block::Code(text) => {
                 let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&text));
             }
-            Block::Table { headers, rows } => table(&mut out, &headers, &rows),
+            Block::Table { headers, rows } => table(&mut out, &headers, &rows, report.is_some()),
         }
     }
     close_candidate(&mut out, &mut candidate);
