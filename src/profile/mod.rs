@@ -3,7 +3,7 @@
 //! range from the projection model), top values, value size and what it looks like (an id, a
 //! timestamp, a boolean or enum, a value that follows time).
 //!
-//! Stages: [`scan`] (one parallel pass, mergeable [`acc::Profiler`]s) → [`summarize`] (one
+//! Stages: [`scan()`] (one parallel pass, mergeable [`acc::Profiler`]s) → [`summarize`] (one
 //! [`FieldProfile`] per path, classified by the rules in docs/recommendations.md).
 
 pub mod acc;

@@ -8,7 +8,7 @@
 //! exactly is refused when the query is generated (hashed suffixes) or reported per document in
 //! the `error` column (a number whose string form the engine writes differently).
 //!
-//! Each engine is a [`Dialect`]: how to read one path of the document into the common per-path
+//! Each engine is a `Dialect`: how to read one path of the document into the common per-path
 //! columns; the rest of the query is shared.
 
 mod duckdb;

@@ -1,4 +1,4 @@
-//! Turns a merged [`CandidateAcc`] into the numbers a report shows: distributions, top partitions,
+//! Turns a merged [`CandidateAcc`](crate::stats::CandidateAcc) into the numbers a report shows: distributions, top partitions,
 //! skew, key sizes and hierarchical prefixes. Everything is computed from partitions sorted by key,
 //! so the result does not depend on hashing or thread count.
 
