@@ -338,6 +338,12 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
             .find(|f| f.severity >= Severity::Warn)
             .map(|f| format!("{}: {}", f.code, f.message))
             .unwrap_or_default();
+        if r.score > win.score {
+            return format!(
+                "it scores higher ({:.0} against {:.0}) but its verdict is {}, and a better verdict wins whatever the score (docs/recommendations.md): {worst}",
+                r.score, win.score, r.verdict
+            );
+        }
         return format!("its verdict is {} ({worst})", r.verdict);
     }
     if complexity(r.kind) > complexity(win.kind) && r.score >= win.score {
