@@ -86,7 +86,8 @@ pub struct PathAcc {
     pub spaced: u64,
     /// Numbers that read as epoch seconds or milliseconds between 2000 and 2100.
     pub epoch_numbers: u64,
-    /// Scalar values by their JSON text (`"a"`, `1`, `true`, `null`).
+    /// Scalar values by their text: numbers, `true`, `false` and `null` as in JSON, strings as
+    /// `"` followed by the string unescaped ([`value_json`] gives the JSON text).
     pub values: HashMap<Box<str>, ValueStat>,
     /// Documents whose value was new after `values` was full.
     pub overflow_documents: u64,
@@ -122,6 +123,14 @@ impl Default for PathAcc {
     }
 }
 
+/// The JSON text of a tracked value (`"a"`, `1`, `true`, `null`).
+pub fn value_json(tagged: &str) -> String {
+    match tagged.strip_prefix('"') {
+        Some(s) => serde_json::to_string(s).unwrap_or_default(),
+        None => tagged.to_owned(),
+    }
+}
+
 /// 2000-01-01 and 2100-01-01 in epoch seconds: numbers outside are not taken for timestamps.
 const PLAUSIBLE_EPOCH: (i64, i64) = (946_684_800, 4_102_444_800);
 
@@ -145,14 +154,15 @@ impl PathAcc {
                 if n.as_f64().is_some_and(|x| x <= 0.0) {
                     self.nonpositive += 1;
                 }
-                let len = n.to_string().len() as u64;
+                let text = n.to_string();
+                let len = text.len() as u64;
                 self.number_len = (self.number_len.0.min(len), self.number_len.1.max(len));
                 if let Some(s) = n.as_f64().and_then(epoch_seconds_from_number) {
                     if (PLAUSIBLE_EPOCH.0..PLAUSIBLE_EPOCH.1).contains(&s) {
                         self.epoch_numbers += 1;
                     }
                 }
-                n.to_string()
+                text
             }
             Value::String(s) => {
                 self.strings += 1;
@@ -168,7 +178,12 @@ impl PathAcc {
                         self.invariant_times += 1;
                     }
                 }
-                serde_json::to_string(s).unwrap_or_default()
+                // Tagged, not escaped: a leading `"` tells a string from a number or literal
+                // ([`value_json`] writes the JSON text when a value is shown).
+                let mut t = String::with_capacity(s.len() + 1);
+                t.push('"');
+                t.push_str(s);
+                t
             }
             Value::Object(_) => {
                 self.objects += 1;
@@ -450,7 +465,7 @@ mod tests {
         assert_eq!(p.non_objects, 1);
         let a = &p.paths["/a"];
         assert_eq!((a.present, a.strings, a.numbers), (3, 2, 1));
-        assert_eq!(a.values["\"x\""].count, 2);
+        assert_eq!(a.values["\"x"].count, 2);
         assert_eq!(a.values["2"].count, 1);
         let b = &p.paths["/n/b"];
         assert_eq!((b.present, b.nulls, b.numbers), (2, 1, 1));
@@ -471,7 +486,7 @@ mod tests {
         for p in [&left, &right] {
             assert_eq!(p.documents, whole.documents);
             assert_eq!(p.paths["/k"].values, whole.paths["/k"].values);
-            assert_eq!(p.paths["/s"].values["\"v0\""].count, 17);
+            assert_eq!(p.paths["/s"].values["\"v0"].count, 17);
         }
     }
 
@@ -539,7 +554,7 @@ mod tests {
         assert_eq!(p.paths["/d"].iso_dates, 2);
         assert_eq!(p.paths["/e"].epoch_numbers, 1);
         assert_eq!(p.time_range, Some((1_714_557_600, 1_714_644_000)));
-        let d = &p.paths["/d"].values["\"2024-05-01\""];
+        let d = &p.paths["/d"].values["\"2024-05-01"];
         assert_eq!((d.first, d.last), (1_714_557_600, 1_714_557_600));
     }
 

@@ -261,7 +261,7 @@ fn field_profile(
         .into_iter()
         .take(top)
         .map(|(v, c)| TopValue {
-            value: v.to_owned(),
+            value: acc::value_json(v),
             documents: c,
             share: c as f64 / scalars.max(1) as f64,
         })
