@@ -294,6 +294,15 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
     loader.finish(&file)
 }
 
+#[cfg(feature = "parquet")]
+fn read_parquet(path: &Path, loader: &mut Loader<'_>) -> Result<(), String> {
+    for row in super::columnar::key_stats_rows(path)? {
+        loader.add(row?)?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "parquet"))]
 fn read_parquet(path: &Path, _loader: &mut Loader<'_>) -> Result<(), String> {
     Err(format!(
         "{}: reading Parquet needs pkadvisor built with `--features parquet`; or save the key statistics as CSV",

@@ -6,6 +6,8 @@
 //! a single thread while the workers parse, so framing must stay cheap (JSON Lines framing is a
 //! `memchr` over the buffer).
 
+#[cfg(feature = "parquet")]
+pub mod columnar;
 mod csv;
 pub mod ejson;
 mod json_array;
@@ -38,6 +40,10 @@ pub enum InputFormat {
     Json,
     /// Comma-separated values with a header row (`.csv`).
     Csv,
+    /// Apache Parquet (`.parquet`; feature `parquet`): each row as its JSON serialisation.
+    Parquet,
+    /// A Delta Lake table (a directory with `_delta_log/`; feature `parquet`).
+    Delta,
 }
 
 /// Transparent decompression, chosen by extension (`.gz`, `.zst`).
@@ -197,6 +203,7 @@ fn format_for_ext(ext: &str) -> Option<Option<InputFormat>> {
         "jsonl" | "ndjson" | "ldjson" => Some(Some(InputFormat::Jsonl)),
         "json" => Some(None),
         "csv" => Some(Some(InputFormat::Csv)),
+        "parquet" => Some(Some(InputFormat::Parquet)),
         _ => None,
     }
 }
@@ -253,7 +260,11 @@ pub fn discover_noting(
             file: p.display().to_string(),
             cause: e,
         })?;
-        if meta.is_dir() {
+        if meta.is_dir() && p.join("_delta_log").is_dir() {
+            if first_time(p, notes) {
+                out.push(delta_source(p.clone()));
+            }
+        } else if meta.is_dir() {
             let mut files = Vec::new();
             walk(p, &mut files, &mut Default::default(), notes)?;
             files.sort();
@@ -264,7 +275,9 @@ pub fn discover_noting(
                 }
                 let name = f.to_string_lossy().into_owned();
                 let (compression, ext) = ext_of(&name);
-                if let Some(fmt) = format_for_ext(&ext) {
+                if f.join("_delta_log").is_dir() {
+                    out.push(delta_source(f));
+                } else if let Some(fmt) = format_for_ext(&ext) {
                     let size = std::fs::metadata(&f).ok().map(|m| m.len());
                     out.push(InputSource {
                         path: Some(f),
@@ -279,7 +292,7 @@ pub fn discover_noting(
             }
             if out.len() == before {
                 return Err(IngestError::Input(format!(
-                    "{}: directory holds no .jsonl, .ndjson, .json or .csv files (optionally .gz or .zst)",
+                    "{}: directory holds no .jsonl, .ndjson, .json, .csv (optionally .gz or .zst) or .parquet files, nor Delta tables",
                     p.display()
                 )));
             }
@@ -311,6 +324,18 @@ pub fn discover_noting(
         }
     }
     Ok(out)
+}
+
+fn delta_source(dir: PathBuf) -> InputSource {
+    InputSource {
+        display: dir.to_string_lossy().into_owned(),
+        path: Some(dir),
+        format: Some(InputFormat::Delta),
+        compression: Compression::None,
+        size_bytes: None,
+        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        extended_json: Some(false),
+    }
 }
 
 /// Collects the files below `dir`. Symbolic links are followed, but each directory is entered
@@ -346,7 +371,10 @@ fn walk(
             ));
             continue;
         };
-        if meta.is_dir() {
+        if meta.is_dir() && path.join("_delta_log").is_dir() {
+            // A Delta table is read through its log, never as loose Parquet files.
+            out.push(path);
+        } else if meta.is_dir() {
             walk(&path, out, seen_dirs, notes)?;
         } else if meta.is_file() {
             out.push(path);
@@ -371,6 +399,9 @@ pub fn open(
         file: src.display.clone(),
         cause: e,
     };
+    if let Some(f @ (InputFormat::Parquet | InputFormat::Delta)) = src.format {
+        return open_columnar(src, file_index, counter, f == InputFormat::Delta);
+    }
     let raw: Box<dyn Read + Send> = match &src.path {
         Some(p) => Box::new(File::open(p).map_err(io_err)?),
         None => Box::new(io::stdin()),
@@ -385,6 +416,30 @@ pub fn open(
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
     };
     reader_from(decoded, src, file_index, csv_strings).map_err(io_err)
+}
+
+#[cfg(feature = "parquet")]
+fn open_columnar(
+    src: &InputSource,
+    file_index: u32,
+    counter: Arc<AtomicU64>,
+    delta: bool,
+) -> Result<Box<dyn RecordReader>, IngestError> {
+    columnar::open(src, file_index, counter, delta)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn open_columnar(
+    src: &InputSource,
+    _file_index: u32,
+    _counter: Arc<AtomicU64>,
+    delta: bool,
+) -> Result<Box<dyn RecordReader>, IngestError> {
+    Err(IngestError::Input(format!(
+        "{}: reading {} needs pkadvisor built with the `parquet` feature: cargo install --path . --features parquet (docs/scale.md)",
+        src.display,
+        if delta { "a Delta table" } else { "Parquet" }
+    )))
 }
 
 /// The record reader for an already opened (and decompressed) byte stream: a UTF-8 byte-order
@@ -428,6 +483,11 @@ pub fn reader_from(
             CsvReader::new(reader, file_index, name, csv_strings)
                 .max_record_bytes(src.max_record_bytes),
         ),
+        InputFormat::Parquet | InputFormat::Delta => {
+            return Err(io::Error::other(format!(
+                "{name}: Parquet and Delta are read from files, not from a byte stream"
+            )))
+        }
     };
     Ok(if extended {
         Box::new(ejson::ExtendedJsonReader::new(inner))
