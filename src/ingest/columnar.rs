@@ -87,14 +87,16 @@ impl RecordReader for ColumnarReader {
                 },
             };
             let df = read_slice(&part.path, offset).map_err(|e| {
-                IngestError::Input(format!(
-                    "{}: {}: cannot read Parquet: {e}",
-                    self.name,
-                    part.path.display()
-                ))
+                let file = part.path.display().to_string();
+                let within = if file == self.name {
+                    String::new()
+                } else {
+                    format!("{file}: ")
+                };
+                IngestError::Input(format!("{}: {within}cannot read Parquet: {e}", self.name))
             })?;
             let rows = df.height();
-            write_rows(&df, &part.extra, &mut data).map_err(|e| {
+            guarded(|| write_rows(&df, &part.extra, &mut data)).map_err(|e| {
                 IngestError::Input(format!("{}: cannot convert a row: {e}", self.name))
             })?;
             self.next_row += rows as u64;
@@ -115,7 +117,46 @@ impl RecordReader for ColumnarReader {
     }
 }
 
-fn read_slice(path: &Path, offset: i64) -> PolarsResult<DataFrame> {
+thread_local! {
+    /// Set while polars runs on this thread: its panics become errors, not crash reports.
+    static IN_POLARS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs a polars call; a panic inside it (polars panics on column types this build leaves
+/// out, e.g. `Decimal`) becomes an error message instead of a crash.
+fn guarded<T>(f: impl FnOnce() -> PolarsResult<T>) -> Result<T, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_POLARS.with(|q| q.get()) {
+                previous(info)
+            }
+        }));
+    });
+    IN_POLARS.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    IN_POLARS.with(|q| q.set(false));
+    match result {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("polars stopped");
+            Err(format!(
+                "{msg} (pkadvisor's Parquet reader handles strings, numbers, booleans, dates, timestamps, structs and lists; cast other columns, e.g. decimals to double, when exporting)"
+            ))
+        }
+    }
+}
+
+fn read_slice(path: &Path, offset: i64) -> Result<DataFrame, String> {
+    guarded(|| read_slice_unguarded(path, offset))
+}
+
+fn read_slice_unguarded(path: &Path, offset: i64) -> PolarsResult<DataFrame> {
     let p = PlRefPath::from(path.to_string_lossy().as_ref());
     // No hive partitioning: a Delta table's partition values come from its log, and a path
     // like `x=1/f.parquet` adds no column to a plain file.
@@ -471,13 +512,13 @@ fn percent_decode(s: &str) -> String {
 
 /// `analyze --key-stats` from a Parquet file: the rows of the key-statistics table.
 pub fn key_stats_rows(path: &Path) -> Result<Vec<Result<super::key_stats::Row, String>>, String> {
-    let err = |e: PolarsError| format!("{}: {e}", path.display());
     let mut out = Vec::new();
     let mut offset = 0;
     loop {
-        let df = read_slice(path, offset).map_err(err)?;
+        let df = read_slice(path, offset).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut text = Vec::new();
-        write_rows(&df, &[], &mut text).map_err(err)?;
+        guarded(|| write_rows(&df, &[], &mut text))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             out.push(serde_json::from_slice(line).map_err(|e| e.to_string()));
         }
