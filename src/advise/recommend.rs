@@ -256,11 +256,19 @@ fn verdict_reason(r: &CandidateReport) -> String {
 fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     let mut out = Vec::new();
     let [lo, hi] = r.max_logical_partition_bytes_range;
+    let size = if r.regime == crate::estimate::Regime::Exact || lo == hi {
+        // Nothing projected: the input is judged as the whole container.
+        format!("holds {}", human_bytes(r.max_logical_partition_bytes))
+    } else {
+        format!(
+            "is projected at {} (95% range {} – {})",
+            human_bytes(r.max_logical_partition_bytes),
+            human_bytes(lo),
+            human_bytes(hi)
+        )
+    };
     out.push(format!(
-        "storage: the largest logical partition is projected at {} (95% range {} – {}), {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",
-        human_bytes(r.max_logical_partition_bytes),
-        human_bytes(lo),
-        human_bytes(hi),
+        "storage: the largest logical partition {size}, {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",
         pct(r.max_logical_partition_bytes / l.logical_partition_bytes),
         human_bytes(l.logical_partition_bytes),
         human_bytes(l.warn_fraction * l.logical_partition_bytes),
