@@ -282,25 +282,7 @@ fn assert_proportional(
 
 #[test]
 fn html_charts_draw_the_reports_numbers() {
-    let json = Test::new()
-        .args([
-            "analyze",
-            "fixtures/events.jsonl",
-            "--candidates",
-            "/tenantId,/tenantId>/userId>/sessionId",
-            "--total-size",
-            "500GB",
-            "--ru",
-            "40000",
-            "--workload",
-            "fixtures/workload.yaml",
-            "--format",
-            "json",
-        ])
-        .run()
-        .success()
-        .stdout;
-    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let (json, report) = workload_report("/tenantId,/tenantId>/userId>/sessionId");
     let html = Test::new()
         .args(["report", "-", "--format", "html"])
         .stdin(json)
@@ -450,25 +432,7 @@ fn html_charts_draw_the_reports_numbers() {
 
 #[test]
 fn markdown_folds_candidates_and_charts_their_partitions() {
-    let json = Test::new()
-        .args([
-            "analyze",
-            "fixtures/events.jsonl",
-            "--candidates",
-            "/tenantId,/tenantId>/userId>/sessionId,/id",
-            "--total-size",
-            "500GB",
-            "--ru",
-            "40000",
-            "--workload",
-            "fixtures/workload.yaml",
-            "--format",
-            "json",
-        ])
-        .run()
-        .success()
-        .stdout;
-    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let (json, report) = workload_report("/tenantId,/tenantId>/userId>/sessionId,/id");
     let md = Test::new()
         .args(["report", "-", "--format", "markdown"])
         .stdin(json)
@@ -599,4 +563,29 @@ fn colour_follows_the_flag_and_the_environment() {
             &[]
         )));
     }
+}
+
+/// The bundled events at 500 GB and 40,000 RU/s with the bundled workload: the JSON text and its
+/// parsed value (shared by the HTML and Markdown tests).
+fn workload_report(candidates: &str) -> (String, serde_json::Value) {
+    let json = Test::new()
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "--candidates",
+            candidates,
+            "--total-size",
+            "500GB",
+            "--ru",
+            "40000",
+            "--workload",
+            "fixtures/workload.yaml",
+            "--format",
+            "json",
+        ])
+        .run()
+        .success()
+        .stdout;
+    let report = serde_json::from_str(&json).unwrap();
+    (json, report)
 }
