@@ -97,6 +97,7 @@ fn finish_report(
         scanned.group_findings,
     )?;
     let ranked = finish::rank_reports(reports);
+    crate::timing::mark("advise: ranked");
     let recommendation =
         finish::recommend(cfg, &ranked, discovered.as_ref(), &scanned.acc, &target);
     let acc = &scanned.acc;

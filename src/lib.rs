@@ -25,6 +25,7 @@ pub mod report;
 pub mod small_file;
 pub mod sql;
 pub mod stats;
+pub mod timing;
 pub mod workload;
 
 use std::io::Write;

@@ -84,7 +84,7 @@ pub fn scan(
     let reader_error: Mutex<Option<IngestError>> = Mutex::new(None);
     let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
 
-    let t0 = std::time::Instant::now();
+    crate::timing::mark("scan: start");
     let acc = std::thread::scope(|s| {
         let stop = &stop;
         let reader_error = &reader_error;
@@ -125,15 +125,14 @@ pub fn scan(
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
-                    if std::env::var_os("PKADVISOR_TIMING").is_some() {
-                        eprintln!("timing: worker done at {:.3}s", t0.elapsed().as_secs_f64());
-                    }
+                    crate::timing::mark("scan: worker done");
                     acc
                 })
                 .reduce(|| Accumulator::new(0), Accumulator::merge)
         })
     });
     progress.finish();
+    crate::timing::mark("scan: merged");
 
     if let Some(e) = reader_error.into_inner().expect("lock") {
         return Err(e.into());

@@ -26,7 +26,15 @@ pub struct ValueKinds {
 pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
     let (mut bools, mut dates, mut defined) = (true, true, 0u64);
     for p in &stats.partitions {
-        let comps = decode_key(&p.key);
+        let key = stats.key_of(p);
+        if !bools && !dates {
+            // Only counting from here on: a key is all Undefined/Null components exactly when
+            // every byte is one of those two markers (any other component starts with a
+            // marker ≥ 2), so millions of keys need no decoding.
+            defined += u64::from(key.iter().any(|&b| b > crate::keys::marker::NULL));
+            continue;
+        }
+        let comps = decode_key(key);
         let defined_comps: Vec<&KeyComponent<'_>> = comps
             .iter()
             .filter(|c| !matches!(c, KeyComponent::Undefined | KeyComponent::Null))
@@ -38,7 +46,8 @@ pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
         bools &= defined_comps
             .iter()
             .all(|c| matches!(c, KeyComponent::Bool(_)));
-        dates &= comps.len() == 1
+        dates = dates
+            && comps.len() == 1
             && matches!(defined_comps[0], KeyComponent::Str(s) if crate::keys::time::parse_iso8601(s).is_some());
     }
     ValueKinds {
@@ -152,7 +161,7 @@ pub fn v1_collisions(stats: &CandidateStats, l: &Limits) -> Option<Finding> {
     let mut groups: std::collections::BTreeMap<crate::cosmos::Epk, (u64, f64, usize)> =
         Default::default();
     for (i, p) in stats.partitions.iter().enumerate() {
-        let comps = decode_encoded(&p.key).unwrap_or_default();
+        let comps = decode_encoded(stats.key_of(p)).unwrap_or_default();
         let g = groups
             .entry(epk(PkVersion::V1, &comps))
             .or_insert((0, 0.0, i));
@@ -181,7 +190,7 @@ pub fn v1_collisions(stats: &CandidateStats, l: &Limits) -> Option<Finding> {
             "under hash version 1 only the first 100 characters are hashed: {merged} keys share a hashed value with another key, so {} logical partitions hold {} distinct keys; the largest group ({keys} keys like `{}`) holds {}. Use hash version 2 (large partition keys)",
             groups.len(),
             stats.partitions.len(),
-            crate::keys::key_display(&stats.partitions[first].key),
+            crate::keys::key_display(stats.key(first)),
             human_bytes(bytes)
         ),
         json!({"keys_in_collisions": merged, "hashed_partitions": groups.len(), "largest_group_keys": keys, "largest_group_bytes": bytes}),
@@ -303,6 +312,36 @@ mod tests {
         assert_eq!(f.evidence["keys_in_collisions"], 50);
         assert_eq!(f.evidence["hashed_partitions"], 2);
         assert_eq!(f.severity, Severity::Warn);
+    }
+
+    #[test]
+    fn value_kinds_counts_defined_keys_after_deciding_the_kinds() {
+        use crate::cosmos::{encode_components, Component as C};
+        use crate::stats::summary::summarize;
+        let mut acc = crate::stats::CandidateAcc::default();
+        // In key order: Undefined, Null, [Undefined, Null], true, 7, "2024-01-01", "a". The
+        // kinds are settled at the number; the strings after it are only counted.
+        for comps in [
+            vec![C::Undefined],
+            vec![C::Null],
+            vec![C::Undefined, C::Null],
+            vec![C::Bool(true)],
+            vec![C::Number(7.0)],
+            vec![C::String("2024-01-01".into())],
+            vec![C::String("a".into())],
+        ] {
+            acc.add(&encode_components(&comps), 10, None);
+        }
+        let s = summarize(acc.partitions, 1, &|_| 1.0, 0.0, 10);
+        let k = value_kinds(&s);
+        assert_eq!((k.defined, k.all_bool, k.all_dates), (4, false, false));
+        let mut dates = crate::stats::CandidateAcc::default();
+        for d in ["2024-01-01", "2024-01-02"] {
+            dates.add(&encode_components(&[C::String(d.into())]), 10, None);
+        }
+        dates.add(&encode_components(&[C::Null]), 10, None);
+        let k = value_kinds(&summarize(dates.partitions, 1, &|_| 1.0, 0.0, 10));
+        assert_eq!((k.defined, k.all_bool, k.all_dates), (2, false, true));
     }
 
     #[test]

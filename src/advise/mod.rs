@@ -201,7 +201,7 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
     let mut f = Vec::new();
     let lp_limit = l.logical_partition_bytes;
     if let Some(&top) = s.by_bytes.first() {
-        let key = crate::keys::key_display(&s.partitions[top].key);
+        let key = crate::keys::key_display(s.key(top));
         // A sample fact: the largest key's share of the sample's stored bytes.
         let share = s.skew.top1_share;
         if s.logical_partitions > 1 && share >= 0.2 {
@@ -292,7 +292,7 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
         let depth = c.levels.len();
         let mut own: Vec<std::collections::HashSet<&[u8]>> = vec![Default::default(); depth];
         for p in &s.partitions {
-            if let Ok(parts) = crate::cosmos::split_encoded(&p.key) {
+            if let Ok(parts) = crate::cosmos::split_encoded(s.key_of(p)) {
                 for (k, part) in parts.into_iter().enumerate().take(depth) {
                     own[k].insert(part);
                 }

@@ -340,8 +340,8 @@ fn value_ranks(stats: &CandidateStats) -> Vec<f64> {
         }
     };
     idx.sort_by(|&a, &b| {
-        let ka = keys::decode_key(&stats.partitions[a].key);
-        let kb = keys::decode_key(&stats.partitions[b].key);
+        let ka = keys::decode_key(stats.key(a));
+        let kb = keys::decode_key(stats.key(b));
         ka.iter()
             .zip(kb.iter())
             .map(|(x, y)| cmp_comp(x, y))

@@ -45,7 +45,7 @@ fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f
             stats
                 .partitions
                 .iter()
-                .map(|p| m.get(&p.key[..]).copied().unwrap_or(0.0) / total)
+                .map(|p| m.get(stats.key_of(p)).copied().unwrap_or(0.0) / total)
                 .collect()
         })
     };
@@ -70,7 +70,7 @@ fn data_findings(
         stats
             .partitions
             .iter()
-            .map(|p| (&p.key[..], p.sample.documents)),
+            .map(|p| (stats.key_of(p), p.sample.documents)),
         &cfg.separator,
     ));
     let kinds = advise::domain::value_kinds(stats);
@@ -251,7 +251,7 @@ fn workload_eval(
         .enumerate()
         .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
     {
-        summary.hottest_logical = Some((*ru, keys::key_display(&stats.partitions[idx].key)));
+        summary.hottest_logical = Some((*ru, keys::key_display(stats.key(idx))));
     }
     let total_q = e.ru_demand.queries;
     summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
@@ -361,7 +361,7 @@ fn candidate_report(
             .iter()
             .take(cfg.top)
             .map(|&p| TopPartition {
-                key: keys::key_json(&stats.partitions[p].key, hierarchical),
+                key: keys::key_json(stats.key(p), hierarchical),
                 documents: stats.partitions[p].documents,
                 bytes: stats.partitions[p].bytes,
                 bytes_range: estimate::sizes::bytes_range(&stats.partitions[p], ctx.proj),

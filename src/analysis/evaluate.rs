@@ -26,6 +26,7 @@ pub(super) fn evaluate_all(
     mut group_findings: Vec<Vec<Finding>>,
 ) -> Result<Vec<CandidateReport>, AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
+    crate::timing::mark("estimate: projected and summarised");
     let ops = match &cfg.ops {
         Some(path) => Some(crate::ops::read_ops(path, plan)?),
         None => None,
@@ -76,6 +77,7 @@ pub(super) fn evaluate_all(
             })
             .collect();
         finish_report(&mut report, key_errors);
+        crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
     }
     Ok(reports)
@@ -98,9 +100,9 @@ fn project_and_summarize(
         .iter()
         .zip(&cfg.candidates)
         .map(|(m, cand)| {
-            let counts: Vec<u64> = m.values().map(|c| c.documents).collect();
+            let counts: Vec<u64> = m.iter().map(|(_, c)| c.documents).collect();
             // One item per partition only where the key (with /id) is present and not null.
-            let all_defined = m.keys().all(|k| {
+            let all_defined = m.iter().all(|(k, _)| {
                 let shape = keys::key_shape(k);
                 !shape.undefined && !shape.null
             });

@@ -101,12 +101,7 @@ pub fn group_findings(
     }
     for (bi, b) in boundaries.iter().enumerate() {
         for (ci, c) in candidates.iter().enumerate() {
-            let split: GroupSplit = measure(
-                hidden[bi * n + ci]
-                    .partitions
-                    .keys()
-                    .map(|k| -> &[u8] { k.as_ref() }),
-            );
+            let split: GroupSplit = measure(hidden[bi * n + ci].partitions.iter().map(|(k, _)| k));
             let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
             out[ci].extend(findings(b, &split, &paths));
         }

@@ -29,7 +29,7 @@ pub(super) fn layout_for(
     } else {
         cfg.hash_version
     };
-    let epk_of = |i: usize| key_epk(&stats.partitions[i].key, version);
+    let epk_of = |i: usize| key_epk(stats.key(i), version);
     let placement = estimate::placement::place(
         stats,
         proj,
@@ -126,7 +126,7 @@ pub(super) fn layout_for(
         let levels = stats
             .partitions
             .first()
-            .map(|p| keys::decode_key(&p.key).len())
+            .map(|p| keys::decode_key(stats.key_of(p)).len())
             .unwrap_or(0);
         for level in 1..levels {
             prefix_fanout.push(fanout(stats, &layout, level));
@@ -215,7 +215,7 @@ fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
 fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> PrefixFanout {
     let mut entries: Vec<PrefixFanoutEntry> = Vec::new();
     let (mut weighted, mut weight) = (0.0, 0.0);
-    for g in crate::stats::summary::prefix_groups(&stats.partitions, level) {
+    for g in crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, level) {
         let docs: u64 = stats.partitions[g.members.clone()]
             .iter()
             .map(|p| p.sample.documents)

@@ -46,11 +46,7 @@ pub(super) fn stage(
         time_bucket_secs: time_slot.map(|_| fine_bucket),
         max_record_bytes: cfg.max_record_bytes,
     };
-    let started = std::time::Instant::now();
     let mut acc = pipeline::scan(inputs, &plan, &opts)?;
-    if std::env::var_os("PKADVISOR_TIMING").is_some() {
-        eprintln!("timing: scan {:.3}s", started.elapsed().as_secs_f64());
-    }
     if acc.records_analyzed == 0 {
         let what = if acc.invalid_records.count > 0 {
             format!(

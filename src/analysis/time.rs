@@ -51,7 +51,7 @@ pub(super) fn time_eval(
     let lp_index = |key: &[u8]| {
         stats
             .partitions
-            .binary_search_by(|p| p.key[..].cmp(key))
+            .binary_search_by(|p| stats.key_of(p).cmp(key))
             .ok()
     };
     let mut peak = (0.0f64, i64::MIN);
@@ -145,7 +145,7 @@ pub(super) fn time_to_limit(
             i,
             advise::workload::TimeToLimitEval {
                 basis,
-                key: keys::key_json(&p.key, ctx.cand.kind == KeyKind::Hierarchical),
+                key: keys::key_json(stats.key_of(p), ctx.cand.kind == KeyKind::Hierarchical),
                 bytes: p.bytes,
                 bytes_per_day: per_day,
                 warn_date: days

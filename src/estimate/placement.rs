@@ -104,7 +104,7 @@ pub fn place(
     let hierarchical = version == PkVersion::MultiHash && !stats.levels.is_empty();
     if hierarchical && proj.projected {
         // Heavy first-level prefixes keep their tail inside their own range.
-        for g in prefix_groups(&stats.partitions, 1) {
+        for g in prefix_groups(&stats.partitions, &stats.keys, 1) {
             let docs: u64 = stats.partitions[g.members.clone()]
                 .iter()
                 .map(|p| p.sample.documents)

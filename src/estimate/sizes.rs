@@ -42,7 +42,7 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
     }
     for lv in stats.levels.iter_mut() {
         let mut best: Option<(f64, usize)> = None;
-        for g in crate::stats::summary::prefix_groups(&stats.partitions, lv.level) {
+        for g in crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, lv.level) {
             let members = &stats.partitions[g.members.clone()];
             let docs: u64 = members.iter().map(|p| p.sample.documents).sum();
             let bytes = if docs >= HEAVY_MIN_COUNT {
@@ -61,7 +61,7 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
             }
         }
         if let Some((b, i)) = best {
-            let key = &stats.partitions[i].key;
+            let key = stats.keys.get(stats.partitions[i].key);
             lv.largest_prefix_bytes = b;
             lv.largest_prefix =
                 crate::keys::key_json(&key[..crate::keys::prefix_len(key, lv.level)], true);
@@ -83,7 +83,7 @@ pub fn project_sizes(
     mean_doc_bytes: f64,
     item_bytes: f64,
 ) -> SizeProjection {
-    let key = |i: usize| crate::keys::key_display(&stats.partitions[i].key);
+    let key = |i: usize| crate::keys::key_display(stats.key(i));
     let (mut low, mut low_key) = (0.0f64, String::new());
     let (mut heavy_high, mut heavy_key) = (0.0f64, String::new());
     for (i, p) in stats.partitions.iter().enumerate() {

@@ -4,6 +4,7 @@
 //! keeps the earliest positions, so the merged result — and every report computed from it after
 //! sorting — is identical whatever the thread count or block order.
 
+pub mod keymap;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,7 @@ use hashbrown::HashMap;
 
 use crate::ingest::Position;
 use crate::keys::KeyError;
+pub use keymap::KeyMap;
 
 /// How many example positions of skipped records and key errors are kept.
 pub const MAX_EXAMPLES: usize = 5;
@@ -102,7 +104,7 @@ impl IssueLog {
 #[derive(Debug, Clone, Default)]
 pub struct CandidateAcc {
     /// Logical partitions by encoded key.
-    pub partitions: HashMap<Key, PartitionCounts>,
+    pub partitions: KeyMap,
     /// Documents whose key could not be computed, by reason.
     pub key_errors: BTreeMap<KeyError, IssueLog>,
 }
@@ -112,7 +114,7 @@ impl CandidateAcc {
     /// them per partition would grow every hash-map entry past one cache line.)
     #[inline]
     pub fn add(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
-        let p = self.partitions.entry_ref(key).or_default();
+        let p = self.partitions.slot(key);
         p.documents += 1;
         p.minified_bytes += minified_bytes;
         if let Some(t) = ts {
@@ -133,7 +135,7 @@ impl CandidateAcc {
         first: Option<i64>,
         last: Option<i64>,
     ) {
-        let p = self.partitions.entry_ref(key).or_default();
+        let p = self.partitions.slot(key);
         p.documents += documents;
         p.minified_bytes += bytes;
         if let Some(t) = first {
@@ -145,14 +147,8 @@ impl CandidateAcc {
     }
 
     /// Adds another accumulator of the same candidate.
-    pub fn merge(&mut self, mut o: CandidateAcc) {
-        if o.partitions.len() > self.partitions.len() {
-            std::mem::swap(&mut self.partitions, &mut o.partitions);
-        }
-        self.partitions.reserve(o.partitions.len());
-        for (k, v) in o.partitions {
-            self.partitions.entry(k).or_default().merge(&v);
-        }
+    pub fn merge(&mut self, o: CandidateAcc) {
+        self.partitions.merge(o.partitions);
         for (k, v) in o.key_errors {
             self.key_errors.entry(k).or_default().merge(v);
         }
@@ -291,10 +287,10 @@ mod tests {
         let mut b = CandidateAcc::default();
         b.add(b"k1", 5, Some(2));
         a.merge(b);
-        let k1 = a.partitions[&b"k1"[..]];
+        let k1 = *a.partitions.get(b"k1").unwrap();
         assert_eq!((k1.documents, k1.minified_bytes), (2, 13));
         assert_eq!(k1.time_range(), Some((2, 5)));
-        assert_eq!(a.partitions[&b"k2"[..]].time_range(), None);
+        assert_eq!(a.partitions.get(b"k2").unwrap().time_range(), None);
         assert_eq!(a.partitions.len(), 2);
     }
 
@@ -307,8 +303,8 @@ mod tests {
         let mut agg = CandidateAcc::default();
         agg.add_aggregate(b"k", 2, 30, Some(3), Some(7));
         agg.add_aggregate(b"k", 1, 5, Some(9), Some(9));
-        assert_eq!(one.partitions[&b"k"[..]], agg.partitions[&b"k"[..]]);
-        let p = agg.partitions[&b"k"[..]];
+        assert_eq!(one.partitions.get(b"k"), agg.partitions.get(b"k"));
+        let p = *agg.partitions.get(b"k").unwrap();
         assert_eq!(
             (p.documents, p.minified_bytes, p.time_range()),
             (3, 35, Some((3, 9)))

@@ -5,14 +5,15 @@
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use super::keymap::{KeyArenas, KeyMap, KeyRef};
 use super::PartitionCounts;
 use crate::keys::{self, prefix_len};
 
 /// One logical partition after projection.
 #[derive(Debug, Clone)]
 pub struct PartitionRow {
-    /// The encoded key.
-    pub key: super::Key,
+    /// Where the encoded key is stored ([`CandidateStats::key`] gives its bytes).
+    pub key: KeyRef,
     /// Sample counts.
     pub sample: PartitionCounts,
     /// Projected documents (`sample.documents × scale(sample.documents)`; see `estimate`).
@@ -97,8 +98,24 @@ pub struct CandidateStats {
     pub levels: Vec<LevelStats>,
     /// Every partition, sorted by encoded key.
     pub partitions: Vec<PartitionRow>,
+    /// The bytes of the partitions' keys.
+    pub keys: KeyArenas,
     /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
     pub by_bytes: Vec<usize>,
+}
+
+impl CandidateStats {
+    /// The encoded key of `partitions[i]`.
+    #[inline]
+    pub fn key(&self, i: usize) -> &[u8] {
+        self.keys.get(self.partitions[i].key)
+    }
+
+    /// The encoded key of a partition row of these statistics.
+    #[inline]
+    pub fn key_of(&self, p: &PartitionRow) -> &[u8] {
+        self.keys.get(p.key)
+    }
 }
 
 /// Builds the statistics. `scale(c)` is how many production documents each sampled document of
@@ -106,25 +123,27 @@ pub struct CandidateStats {
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
 /// Skew is measured on the sample's own bytes: it is a sample fact, not a projection.
 pub fn summarize(
-    partitions: hashbrown::HashMap<super::Key, PartitionCounts>,
+    map: KeyMap,
     hierarchical_levels: usize,
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
-    let mut partitions: Vec<PartitionRow> = partitions
-        .into_iter()
-        .map(|(key, c)| {
-            let f = scale(c.documents);
-            PartitionRow {
-                key,
-                sample: c,
-                documents: c.documents as f64 * f,
-                bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
-            }
+    let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
+    let arenas = map.drain(|key, _, c| {
+        let f = scale(c.documents);
+        partitions.push(PartitionRow {
+            key,
+            sample: c,
+            documents: c.documents as f64 * f,
+            bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
         })
-        .collect();
-    partitions.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+    });
+    {
+        // Keys are distinct, so the unstable parallel sort has one result.
+        use rayon::prelude::*;
+        partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
+    }
 
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let mut by_bytes: Vec<usize> = (0..partitions.len()).collect();
@@ -147,7 +166,7 @@ pub fn summarize(
     let mut max_key_bytes = 0u64;
     let mut max_key_idx = None;
     for (i, p) in partitions.iter().enumerate() {
-        let shape = keys::key_shape(&p.key);
+        let shape = keys::key_shape(arenas.get(p.key));
         if shape.undefined {
             undefined_documents += p.sample.documents;
         }
@@ -162,7 +181,7 @@ pub fn summarize(
     }
     let hierarchical = hierarchical_levels > 1;
     let max_key = max_key_idx
-        .map(|i| keys::key_json(&partitions[i].key, hierarchical))
+        .map(|i| keys::key_json(arenas.get(partitions[i].key), hierarchical))
         .unwrap_or(serde_json::Value::Null);
 
     let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
@@ -173,7 +192,7 @@ pub fn summarize(
         .collect();
     let levels = if hierarchical {
         (1..hierarchical_levels)
-            .map(|l| level_stats(&partitions, l))
+            .map(|l| level_stats(&partitions, &arenas, l))
             .collect()
     } else {
         Vec::new()
@@ -192,6 +211,7 @@ pub fn summarize(
         max_key,
         levels,
         partitions,
+        keys: arenas,
         by_bytes,
     }
 }
@@ -211,18 +231,23 @@ pub struct PrefixGroup<'a> {
 
 /// Groups partitions (sorted by key) by their first `level` components. The encoding is
 /// prefix-free, so each group is contiguous.
-pub fn prefix_groups(partitions: &[PartitionRow], level: usize) -> Vec<PrefixGroup<'_>> {
+pub fn prefix_groups<'a>(
+    partitions: &[PartitionRow],
+    arenas: &'a KeyArenas,
+    level: usize,
+) -> Vec<PrefixGroup<'a>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < partitions.len() {
-        let plen = prefix_len(&partitions[i].key, level);
-        let prefix = &partitions[i].key[..plen];
+        let first = arenas.get(partitions[i].key);
+        let plen = prefix_len(first, level);
+        let prefix = &first[..plen];
         let mut j = i;
         let mut bytes = 0.0;
-        while j < partitions.len()
-            && partitions[j].key.starts_with(prefix)
-            && prefix_len(&partitions[j].key, level) == plen
-        {
+        while j < partitions.len() && {
+            let k = arenas.get(partitions[j].key);
+            k.starts_with(prefix) && prefix_len(k, level) == plen
+        } {
             bytes += partitions[j].bytes;
             j += 1;
         }
@@ -236,8 +261,8 @@ pub fn prefix_groups(partitions: &[PartitionRow], level: usize) -> Vec<PrefixGro
     out
 }
 
-fn level_stats(partitions: &[PartitionRow], level: usize) -> LevelStats {
-    let groups = prefix_groups(partitions, level);
+fn level_stats(partitions: &[PartitionRow], arenas: &KeyArenas, level: usize) -> LevelStats {
+    let groups = prefix_groups(partitions, arenas, level);
     let mut best: Option<(f64, usize)> = None;
     for g in &groups {
         if best.is_none_or(|(b, _)| g.bytes > b) {
@@ -247,7 +272,7 @@ fn level_stats(partitions: &[PartitionRow], level: usize) -> LevelStats {
     let distinct = groups.len() as u64;
     let (largest_prefix_bytes, largest_prefix) = match best {
         Some((b, i)) => {
-            let key = &partitions[i].key;
+            let key = arenas.get(partitions[i].key);
             (b, keys::key_json(&key[..prefix_len(key, level)], true))
         }
         None => (0.0, serde_json::Value::Null),
