@@ -33,6 +33,20 @@ pub struct ScanOptions {
     pub time_bucket_secs: Option<i64>,
     /// Longest record accepted; a longer one is a bad record.
     pub max_record_bytes: usize,
+    /// Memory each worker may charge each of the first `budgeted` candidates' keys
+    /// ([`crate::stats::sampling`]); `None`: no limit.
+    pub key_budget: Option<u64>,
+    /// How many candidates (the first ones) the budget applies to.
+    pub budgeted: usize,
+}
+
+/// Keeps each budgeted candidate's keys within the budget (see [`crate::stats::sampling`]).
+fn settle(acc: &mut Accumulator, opts: &ScanOptions) {
+    if let Some(budget) = opts.key_budget {
+        for c in acc.candidates.iter_mut().take(opts.budgeted) {
+            c.partitions.settle(budget);
+        }
+    }
 }
 
 /// Why a scan stopped.
@@ -121,6 +135,7 @@ pub fn scan(
                             continue; // drain so the reader never blocks
                         }
                         worker.block(&block, &mut acc);
+                        settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -132,6 +147,8 @@ pub fn scan(
         })
     });
     progress.finish();
+    let mut acc = acc;
+    settle(&mut acc, opts);
     crate::timing::mark("scan: merged");
 
     if let Some(e) = reader_error.into_inner().expect("lock") {

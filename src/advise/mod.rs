@@ -195,6 +195,88 @@ pub fn human_bytes(b: f64) -> String {
     format!("{b:.0} B")
 }
 
+/// The projected upper bound on any key the memory limit dropped: the sketch's bound on the
+/// sample's bytes times the projection's largest scale (`heavy_scale`), `None` when nothing was
+/// dropped.
+pub fn dropped_bound(s: &CandidateStats, heavy_scale: f64) -> Option<f64> {
+    s.sampling
+        .map(|k| k.dropped_largest_bytes_bound * heavy_scale)
+}
+
+/// `KEYS_SAMPLED`: the memory limit made the scan keep a share of the keys. Info when the
+/// count-min bound on the dropped keys proves that none is as large as the largest kept key (the
+/// largest partition is then exact) or that none comes near the logical partition limit; a
+/// warning otherwise.
+pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Option<Finding> {
+    let k = s.sampling?;
+    let largest_kept = s
+        .partitions
+        .iter()
+        .map(|p| p.sample.minified_bytes as f64 + l.item_overhead_bytes * p.sample.documents as f64)
+        .fold(0.0, f64::max);
+    let bound = k.dropped_largest_bytes_bound;
+    let projected_bound = bound * heavy_scale;
+    let exact_top = bound < largest_kept;
+    let far_below = projected_bound < l.logical_partition_bytes * l.warn_fraction;
+    let one_in = (1.0 / k.kept_fraction).round() as u64;
+    let mut msg = format!(
+        "over the memory limit ({}): 1 key in {one_in} was kept, chosen by hash ({} keys, each with exact counts{}); the other keys' {} documents count in the totals only. Logical partitions, distributions and skew are estimates from the kept keys. ",
+        human_bytes(k.memory_limit_bytes as f64),
+        k.kept_keys,
+        if s.levels.is_empty() {
+            ""
+        } else {
+            "; first-level prefixes are kept or dropped whole, so each kept prefix's size is exact, but the largest prefix may be a dropped one"
+        },
+        k.dropped_documents,
+    );
+    msg.push_str(&if exact_top {
+        format!(
+            "No dropped key holds more than {} of the sample (a count-min bound), less than the largest kept key's {}: the largest partition is exact",
+            human_bytes(bound),
+            human_bytes(largest_kept)
+        )
+    } else if far_below {
+        format!(
+            "A dropped key may be larger than the largest kept one, but none holds more than {} of the sample (a count-min bound), at most {} in production, below the {} warning level of a logical partition",
+            human_bytes(bound),
+            human_bytes(projected_bound),
+            human_bytes(l.logical_partition_bytes * l.warn_fraction)
+        )
+    } else {
+        format!(
+            "A dropped key may hold up to {} in production (a count-min bound), which could reach the logical partition limit: the largest partition may be missed; raise --memory-limit or analyze fewer candidates at once",
+            human_bytes(projected_bound)
+        )
+    });
+    // A hierarchical key's largest prefix may be a dropped one, and prefixes may legitimately
+    // pass 20 GB: that check cannot be made on a sample of prefixes.
+    let prefixes_unchecked = !s.levels.is_empty();
+    if prefixes_unchecked {
+        msg.push_str(
+            "; the prefix sizes (PREFIX_OVER_20GB) could only be checked on the kept prefixes",
+        );
+    }
+    Some(Finding::new(
+        "KEYS_SAMPLED",
+        if (exact_top || far_below) && !prefixes_unchecked {
+            Severity::Info
+        } else {
+            Severity::Warn
+        },
+        msg,
+        json!({
+            "memory_limit_bytes": k.memory_limit_bytes,
+            "kept_fraction": k.kept_fraction,
+            "kept_keys": k.kept_keys,
+            "dropped_documents": k.dropped_documents,
+            "dropped_largest_bytes_bound": bound,
+            "dropped_largest_bytes_bound_projected": projected_bound,
+            "largest_kept_bytes": largest_kept,
+        }),
+    ))
+}
+
 /// Findings that depend only on the candidate's statistics and the limits (the size verdicts
 /// live in [`crate::estimate::sizes`], where the projection's ranges are).
 pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Finding> {
@@ -290,11 +372,19 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
     let mut per_level: Vec<(usize, u64)> = Vec::new();
     if c.kind == KeyKind::Hierarchical {
         let depth = c.levels.len();
-        let mut own: Vec<std::collections::HashSet<&[u8]>> = vec![Default::default(); depth];
+        // Only a level below the guidance is reported: counting a level's own values stops at
+        // the guidance, and the walk over the keys stops once every level has reached it.
+        let enough = l.min_cardinality.ceil().max(0.0) as usize;
+        let mut own: Vec<hashbrown::HashSet<&[u8]>> = vec![Default::default(); depth];
         for p in &s.partitions {
+            if own[1..].iter().all(|set| set.len() >= enough) {
+                break;
+            }
             if let Ok(parts) = crate::cosmos::split_encoded(s.key_of(p)) {
-                for (k, part) in parts.into_iter().enumerate().take(depth) {
-                    own[k].insert(part);
+                for (k, part) in parts.into_iter().enumerate().take(depth).skip(1) {
+                    if own[k].len() < enough {
+                        own[k].insert(part);
+                    }
                 }
             }
         }

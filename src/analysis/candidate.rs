@@ -64,6 +64,7 @@ fn data_findings(
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = estimate::sizes::storage_size_findings(sizes, ctx.proj, l);
+    findings.extend(advise::sampling_finding(stats, l, ctx.proj.heavy_scale));
     findings.extend(advise::storage_findings(cand, stats, l));
     findings.extend(advise::separator::separator_finding(
         cand,
@@ -348,7 +349,12 @@ fn candidate_report(
         invalid_key_documents: 0,
         key_errors: Vec::new(),
         max_logical_partition_bytes: sizes.max_bytes,
-        max_logical_partition_bytes_range: sizes.max_range,
+        // A key the memory limit dropped may be larger than any kept: the range's top says so.
+        max_logical_partition_bytes_range: match advise::dropped_bound(stats, ctx.proj.heavy_scale)
+        {
+            Some(b) => [sizes.max_range[0], sizes.max_range[1].max(b)],
+            None => sizes.max_range,
+        },
         tail_bound_bytes: sizes.tail_bound_bytes,
         distinct_estimate: ctx.proj.distinct.clone(),
         regime: ctx.proj.regime,
@@ -379,6 +385,7 @@ fn candidate_report(
                 })
                 .collect::<Vec<_>>(),
         ),
+        key_sampling: stats.sampling,
         max_key_bytes: stats.max_key_bytes,
         levels: stats.levels.clone(),
         hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),

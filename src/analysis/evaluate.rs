@@ -11,6 +11,7 @@ use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
 use crate::keys::{self, KeyPlan};
 use crate::report::{CandidateReport, KeyErrorSummary, Located};
+use crate::stats::sampling::always_kept;
 use crate::stats::summary::{summarize, CandidateStats};
 use crate::stats::{Accumulator, RecordIssue};
 
@@ -100,16 +101,22 @@ fn project_and_summarize(
         .iter()
         .zip(&cfg.candidates)
         .map(|(m, cand)| {
-            let counts: Vec<u64> = m.iter().map(|(_, c)| c.documents).collect();
+            // A key kept by sampling stands for 2^level keys (Undefined and Null for themselves).
+            let w = 1u64 << m.level();
+            let weight = |k: &[u8]| if always_kept(k) { 1 } else { w };
+            let profile = estimate::distinct::FrequencyProfile::from_weighted_counts(
+                m.iter().map(|(k, c)| (c.documents, weight(k))),
+            );
             // One item per partition only where the key (with /id) is present and not null.
             let all_defined = m.iter().all(|(k, _)| {
                 let shape = keys::key_shape(k);
                 !shape.undefined && !shape.null
             });
             let one_item = all_defined && estimate::one_item_per_partition(cand);
-            Projector::new(&counts, target, one_item)
+            Projector::from_profile(profile, target, one_item)
         })
         .collect();
+    crate::timing::mark("estimate: projectors");
     let l = &cfg.limits;
     let summarize_all = || {
         maps.into_par_iter()
@@ -123,6 +130,9 @@ fn project_and_summarize(
                     l.item_overhead_bytes,
                     cfg.top.max(1),
                 );
+                if let Some(k) = s.sampling.as_mut() {
+                    k.memory_limit_bytes = cfg.memory_limit;
+                }
                 if proj.projected {
                     // Keys the sample never saw hold the rest of production's bytes.
                     s.total_bytes = s.total_bytes.max(target.documents * target.mean_doc_bytes);

@@ -45,6 +45,12 @@ pub(super) fn stage(
         time_slot,
         time_bucket_secs: time_slot.map(|_| fine_bucket),
         max_record_bytes: cfg.max_record_bytes,
+        // Each worker's share of the limit for each candidate's keys; the hidden group keys are
+        // exact (a sampled group would undercount split groups) and not budgeted.
+        key_budget: Some(
+            cfg.memory_limit / (cfg.threads.max(1) * cfg.candidates.len().max(1)) as u64,
+        ),
+        budgeted: cfg.candidates.len(),
     };
     let mut acc = pipeline::scan(inputs, &plan, &opts)?;
     if acc.records_analyzed == 0 {

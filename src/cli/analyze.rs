@@ -95,6 +95,12 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Input", long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Memory for the candidates' distinct keys (default: half of the machine's memory, or of
+    /// the container's limit). Above it, a hash-chosen share of each candidate's keys is kept with
+    /// exact counts and the report says so (docs/benchmarks.md, "Memory").
+    #[arg(help_heading = "Input", long, value_name = "SIZE")]
+    pub memory_limit: Option<String>,
+
     /// Longest record accepted (default 4MiB, twice Cosmos DB's 2 MB item limit); a longer line
     /// stops the run with its line number.
     #[arg(help_heading = "Input", long, value_name = "SIZE")]
@@ -254,6 +260,8 @@ pub struct AnalyzeConfig {
     pub threads: usize,
     /// Longest record accepted, bytes.
     pub max_record_bytes: usize,
+    /// Memory for the candidates' distinct keys, bytes (`--memory-limit`).
+    pub memory_limit: u64,
     /// Show progress.
     pub progress: bool,
     /// Output format.
@@ -347,6 +355,17 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
                 ))
             })?,
     };
+    let memory_limit = match &a.memory_limit {
+        None => crate::stats::sampling::default_memory_limit(),
+        Some(s) => parse_size(s)
+            .filter(|x| *x >= 1e6)
+            .map(|x| x as u64)
+            .ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--memory-limit: cannot read `{s}`; use a size of at least 1MB, like 4GB"
+                ))
+            })?,
+    };
     let provisioning = provisioning(&a, &limits)?;
     let (workload, writes_per_sec, reads_per_sec) = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
@@ -366,6 +385,7 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
         skip_invalid: a.skip_invalid,
         threads,
         max_record_bytes,
+        memory_limit,
         progress: !a.quiet && std::io::stderr().is_terminal(),
         format,
         output: a.output.filter(|p| p.as_os_str() != "-"),

@@ -24,11 +24,27 @@ pub struct FrequencyProfile {
 impl FrequencyProfile {
     /// Builds the profile from each key's document count (zero counts are ignored).
     pub fn from_counts<I: IntoIterator<Item = u64>>(counts: I) -> FrequencyProfile {
+        Self::from_weighted_counts(counts.into_iter().map(|c| (c, 1)))
+    }
+
+    /// Builds the profile from `(count, keys)` pairs: `keys` keys seen `count` times each (a
+    /// key kept by sampling stands for `2^level` keys, [`crate::stats::sampling`]).
+    pub fn from_weighted_counts<I: IntoIterator<Item = (u64, u64)>>(counts: I) -> FrequencyProfile {
+        // Most keys are seen a few times: count those in an array, the rare large counts in
+        // the map directly.
+        const SMALL: usize = 1024;
+        let mut small = [0u64; SMALL];
         let mut p = FrequencyProfile::default();
-        for c in counts.into_iter().filter(|&c| c > 0) {
-            p.n += c;
-            p.d += 1;
-            *p.f.entry(c).or_default() += 1;
+        for (c, w) in counts.into_iter().filter(|&(c, w)| c > 0 && w > 0) {
+            p.n += c * w;
+            p.d += w;
+            match small.get_mut(c as usize) {
+                Some(slot) => *slot += w,
+                None => *p.f.entry(c).or_default() += w,
+            }
+        }
+        for (c, &k) in small.iter().enumerate().filter(|(_, &k)| k > 0) {
+            p.f.insert(c as u64, k);
         }
         p
     }

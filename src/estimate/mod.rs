@@ -95,7 +95,15 @@ pub struct Projector {
 impl Projector {
     /// Builds the projection from each sampled key's document count.
     pub fn new(counts: &[u64], target: &Target, one_item: bool) -> Projector {
-        let profile = FrequencyProfile::from_counts(counts.iter().copied());
+        Self::from_profile(
+            FrequencyProfile::from_counts(counts.iter().copied()),
+            target,
+            one_item,
+        )
+    }
+
+    /// Builds the projection from a frequency profile.
+    pub fn from_profile(profile: FrequencyProfile, target: &Target, one_item: bool) -> Projector {
         let n = profile.n as f64;
         let projected = target.projected && target.documents > n && n > 0.0;
         let population = if projected { target.documents } else { n };

@@ -279,6 +279,11 @@ pub struct CandidateReport {
     /// curve `skew.gini` measures; the HTML report draws it. Empty in reports written before it.
     #[serde(default)]
     pub lorenz: Vec<[f64; 2]>,
+    /// Present when `--memory-limit` made the scan keep only a hash-chosen share of this
+    /// candidate's keys: the partition counts, distributions, skew and top partitions come from the
+    /// kept keys (exact for each), the totals count every document (`KEYS_SAMPLED` finding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_sampling: Option<crate::stats::sampling::KeySampling>,
     /// Largest key value in bytes (limit 2,048).
     pub max_key_bytes: u64,
     /// Hierarchical keys: distinct prefixes per level.

@@ -12,6 +12,7 @@
 
 use hashbrown::HashTable;
 
+use super::sampling::{always_kept, kept, Dropped, COST_PER_KEY, MAX_LEVEL};
 use super::PartitionCounts;
 
 /// Number of radix parts (a power of two).
@@ -57,12 +58,18 @@ impl Part {
     /// The counts of `key` (hash `hash`), inserted as empty if new.
     #[inline]
     fn slot(&mut self, hash: u64, key: &[u8]) -> &mut PartitionCounts {
+        self.slot_new(hash, key).0
+    }
+
+    /// [`Part::slot`], and whether the key was new.
+    #[inline]
+    fn slot_new(&mut self, hash: u64, key: &[u8]) -> (&mut PartitionCounts, bool) {
         let Part { table, arena } = self;
         let eq = |e: &Entry| {
             e.hash == hash && &arena[e.off as usize..e.off as usize + e.len as usize] == key
         };
         match table.entry(hash, eq, |e| e.hash) {
-            hashbrown::hash_table::Entry::Occupied(o) => &mut o.into_mut().counts,
+            hashbrown::hash_table::Entry::Occupied(o) => (&mut o.into_mut().counts, false),
             hashbrown::hash_table::Entry::Vacant(v) => {
                 let off = u32::try_from(arena.len()).expect(
                     "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
@@ -74,7 +81,7 @@ impl Part {
                     len: key.len() as u32,
                     counts: PartitionCounts::default(),
                 };
-                &mut v.insert(e).into_mut().counts
+                (&mut v.insert(e).into_mut().counts, true)
             }
         }
     }
@@ -92,28 +99,134 @@ impl Part {
     fn bytes(&self) -> usize {
         self.table.capacity() * ENTRY_BYTES + self.arena.capacity()
     }
+
+    /// Drops the keys not kept at `level` into `dropped`, and compacts the arena and the table.
+    fn retain(&mut self, level: u32, dropped: &mut Dropped) {
+        let old = std::mem::take(&mut self.arena);
+        let mut arena = Vec::with_capacity(old.len() / 2);
+        self.table.retain(|e| {
+            let key = &old[e.off as usize..e.off as usize + e.len as usize];
+            let sh = sample_hash(key, e.hash);
+            if always_kept(key) || kept(sh, level) {
+                e.off = arena.len() as u32;
+                arena.extend_from_slice(key);
+                true
+            } else {
+                dropped.add(e.hash, key, e.counts.documents, e.counts.minified_bytes);
+                false
+            }
+        });
+        self.table.shrink_to_fit(|e| e.hash);
+        arena.shrink_to_fit();
+        self.arena = arena;
+    }
 }
 
-/// Distinct encoded keys with their counts.
+/// The hash a key is sampled by: its first component's (so a hierarchical key's prefix is kept
+/// or dropped whole), which for a one-component key is the key's own hash.
+#[inline]
+fn sample_hash(key: &[u8], hash: u64) -> u64 {
+    let plen = crate::keys::prefix_len(key, 1);
+    if plen == key.len() {
+        hash
+    } else {
+        key_hash(&key[..plen])
+    }
+}
+
+/// Distinct encoded keys with their counts; above a memory budget, a hash-chosen share of them
+/// ([`crate::stats::sampling`]).
 #[derive(Debug, Clone)]
 pub struct KeyMap {
     parts: Vec<Part>,
+    /// Sampling level: 1 key in 2^level is kept (0 = every key, exact).
+    level: u32,
+    dropped: Dropped,
 }
 
 impl Default for KeyMap {
     fn default() -> Self {
         KeyMap {
             parts: vec![Part::default(); PARTS],
+            level: 0,
+            dropped: Dropped::default(),
         }
     }
 }
 
 impl KeyMap {
-    /// The counts of `key`, inserted as empty if new.
+    /// The counts of `key`, inserted as empty if new, whatever the sampling level (tests and
+    /// tools; the scan uses [`KeyMap::add`]).
     #[inline]
     pub fn slot(&mut self, key: &[u8]) -> &mut PartitionCounts {
         let h = key_hash(key);
         self.parts[part_of(h)].slot(h, key)
+    }
+
+    /// Adds `documents` documents of `bytes` minified bytes, first and last seen at `first` and
+    /// `last` (`i64::MAX` / `i64::MIN` when unknown), to `key`; to the dropped keys' totals if
+    /// the sampling level drops it.
+    #[inline]
+    pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        let h = key_hash(key);
+        if self.level > 0 && !always_kept(key) {
+            let sh = sample_hash(key, h);
+            if !kept(sh, self.level) {
+                self.dropped.add(h, key, documents, bytes);
+                return;
+            }
+        }
+        let p = self.parts[part_of(h)].slot(h, key);
+        p.documents += documents;
+        p.minified_bytes += bytes;
+        p.first_ts = p.first_ts.min(first);
+        p.last_ts = p.last_ts.max(last);
+    }
+
+    /// The sampling level (0: every key kept, exact).
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// What the dropped keys held.
+    pub fn dropped(&self) -> &Dropped {
+        &self.dropped
+    }
+
+    /// Takes the sampling state (level, dropped keys) out, before [`KeyMap::drain`].
+    pub fn take_sampling(&mut self) -> (u32, Dropped) {
+        (self.level, std::mem::take(&mut self.dropped))
+    }
+
+    /// The memory the kept keys are charged: [`COST_PER_KEY`] each plus their bytes. A function
+    /// of the set of kept keys only (not of capacities or insertion order).
+    pub fn cost(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.table.len() as u64 * COST_PER_KEY + p.arena.len() as u64)
+            .sum()
+    }
+
+    /// Raises the sampling level to `level` (no-op if already there), dropping the keys it no
+    /// longer keeps.
+    pub fn raise_to(&mut self, level: u32) {
+        if level <= self.level {
+            return;
+        }
+        self.level = level;
+        for p in self.parts.iter_mut() {
+            p.retain(level, &mut self.dropped);
+        }
+    }
+
+    /// Raises the sampling level until the kept keys' [`KeyMap::cost`] is within `budget`.
+    /// Returns whether the level changed.
+    pub fn settle(&mut self, budget: u64) -> bool {
+        let before = self.level;
+        while self.cost() > budget && self.level < MAX_LEVEL {
+            self.raise_to(self.level + 1);
+        }
+        self.level != before
     }
 
     /// The counts of `key`, if present.
@@ -147,9 +260,14 @@ impl KeyMap {
             .flat_map(|p| p.table.iter().map(move |e| (p.key(e), &e.counts)))
     }
 
-    /// Adds another map: part by part, in parallel on the caller's rayon pool.
-    pub fn merge(&mut self, o: KeyMap) {
+    /// Adds another map: part by part, in parallel on the caller's rayon pool. Both are first
+    /// brought to the higher sampling level, so kept keys stay exact.
+    pub fn merge(&mut self, mut o: KeyMap) {
         use rayon::prelude::*;
+        let level = self.level.max(o.level);
+        self.raise_to(level);
+        o.raise_to(level);
+        self.dropped.merge(std::mem::take(&mut o.dropped));
         self.parts
             .par_iter_mut()
             .zip(o.parts.into_par_iter())
@@ -157,7 +275,7 @@ impl KeyMap {
     }
 
     /// Consumes the map part by part (each part's table is freed once visited), handing each key
-    /// as a [`KeyRef`] into the returned [`KeyArenas`].
+    /// as a [`KeyRef`] into the returned [`KeyArenas`]. (Take the sampling state first.)
     pub fn drain(self, mut f: impl FnMut(KeyRef, &[u8], PartitionCounts)) -> KeyArenas {
         let mut arenas = Vec::with_capacity(PARTS);
         for (pi, part) in self.parts.into_iter().enumerate() {
@@ -308,6 +426,86 @@ mod tests {
         assert_eq!(drained.len(), 20_000);
         for (r, k) in &drained {
             assert_eq!(arenas.get(*r), &k[..], "a drained reference finds its key");
+        }
+    }
+
+    fn kept_keys(m: &KeyMap) -> Vec<(Vec<u8>, u64)> {
+        let mut v: Vec<(Vec<u8>, u64)> = m.iter().map(|(k, c)| (k.to_vec(), c.documents)).collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn sampled_workers_merge_to_the_single_map_result() {
+        // 30,000 keys seen 1–4 times, plus Undefined, spread over 1, 2 or 3 workers in
+        // different orders; each worker settles to the budget after every 1,000 documents, the
+        // merged map settles once more. The kept keys, their counts, the level and the dropped
+        // totals must equal a single map's, whatever the split.
+        let budget = 600 * (COST_PER_KEY + 12);
+        let docs: Vec<Vec<u8>> = (0..30_000u32)
+            .flat_map(|i| {
+                let mut k = vec![0x08u8];
+                k.extend_from_slice(format!("key{i:06}").as_bytes());
+                k.push(0xFF);
+                std::iter::repeat_n(k, 1 + (i % 4) as usize)
+            })
+            .chain(std::iter::repeat_n(vec![0u8], 50))
+            .collect();
+        let run = |workers: usize, stride: usize| {
+            let mut maps: Vec<KeyMap> = (0..workers).map(|_| KeyMap::default()).collect();
+            for (n, d) in docs.iter().enumerate() {
+                let w = (n / stride) % workers;
+                maps[w].add(d, 1, 10, i64::MAX, i64::MIN);
+                if n % 1_000 == 999 {
+                    maps[w].settle(budget);
+                }
+            }
+            let mut all = maps.pop().unwrap();
+            for m in maps {
+                all.merge(m);
+            }
+            all.settle(budget);
+            all
+        };
+        let single = run(1, 1);
+        assert!(
+            single.level() >= 3,
+            "the budget forces sampling: {}",
+            single.level()
+        );
+        assert!(single.cost() <= budget);
+        assert_eq!(
+            single.get(&[0u8]).unwrap().documents,
+            50,
+            "Undefined is always kept"
+        );
+        let total =
+            |m: &KeyMap| m.iter().map(|(_, c)| c.documents).sum::<u64>() + m.dropped().documents;
+        assert_eq!(total(&single), docs.len() as u64);
+        for (workers, stride) in [(2, 1), (2, 700), (3, 1), (3, 4_999)] {
+            let m = run(workers, stride);
+            assert_eq!(
+                m.level(),
+                single.level(),
+                "{workers} workers, stride {stride}"
+            );
+            assert_eq!(
+                kept_keys(&m),
+                kept_keys(&single),
+                "{workers} workers, stride {stride}"
+            );
+            assert_eq!(m.dropped().documents, single.dropped().documents);
+            assert_eq!(
+                m.dropped().largest_bounds(),
+                single.dropped().largest_bounds()
+            );
+        }
+        // Each kept key's count is its true count: 1 + i % 4.
+        for (k, c) in kept_keys(&single) {
+            if k.len() > 1 {
+                let i: u64 = std::str::from_utf8(&k[4..10]).unwrap().parse().unwrap();
+                assert_eq!(c, 1 + i % 4, "{i}");
+            }
         }
     }
 }

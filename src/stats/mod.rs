@@ -5,6 +5,7 @@
 //! sorting — is identical whatever the thread count or block order.
 
 pub mod keymap;
+pub mod sampling;
 pub mod summary;
 
 use std::collections::BTreeMap;
@@ -114,13 +115,8 @@ impl CandidateAcc {
     /// them per partition would grow every hash-map entry past one cache line.)
     #[inline]
     pub fn add(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
-        let p = self.partitions.slot(key);
-        p.documents += 1;
-        p.minified_bytes += minified_bytes;
-        if let Some(t) = ts {
-            p.first_ts = p.first_ts.min(t);
-            p.last_ts = p.last_ts.max(t);
-        }
+        let (first, last) = ts.map_or((i64::MAX, i64::MIN), |t| (t, t));
+        self.partitions.add(key, 1, minified_bytes, first, last);
     }
 
     /// Adds `documents` documents totalling `bytes` minified bytes to the partition `key`, with
@@ -135,15 +131,13 @@ impl CandidateAcc {
         first: Option<i64>,
         last: Option<i64>,
     ) {
-        let p = self.partitions.slot(key);
-        p.documents += documents;
-        p.minified_bytes += bytes;
-        if let Some(t) = first {
-            p.first_ts = p.first_ts.min(t);
-        }
-        if let Some(t) = last {
-            p.last_ts = p.last_ts.max(t);
-        }
+        self.partitions.add(
+            key,
+            documents,
+            bytes,
+            first.unwrap_or(i64::MAX),
+            last.unwrap_or(i64::MIN),
+        );
     }
 
     /// Adds another accumulator of the same candidate.

@@ -6,6 +6,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use super::keymap::{KeyArenas, KeyMap, KeyRef};
+use super::sampling::{always_kept, KeySampling};
 use super::PartitionCounts;
 use crate::keys::{self, prefix_len};
 
@@ -102,6 +103,10 @@ pub struct CandidateStats {
     pub keys: KeyArenas,
     /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
     pub by_bytes: Vec<usize>,
+    /// Set when the memory limit made the scan keep only a share of the keys
+    /// ([`crate::stats::sampling`]): `partitions` are the kept keys, and the counts above that
+    /// depend on every key are estimates from them.
+    pub sampling: Option<KeySampling>,
 }
 
 impl CandidateStats {
@@ -123,12 +128,13 @@ impl CandidateStats {
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
 /// Skew is measured on the sample's own bytes: it is a sample fact, not a projection.
 pub fn summarize(
-    map: KeyMap,
+    mut map: KeyMap,
     hierarchical_levels: usize,
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
+    let (level, dropped) = map.take_sampling();
     let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
     let arenas = map.drain(|key, _, c| {
         let f = scale(c.documents);
@@ -139,28 +145,20 @@ pub fn summarize(
             bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
         })
     });
+    crate::timing::mark("summary: drained");
     {
         // Keys are distinct, so the unstable parallel sort has one result.
         use rayon::prelude::*;
         partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
     }
 
+    crate::timing::mark("summary: sorted");
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let mut by_bytes: Vec<usize> = (0..partitions.len()).collect();
-    let larger_first = |a: &usize, b: &usize| {
-        partitions[*b]
-            .bytes
-            .total_cmp(&partitions[*a].bytes)
-            .then(a.cmp(b))
-    };
-    if top < by_bytes.len() {
-        by_bytes.select_nth_unstable_by(top, larger_first);
-        by_bytes.truncate(top);
-    }
-    by_bytes.sort_by(larger_first);
+    let by_bytes = largest(&partitions, top);
 
-    let documents: u64 = partitions.iter().map(|p| p.sample.documents).sum();
-    let total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
+    let documents: u64 =
+        partitions.iter().map(|p| p.sample.documents).sum::<u64>() + dropped.documents;
+    let mut total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
     let mut undefined_documents = 0;
     let mut null_documents = 0;
     let mut max_key_bytes = 0u64;
@@ -179,10 +177,54 @@ pub fn summarize(
             max_key_idx = Some(i);
         }
     }
+    crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
-    let max_key = max_key_idx
+    let mut max_key = max_key_idx
         .map(|i| keys::key_json(arenas.get(partitions[i].key), hierarchical))
         .unwrap_or(serde_json::Value::Null);
+    let weight = 1u64 << level;
+    let mut logical_partitions = partitions.len() as u64;
+    let mut sampling = None;
+    if level > 0 {
+        // Kept keys stand for 2^level keys each (Undefined and Null for themselves); the dropped
+        // keys' bytes are projected like the kept keys' bytes on average.
+        let special = partitions
+            .iter()
+            .filter(|p| always_kept(arenas.get(p.key)))
+            .count() as u64;
+        logical_partitions = special + (logical_partitions - special) * weight;
+        let (kept_sample, kept_projected) = partitions
+            .iter()
+            .filter(|p| !always_kept(arenas.get(p.key)))
+            .fold((0.0, 0.0), |(s, b), p| {
+                let sample =
+                    p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64;
+                (s + sample, b + p.bytes)
+            });
+        let factor = if kept_sample > 0.0 {
+            kept_projected / kept_sample
+        } else {
+            scale(1)
+        };
+        let dropped_sample =
+            dropped.minified_bytes as f64 + overhead_bytes * dropped.documents as f64;
+        total_bytes += dropped_sample * factor;
+        if let Some((size, key)) = &dropped.largest_key {
+            if *size > max_key_bytes {
+                max_key_bytes = *size;
+                max_key = keys::key_json(key, hierarchical);
+            }
+        }
+        let (docs_bound, bytes_bound) = dropped.largest_bounds();
+        sampling = Some(KeySampling {
+            memory_limit_bytes: 0,
+            kept_fraction: 1.0 / weight as f64,
+            kept_keys: partitions.len() as u64,
+            dropped_documents: dropped.documents,
+            dropped_largest_documents_bound: docs_bound,
+            dropped_largest_bytes_bound: bytes_bound as f64 + overhead_bytes * docs_bound as f64,
+        });
+    }
 
     let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
     let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
@@ -192,15 +234,16 @@ pub fn summarize(
         .collect();
     let levels = if hierarchical {
         (1..hierarchical_levels)
-            .map(|l| level_stats(&partitions, &arenas, l))
+            .map(|l| level_stats(&partitions, &arenas, l, weight))
             .collect()
     } else {
         Vec::new()
     };
 
+    crate::timing::mark("summary: done");
     CandidateStats {
         documents,
-        logical_partitions: partitions.len() as u64,
+        logical_partitions,
         undefined_documents,
         null_documents,
         documents_per_partition: distribution(&docs),
@@ -213,7 +256,32 @@ pub fn summarize(
         partitions,
         keys: arenas,
         by_bytes,
+        sampling,
     }
+}
+
+/// Indices of the `top` largest partitions by bytes, largest first (ties: key order), in one
+/// pass that keeps a short sorted list.
+fn largest(partitions: &[PartitionRow], top: usize) -> Vec<usize> {
+    let larger_first = |a: usize, b: usize| {
+        partitions[b]
+            .bytes
+            .total_cmp(&partitions[a].bytes)
+            .then(a.cmp(&b))
+    };
+    let mut best: Vec<usize> = Vec::with_capacity(top + 1);
+    for i in 0..partitions.len() {
+        if best.len() == top {
+            match best.last() {
+                Some(&w) if larger_first(i, w).is_lt() => {}
+                _ => continue,
+            }
+        }
+        let at = best.partition_point(|&b| larger_first(b, i).is_lt());
+        best.insert(at, i);
+        best.truncate(top);
+    }
+    best
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
@@ -261,7 +329,13 @@ pub fn prefix_groups<'a>(
     out
 }
 
-fn level_stats(partitions: &[PartitionRow], arenas: &KeyArenas, level: usize) -> LevelStats {
+/// `weight`: how many prefixes each kept prefix stands for (1 unless keys were sampled).
+fn level_stats(
+    partitions: &[PartitionRow],
+    arenas: &KeyArenas,
+    level: usize,
+    weight: u64,
+) -> LevelStats {
     let groups = prefix_groups(partitions, arenas, level);
     let mut best: Option<(f64, usize)> = None;
     for g in &groups {
@@ -269,7 +343,8 @@ fn level_stats(partitions: &[PartitionRow], arenas: &KeyArenas, level: usize) ->
             best = Some((g.bytes, g.members.start));
         }
     }
-    let distinct = groups.len() as u64;
+    let special = groups.iter().filter(|g| always_kept(g.prefix)).count() as u64;
+    let distinct = special + (groups.len() as u64 - special) * weight;
     let (largest_prefix_bytes, largest_prefix) = match best {
         Some((b, i)) => {
             let key = arenas.get(partitions[i].key);

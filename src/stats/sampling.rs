@@ -1,0 +1,225 @@
+//! Degraded mode: when a candidate's distinct keys would pass its share of `--memory-limit`, the
+//! key map keeps a fixed fraction of the keys, chosen by hash, and counts the rest only in
+//! aggregate (docs/benchmarks.md, "Memory").
+//!
+//! - **Kept keys are exact.** A key is kept at level `k` when `k` bits of its sampling hash are
+//!   zero (1 key in 2^k). Levels are nested: a key kept at level `k + 1` is kept at `k`, so every
+//!   worker that kept a key counted all of that worker's documents of it, and the merged counts
+//!   of kept keys are exact.
+//! - **Hierarchical keys sample whole prefixes** (the hash of the first level), so each kept
+//!   prefix keeps all its keys and its prefix size is exact.
+//! - **Undefined and Null are always kept**: they are single keys that can be the heaviest.
+//! - **Dropped keys** are summed exactly (documents, bytes) and into a count-min sketch, which
+//!   bounds from above the documents and bytes of the largest key that was dropped.
+//! - **The level does not depend on the thread count's timing.** A worker raises its level only
+//!   when its own keys pass the budget; the final level is the lowest at which all keys together
+//!   fit the same budget. A worker's keys are a subset of all keys, so that final level is never
+//!   below a worker's, and it is a function of the data and the budget alone.
+
+/// Bits of the hash that pick the sampling level (above the radix part bits 32..38, below
+/// hashbrown's control bits 57..64).
+pub const SAMPLE_SHIFT: u32 = 38;
+/// The highest sampling level (1 key in 2^18 kept).
+pub const MAX_LEVEL: u32 = 18;
+
+/// Memory one kept key is charged (the table entry at worst load, its summary row later),
+/// besides its bytes.
+pub const COST_PER_KEY: u64 = 128;
+
+/// The default `--memory-limit`: half of the memory this process may use (the cgroup's limit
+/// when one is set and lower, else the machine's), 4 GiB when neither can be read.
+pub fn default_memory_limit() -> u64 {
+    let machine = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+    });
+    let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    match (machine, cgroup) {
+        (Some(m), Some(c)) => m.min(c) / 2,
+        (Some(m), None) => m / 2,
+        (None, Some(c)) => c / 2,
+        (None, None) => 4 << 30,
+    }
+}
+
+const CMS_DEPTH: usize = 4;
+const CMS_WIDTH: usize = 1 << 14;
+
+/// Whether a key with this sampling hash is kept at `level`.
+#[inline]
+pub fn kept(sample_hash: u64, level: u32) -> bool {
+    level == 0 || (sample_hash >> SAMPLE_SHIFT) & ((1u64 << level) - 1) == 0
+}
+
+/// Keys that are never dropped: Undefined, Null and their hierarchical combinations (every byte
+/// a marker below 2).
+#[inline]
+pub fn always_kept(key: &[u8]) -> bool {
+    key.iter().all(|&b| b <= crate::keys::marker::NULL)
+}
+
+/// What the dropped keys held: exact totals and a sketch of the largest one.
+#[derive(Debug, Clone, Default)]
+pub struct Dropped {
+    /// Documents of dropped keys.
+    pub documents: u64,
+    /// Their minified bytes.
+    pub minified_bytes: u64,
+    /// The dropped key with the largest value (partition key value bytes), smallest encoding
+    /// on ties, for the key-size check.
+    pub largest_key: Option<(u64, Vec<u8>)>,
+    docs: Vec<u64>,
+    bytes: Vec<u64>,
+}
+
+fn bigger_key(a: &Option<(u64, Vec<u8>)>, size: u64, key: &[u8]) -> bool {
+    match a {
+        None => true,
+        Some((s, k)) => size > *s || (size == *s && key < &k[..]),
+    }
+}
+
+#[inline]
+fn cells(hash: u64) -> [usize; CMS_DEPTH] {
+    // Four 14-bit indices from a remix of the key hash (the raw hash's bits 38.. are what
+    // dropped the key, so they are not used as they are).
+    let mut z = hash ^ 0x9E37_79B9_7F4A_7C15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    std::array::from_fn(|r| r * CMS_WIDTH + ((z >> (r * 16)) as usize & (CMS_WIDTH - 1)))
+}
+
+impl Dropped {
+    /// Counts documents of a dropped key (`hash` is its own key hash, so the sketch bounds whole
+    /// keys).
+    #[inline]
+    pub fn add(&mut self, hash: u64, key: &[u8], documents: u64, minified_bytes: u64) {
+        let size = crate::keys::key_shape(key).value_bytes;
+        if bigger_key(&self.largest_key, size, key) {
+            self.largest_key = Some((size, key.to_vec()));
+        }
+        if self.docs.is_empty() {
+            self.docs = vec![0; CMS_DEPTH * CMS_WIDTH];
+            self.bytes = vec![0; CMS_DEPTH * CMS_WIDTH];
+        }
+        self.documents += documents;
+        self.minified_bytes += minified_bytes;
+        for c in cells(hash) {
+            self.docs[c] += documents;
+            self.bytes[c] += minified_bytes;
+        }
+    }
+
+    /// Adds another worker's dropped keys.
+    pub fn merge(&mut self, o: Dropped) {
+        if o.docs.is_empty() {
+            return;
+        }
+        if self.docs.is_empty() {
+            *self = o;
+            return;
+        }
+        if let Some((size, key)) = &o.largest_key {
+            if bigger_key(&self.largest_key, *size, key) {
+                self.largest_key = o.largest_key.clone();
+            }
+        }
+        self.documents += o.documents;
+        self.minified_bytes += o.minified_bytes;
+        for (a, b) in self.docs.iter_mut().zip(&o.docs) {
+            *a += b;
+        }
+        for (a, b) in self.bytes.iter_mut().zip(&o.bytes) {
+            *a += b;
+        }
+    }
+
+    /// Upper bounds on the documents and on the minified bytes of any one dropped key: every
+    /// row of the sketch holds each key's count in one cell, so no key exceeds the smallest of
+    /// the rows' largest cells.
+    pub fn largest_bounds(&self) -> (u64, u64) {
+        let bound = |v: &[u64]| {
+            v.chunks(CMS_WIDTH)
+                .map(|row| row.iter().copied().max().unwrap_or(0))
+                .min()
+                .unwrap_or(0)
+        };
+        (bound(&self.docs), bound(&self.bytes))
+    }
+}
+
+/// How a candidate's keys were sampled, as the report states it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct KeySampling {
+    /// The memory limit that forced sampling, bytes (`--memory-limit`).
+    pub memory_limit_bytes: u64,
+    /// The share of keys kept (1 / 2^level).
+    pub kept_fraction: f64,
+    /// Distinct keys kept, with exact counts.
+    pub kept_keys: u64,
+    /// Documents of the keys that were not kept (counted exactly in the totals).
+    pub dropped_documents: u64,
+    /// Upper bound on the documents of the largest key that was not kept.
+    pub dropped_largest_documents_bound: u64,
+    /// Upper bound on the stored bytes of the largest key that was not kept (sample bytes, before
+    /// projection, with the per-item overhead).
+    pub dropped_largest_bytes_bound: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_are_nested() {
+        for i in 0..10_000u64 {
+            let h = crate::stats::keymap::key_hash(&i.to_le_bytes());
+            for k in 1..MAX_LEVEL {
+                assert!(
+                    !kept(h, k + 1) || kept(h, k),
+                    "kept at {} but not {k}",
+                    k + 1
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_level_keeps_its_share() {
+        // 2^-3 of 80,000 hashed keys: 10,000 expected, binomial sd ≈ 94.
+        let n = (0..80_000u64)
+            .filter(|i| kept(crate::stats::keymap::key_hash(&i.to_le_bytes()), 3))
+            .count();
+        assert!((9_700..=10_300).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn sketch_bounds_the_largest_dropped_key() {
+        let mut d = Dropped::default();
+        let mut e = Dropped::default();
+        // 5,000 keys of 1–3 documents, and one of 700 documents split over two workers.
+        for i in 0..5_000u64 {
+            let h = crate::stats::keymap::key_hash(&i.to_le_bytes());
+            d.add(h, b"\x08k\xff", 1 + i % 3, 100 * (1 + i % 3));
+        }
+        let big = crate::stats::keymap::key_hash(b"big");
+        d.add(big, b"\x08big\xff", 300, 30_000);
+        e.add(big, b"\x08big\xff", 400, 40_000);
+        d.merge(e);
+        let (docs, bytes) = d.largest_bounds();
+        assert!(docs >= 700 && bytes >= 70_000, "never below the truth");
+        assert!(docs < 700 + 40, "tight on a light tail: {docs}");
+        assert_eq!(
+            d.documents,
+            700 + (0..5_000u64).map(|i| 1 + i % 3).sum::<u64>()
+        );
+        assert_eq!(d.largest_key, Some((3, b"\x08big\xff".to_vec())));
+    }
+}

@@ -1,0 +1,179 @@
+//! `--memory-limit` (issue #9): above the limit a hash-chosen share of each candidate's keys is
+//! kept with exact counts (src/stats/sampling.rs). Checked against a generated file whose every
+//! count is known: totals stay exact, kept keys keep their exact counts, the Undefined partition
+//! is never dropped, the partition count is estimated closely, and the report is the same for any
+//! split of the same per-worker budget.
+
+#[allow(dead_code)]
+mod util;
+
+use serde_json::Value;
+use util::Test;
+
+const DOCS: u64 = 60_000;
+const USERS: u64 = 20_000;
+/// Documents without a `user` (the Undefined partition of `/user`).
+const NO_USER: u64 = 500;
+
+/// 60,500 documents (~6 MB, so several 2 MiB blocks): a unique `id`; `user` u0…u19999 three
+/// times each (missing on the last 500); `tenant` "big" on every fifth document, else one of 3,000.
+fn write_file(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for i in 0..DOCS + NO_USER {
+        let tenant = if i % 5 == 0 {
+            "big".to_string()
+        } else {
+            format!("t{}", i % 3_000)
+        };
+        let user = if i < DOCS {
+            format!(",\"user\":\"u{}\"", i % USERS)
+        } else {
+            String::new()
+        };
+        writeln!(
+            s,
+            "{{\"id\":\"doc-{i:08}\",\"tenant\":\"{tenant}\"{user},\"pad\":\"{}\"}}",
+            "x".repeat(40)
+        )
+        .unwrap();
+    }
+    let p = dir.join("mem.jsonl");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+fn run(file: &std::path::Path, extra: &[&str]) -> Value {
+    let out = Test::new()
+        .arg("analyze")
+        .arg(file)
+        .args(["-c", "/id,/user,/tenant>/id", "--format", "json", "-q"])
+        .args(extra)
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+fn cand<'a>(r: &'a Value, spec: &str) -> &'a Value {
+    r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == spec)
+        .unwrap()
+}
+
+fn finding<'a>(c: &'a Value, code: &str) -> Option<&'a Value> {
+    c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == code)
+}
+
+#[test]
+fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path());
+    let exact = run(&file, &[]);
+    // 1 MB over 2 workers and 3 candidates: ~1,200 keys per candidate and worker.
+    let low = run(&file, &["--memory-limit", "1MB", "--threads", "2"]);
+    for spec in ["/id", "/user", "/tenant>/id"] {
+        let (e, d) = (cand(&exact, spec), cand(&low, spec));
+        assert!(e.get("key_sampling").is_none(), "{spec}: exact by default");
+        assert!(finding(e, "KEYS_SAMPLED").is_none());
+        let k = &d["key_sampling"];
+        let kept = k["kept_fraction"].as_f64().unwrap();
+        assert!((1.0 / 256.0..1.0).contains(&kept), "{spec}: kept {kept}");
+        assert!(finding(d, "KEYS_SAMPLED").is_some(), "{spec}");
+        // Every document is counted, kept or not.
+        assert_eq!(d["documents"], e["documents"], "{spec}");
+        assert_eq!(d["documents"].as_u64().unwrap(), DOCS + NO_USER);
+        // The partition count is an estimate from the kept keys: within 25 % here.
+        let (pe, pd) = (
+            e["logical_partitions"].as_f64().unwrap(),
+            d["logical_partitions"].as_f64().unwrap(),
+        );
+        assert!((pd / pe - 1.0).abs() < 0.25, "{spec}: {pd} vs {pe}");
+    }
+    // /user: every user has 3 documents, kept or not; the Undefined partition is always kept.
+    let u = cand(&low, "/user");
+    assert_eq!(u["undefined_documents"].as_u64().unwrap(), NO_USER);
+    for p in u["top_partitions"].as_array().unwrap() {
+        if p["key"].is_string() {
+            assert_eq!(p["documents"].as_f64().unwrap(), 3.0, "{p}");
+        }
+    }
+    assert_eq!(
+        u["top_partitions"][0]["documents"].as_f64().unwrap(),
+        NO_USER as f64
+    );
+    assert_eq!(
+        cand(&exact, "/user")["logical_partitions"]
+            .as_u64()
+            .unwrap(),
+        USERS + 1
+    );
+    // A hierarchical key's largest prefix may be a dropped one: a warning, never a silent pass.
+    let h = cand(&low, "/tenant>/id");
+    assert_eq!(finding(h, "KEYS_SAMPLED").unwrap()["severity"], "warn");
+    // /id: every key has one document; the sketch's bound on dropped keys is far below the
+    // alert level, so the finding informs.
+    let id = cand(&low, "/id");
+    assert_eq!(finding(id, "KEYS_SAMPLED").unwrap()["severity"], "info");
+    assert!(
+        id["key_sampling"]["dropped_largest_documents_bound"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+}
+
+/// The report without the two places that name the limit itself.
+fn without_limit(mut r: Value) -> Value {
+    for c in r["candidates"].as_array_mut().unwrap() {
+        c["key_sampling"]["memory_limit_bytes"] = Value::Null;
+        for f in c["findings"].as_array_mut().unwrap() {
+            if f["code"] == "KEYS_SAMPLED" {
+                f["message"] = Value::Null;
+                f["evidence"]["memory_limit_bytes"] = Value::Null;
+            }
+        }
+    }
+    r["recommendation"] = Value::Null;
+    r
+}
+
+#[test]
+fn the_same_per_worker_budget_gives_the_same_report_whatever_the_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path());
+    // Each worker gets limit / (threads × candidates): the same budget three ways.
+    let one = without_limit(run(&file, &["--memory-limit", "1MB", "--threads", "1"]));
+    let two = without_limit(run(&file, &["--memory-limit", "2MB", "--threads", "2"]));
+    let three = without_limit(run(&file, &["--memory-limit", "3MB", "--threads", "3"]));
+    assert!(
+        cand(&one, "/id")["key_sampling"]["kept_fraction"]
+            .as_f64()
+            .unwrap()
+            < 1.0
+    );
+    assert_eq!(one, two, "1 thread vs 2");
+    assert_eq!(one, three, "1 thread vs 3");
+}
+
+#[test]
+fn a_memory_limit_that_cannot_be_read_is_refused() {
+    let out = Test::new()
+        .args([
+            "analyze",
+            "fixtures/tiny.jsonl",
+            "-c",
+            "/id",
+            "--memory-limit",
+            "lots",
+        ])
+        .run();
+    assert_ne!(out.status, 0);
+    assert!(out.stderr.contains("--memory-limit"), "{}", out.stderr);
+}
