@@ -95,6 +95,10 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
             d["logical_partitions"].as_f64().unwrap(),
         );
         assert!((pd / pe - 1.0).abs() < 0.25, "{spec}: {pd} vs {pe}");
+        assert!(
+            pd <= d["documents"].as_f64().unwrap(),
+            "{spec}: never more than documents"
+        );
     }
     // /user: every user has 3 documents, kept or not; the Undefined partition is always kept.
     let u = cand(&low, "/user");

@@ -192,7 +192,8 @@ pub fn summarize(
             .iter()
             .filter(|p| always_kept(arenas.get(p.key)))
             .count() as u64;
-        logical_partitions = special + (logical_partitions - special) * weight;
+        // Never more partitions than documents (each holds at least one).
+        logical_partitions = (special + (logical_partitions - special) * weight).min(documents);
         let (kept_sample, kept_projected) = partitions
             .iter()
             .filter(|p| !always_kept(arenas.get(p.key)))
