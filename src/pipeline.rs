@@ -135,6 +135,7 @@ pub fn scan(
                             continue; // drain so the reader never blocks
                         }
                         worker.block(&block, &mut acc);
+                        acc.flush();
                         settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
                             stop.store(true, Ordering::Relaxed);
@@ -311,7 +312,7 @@ impl<'p> Worker<'p> {
         for i in 0..self.plan.len() {
             match self.plan.build_key(i, values, &mut self.key) {
                 Ok(()) => {
-                    acc.candidates[i].add(&self.key, minified, ts);
+                    acc.candidates[i].add_buffered(&self.key, minified, ts);
                     if let (Some(t), Some(w)) = (ts, self.opts.time_bucket_secs) {
                         let bucket = t.div_euclid(w) * w;
                         *acc.time_buckets

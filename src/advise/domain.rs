@@ -26,15 +26,12 @@ pub struct ValueKinds {
 pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
     let (mut bools, mut dates, mut defined) = (true, true, 0u64);
     for p in &stats.partitions {
-        let key = stats.key_of(p);
         if !bools && !dates {
-            // Only counting from here on: a key is all Undefined/Null components exactly when
-            // every byte is one of those two markers (any other component starts with a
-            // marker ≥ 2), so millions of keys need no decoding.
-            defined += u64::from(key.iter().any(|&b| b > crate::keys::marker::NULL));
-            continue;
+            // The kinds are settled; the count of defined keys is the summary's.
+            defined = stats.defined_keys;
+            break;
         }
-        let comps = decode_key(key);
+        let comps = decode_key(stats.key_of(p));
         let defined_comps: Vec<&KeyComponent<'_>> = comps
             .iter()
             .filter(|c| !matches!(c, KeyComponent::Undefined | KeyComponent::Null))

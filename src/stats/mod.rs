@@ -119,6 +119,15 @@ impl CandidateAcc {
         self.partitions.add(key, 1, minified_bytes, first, last);
     }
 
+    /// [`CandidateAcc::add`] through the key map's per-part buffer (the scan's hot path; call
+    /// [`Accumulator::flush`] before reading).
+    #[inline]
+    pub fn add_buffered(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
+        let (first, last) = ts.map_or((i64::MAX, i64::MIN), |t| (t, t));
+        self.partitions
+            .add_buffered(key, 1, minified_bytes, first, last);
+    }
+
     /// Adds `documents` documents totalling `bytes` minified bytes to the partition `key`, with
     /// their earliest and latest time (epoch seconds), as aggregated outside pkadvisor (`analyze
     /// --key-stats`, docs/scale.md). The same as `documents` calls of [`CandidateAcc::add`]; keys
@@ -193,6 +202,13 @@ impl Accumulator {
         };
         if bigger {
             self.largest_document = Some((minified_bytes, pos));
+        }
+    }
+
+    /// Counts every document buffered by [`CandidateAcc::add_buffered`].
+    pub fn flush(&mut self) {
+        for c in self.candidates.iter_mut() {
+            c.partitions.flush();
         }
     }
 

@@ -99,6 +99,8 @@ pub struct CandidateStats {
     pub levels: Vec<LevelStats>,
     /// Every partition, sorted by encoded key.
     pub partitions: Vec<PartitionRow>,
+    /// Partitions whose key has a defined component (not only Undefined or Null).
+    pub defined_keys: u64,
     /// The bytes of the partitions' keys.
     pub keys: KeyArenas,
     /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
@@ -136,7 +138,28 @@ pub fn summarize(
 ) -> CandidateStats {
     let (level, dropped) = map.take_sampling();
     let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
-    let arenas = map.drain(|key, _, c| {
+    // The key bytes are read here, once, in storage order: later passes in key order would read
+    // them at random.
+    let (mut undefined_documents, mut null_documents, mut defined_keys) = (0u64, 0u64, 0u64);
+    // The largest key value (and, among equals, the first in key order).
+    let mut max_key_seen: Option<(u64, Vec<u8>)> = None;
+    let arenas = map.drain(|key, bytes, c| {
+        let shape = keys::key_shape(bytes);
+        if shape.undefined {
+            undefined_documents += c.documents;
+        }
+        if shape.null {
+            null_documents += c.documents;
+        }
+        defined_keys += u64::from(!always_kept(bytes));
+        let kb = shape.value_bytes;
+        let bigger = match &max_key_seen {
+            None => true,
+            Some((b, k)) => kb > *b || (kb == *b && bytes < &k[..]),
+        };
+        if bigger {
+            max_key_seen = Some((kb, bytes.to_vec()));
+        }
         let f = scale(c.documents);
         partitions.push(PartitionRow {
             key,
@@ -159,39 +182,19 @@ pub fn summarize(
     let documents: u64 =
         partitions.iter().map(|p| p.sample.documents).sum::<u64>() + dropped.documents;
     let mut total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
-    let mut undefined_documents = 0;
-    let mut null_documents = 0;
-    let mut max_key_bytes = 0u64;
-    let mut max_key_idx = None;
-    for (i, p) in partitions.iter().enumerate() {
-        let shape = keys::key_shape(arenas.get(p.key));
-        if shape.undefined {
-            undefined_documents += p.sample.documents;
-        }
-        if shape.null {
-            null_documents += p.sample.documents;
-        }
-        let kb = shape.value_bytes;
-        if kb > max_key_bytes || max_key_idx.is_none() {
-            max_key_bytes = kb;
-            max_key_idx = Some(i);
-        }
-    }
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
-    let mut max_key = max_key_idx
-        .map(|i| keys::key_json(arenas.get(partitions[i].key), hierarchical))
-        .unwrap_or(serde_json::Value::Null);
+    let (mut max_key_bytes, mut max_key) = match &max_key_seen {
+        Some((b, k)) => (*b, keys::key_json(k, hierarchical)),
+        None => (0, serde_json::Value::Null),
+    };
     let weight = 1u64 << level;
     let mut logical_partitions = partitions.len() as u64;
     let mut sampling = None;
     if level > 0 {
         // Kept keys stand for 2^level keys each (Undefined and Null for themselves); the dropped
         // keys' bytes are projected like the kept keys' bytes on average.
-        let special = partitions
-            .iter()
-            .filter(|p| always_kept(arenas.get(p.key)))
-            .count() as u64;
+        let special = partitions.len() as u64 - defined_keys;
         // Never more partitions than documents (each holds at least one).
         logical_partitions = (special + (logical_partitions - special) * weight).min(documents);
         let (kept_sample, kept_projected) = partitions
@@ -256,6 +259,7 @@ pub fn summarize(
         levels,
         partitions,
         keys: arenas,
+        defined_keys,
         by_bytes,
         sampling,
     }
