@@ -621,4 +621,29 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn buffered_adds_count_like_direct_adds() {
+        // Short (inline) and long (arena) keys, times, several flushes of full part buffers and
+        // a final explicit flush: every count equals the direct path's.
+        let key = |i: u32| {
+            let mut k = vec![0x08u8];
+            k.extend_from_slice(format!("k{i}{}", "y".repeat((i % 30) as usize)).as_bytes());
+            k.push(0xFF);
+            k
+        };
+        let (mut direct, mut buffered) = (KeyMap::default(), KeyMap::default());
+        for n in 0..200_000u32 {
+            let i = n.wrapping_mul(2_654_435_761) % 40_000;
+            let t = i64::from(n % 977);
+            direct.add(&key(i), 1, u64::from(n % 13), t, t);
+            buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);
+        }
+        buffered.flush();
+        assert_eq!(buffered.len(), direct.len());
+        assert_eq!(buffered.cost(), direct.cost());
+        for (k, c) in direct.iter() {
+            assert_eq!(buffered.get(k), Some(c), "{k:?}");
+        }
+    }
 }
