@@ -125,6 +125,40 @@ impl CandidateStats {
     }
 }
 
+/// What the drain learns from the key bytes.
+#[derive(Default)]
+struct DrainAcc {
+    undefined_documents: u64,
+    null_documents: u64,
+    defined_keys: u64,
+    /// The largest key value and, among equals, the first key in key order.
+    max_key: Option<(u64, Vec<u8>)>,
+}
+
+impl DrainAcc {
+    fn add(&mut self, key: &[u8], documents: u64) {
+        let shape = keys::key_shape(key);
+        if shape.undefined {
+            self.undefined_documents += documents;
+        }
+        if shape.null {
+            self.null_documents += documents;
+        }
+        self.defined_keys += u64::from(!always_kept(key));
+        let kb = shape.value_bytes;
+        if Self::bigger(&self.max_key, kb, key) {
+            self.max_key = Some((kb, key.to_vec()));
+        }
+    }
+
+    fn bigger(cur: &Option<(u64, Vec<u8>)>, kb: u64, key: &[u8]) -> bool {
+        match cur {
+            None => true,
+            Some((b, k)) => kb > *b || (kb == *b && key < &k[..]),
+        }
+    }
+}
+
 /// Builds the statistics. `scale(c)` is how many production documents each sampled document of
 /// a key seen `c` times stands for (1.0 = the sample as is; see [`crate::estimate::Projector`]);
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
@@ -137,29 +171,14 @@ pub fn summarize(
     top: usize,
 ) -> CandidateStats {
     let (level, dropped) = map.take_sampling();
-    let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
     // The key bytes are read here, once, in storage order: later passes in key order would read
-    // them at random.
-    let (mut undefined_documents, mut null_documents, mut defined_keys) = (0u64, 0u64, 0u64);
-    // The largest key value (and, among equals, the first in key order).
-    let mut max_key_seen: Option<(u64, Vec<u8>)> = None;
+    // them at random. (Draining the parts in parallel was slower: the rows' first-touch page
+    // faults contend.)
+    map.flush();
+    let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
+    let mut seen = DrainAcc::default();
     let arenas = map.drain(|key, bytes, c| {
-        let shape = keys::key_shape(bytes);
-        if shape.undefined {
-            undefined_documents += c.documents;
-        }
-        if shape.null {
-            null_documents += c.documents;
-        }
-        defined_keys += u64::from(!always_kept(bytes));
-        let kb = shape.value_bytes;
-        let bigger = match &max_key_seen {
-            None => true,
-            Some((b, k)) => kb > *b || (kb == *b && bytes < &k[..]),
-        };
-        if bigger {
-            max_key_seen = Some((kb, bytes.to_vec()));
-        }
+        seen.add(bytes, c.documents);
         let f = scale(c.documents);
         partitions.push(PartitionRow {
             key,
@@ -168,6 +187,12 @@ pub fn summarize(
             bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
         })
     });
+    let DrainAcc {
+        undefined_documents,
+        null_documents,
+        defined_keys,
+        max_key: max_key_seen,
+    } = seen;
     crate::timing::mark("summary: drained");
     {
         // Keys are distinct, so the unstable parallel sort has one result.
@@ -317,12 +342,27 @@ pub fn prefix_groups<'a>(
         let prefix = &first[..plen];
         let mut j = i;
         let mut bytes = 0.0;
-        while j < partitions.len() && {
-            let k = arenas.get(partitions[j].key);
-            k.starts_with(prefix) && prefix_len(k, level) == plen
-        } {
-            bytes += partitions[j].bytes;
-            j += 1;
+        if plen < first.len() && plen <= 16 {
+            // The prefix is `level` whole components within the rows' 16-byte heads: a row
+            // belongs to the group when its head starts with the same bytes and it is at least
+            // as long (no key bytes read: in key order they would be read at random).
+            let mask = head_mask(plen);
+            let h = masked(partitions[i].key.head, mask);
+            while j < partitions.len()
+                && masked(partitions[j].key.head, mask) == h
+                && partitions[j].key.len() >= plen
+            {
+                bytes += partitions[j].bytes;
+                j += 1;
+            }
+        } else {
+            while j < partitions.len() && {
+                let k = arenas.get(partitions[j].key);
+                k.starts_with(prefix) && prefix_len(k, level) == plen
+            } {
+                bytes += partitions[j].bytes;
+                j += 1;
+            }
         }
         out.push(PrefixGroup {
             prefix,
@@ -332,6 +372,20 @@ pub fn prefix_groups<'a>(
         i = j;
     }
     out
+}
+
+/// A mask keeping the first `n` (1..=16) bytes of a head.
+fn head_mask(n: usize) -> [u64; 2] {
+    let top = |bytes: usize| match bytes {
+        0 => 0,
+        8.. => u64::MAX,
+        b => u64::MAX << (64 - 8 * b),
+    };
+    [top(n.min(8)), top(n.saturating_sub(8))]
+}
+
+fn masked(h: [u64; 2], m: [u64; 2]) -> [u64; 2] {
+    [h[0] & m[0], h[1] & m[1]]
 }
 
 /// `weight`: how many prefixes each kept prefix stands for (1 unless keys were sampled).
