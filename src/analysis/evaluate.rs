@@ -9,10 +9,9 @@ use crate::advise::Finding;
 use crate::cli::AnalyzeConfig;
 use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
-use crate::keys::{self, KeyPlan};
+use crate::keys::KeyPlan;
 use crate::report::{CandidateReport, KeyErrorSummary, Located};
-use crate::stats::sampling::always_kept;
-use crate::stats::summary::{summarize, CandidateStats};
+use crate::stats::summary::{self, CandidateStats};
 use crate::stats::{Accumulator, RecordIssue};
 
 /// Every candidate's report, unranked.
@@ -97,34 +96,21 @@ fn project_and_summarize(
         .iter_mut()
         .map(|c| std::mem::take(&mut c.partitions))
         .collect();
-    let projectors: Vec<Projector> = maps
-        .iter()
-        .zip(&cfg.candidates)
-        .map(|(m, cand)| {
-            // A key kept by sampling stands for 2^level keys (Undefined and Null for themselves).
-            let w = 1u64 << m.level();
-            let weight = |k: &[u8]| if always_kept(k) { 1 } else { w };
-            let profile = estimate::distinct::FrequencyProfile::from_weighted_counts(
-                m.iter().map(|(k, c)| (c.documents, weight(k))),
-            );
-            // One item per partition only where the key (with /id) is present and not null.
-            let all_defined = m.iter().all(|(k, _)| {
-                let shape = keys::key_shape(k);
-                !shape.undefined && !shape.null
-            });
-            let one_item = all_defined && estimate::one_item_per_partition(cand);
-            Projector::from_profile(profile, target, one_item)
-        })
-        .collect();
-    crate::timing::mark("estimate: projectors");
     let l = &cfg.limits;
-    let summarize_all = || {
+    // Per candidate: drain the map into rows, build the projection from the rows' counts, then
+    // the statistics at production size (candidates in parallel).
+    let summarize_all = || -> Vec<(Projector, CandidateStats)> {
         maps.into_par_iter()
             .zip(cfg.candidates.par_iter())
-            .zip(projectors.par_iter())
-            .map(|((m, cand), proj)| {
-                let mut s = summarize(
-                    m,
+            .map(|(m, cand)| {
+                let d = summary::drain(m);
+                let profile =
+                    estimate::distinct::FrequencyProfile::from_weighted_counts(d.weighted_counts());
+                // One item per partition only where the key (with /id) is present and not null.
+                let one_item = d.all_defined() && estimate::one_item_per_partition(cand);
+                let proj = Projector::from_profile(profile, target, one_item);
+                let mut s = summary::summarize_drained(
+                    d,
                     cand.levels.len(),
                     &|c| proj.documents(c) / c.max(1) as f64,
                     l.item_overhead_bytes,
@@ -136,9 +122,9 @@ fn project_and_summarize(
                 if proj.projected {
                     // Keys the sample never saw hold the rest of production's bytes.
                     s.total_bytes = s.total_bytes.max(target.documents * target.mean_doc_bytes);
-                    estimate::sizes::project_levels(&mut s, proj);
+                    estimate::sizes::project_levels(&mut s, &proj);
                 }
-                s
+                (proj, s)
             })
             .collect()
     };
@@ -151,5 +137,5 @@ fn project_and_summarize(
         Ok(pool) => pool.install(summarize_all),
         Err(_) => summarize_all(),
     };
-    (projectors, stats)
+    stats.into_iter().unzip()
 }

@@ -164,29 +164,90 @@ impl DrainAcc {
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
 /// Skew is measured on the sample's own bytes: it is a sample fact, not a projection.
 pub fn summarize(
-    mut map: KeyMap,
+    map: KeyMap,
     hierarchical_levels: usize,
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
+    summarize_drained(drain(map), hierarchical_levels, scale, overhead_bytes, top)
+}
+
+/// A key map turned into rows (sample counts only, not yet projected), with what the key bytes
+/// told on the way: enough to build the projection ([`Drained::weighted_counts`]) before the
+/// statistics that need it.
+pub struct Drained {
+    partitions: Vec<PartitionRow>,
+    arenas: KeyArenas,
+    level: u32,
+    dropped: super::sampling::Dropped,
+    seen: DrainAcc,
+}
+
+/// Drains a key map into rows. The key bytes are read here, once, in storage order: later
+/// passes in key order would read them at random. (Draining the parts in parallel was slower:
+/// the rows' first-touch page faults contend.)
+pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
-    // The key bytes are read here, once, in storage order: later passes in key order would read
-    // them at random. (Draining the parts in parallel was slower: the rows' first-touch page
-    // faults contend.)
     map.flush();
     let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
     let mut seen = DrainAcc::default();
     let arenas = map.drain(|key, bytes, c| {
         seen.add(bytes, c.documents);
-        let f = scale(c.documents);
         partitions.push(PartitionRow {
             key,
             sample: c,
-            documents: c.documents as f64 * f,
-            bytes: (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f,
+            documents: 0.0,
+            bytes: 0.0,
         })
     });
+    Drained {
+        partitions,
+        arenas,
+        level,
+        dropped,
+        seen,
+    }
+}
+
+impl Drained {
+    /// Every key's document count with how many keys it stands for: 2^level for a key kept by
+    /// sampling, 1 for Undefined and Null (always kept) and when nothing was sampled.
+    pub fn weighted_counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let w = 1u64 << self.level;
+        self.partitions.iter().map(move |p| {
+            let special = self.level > 0 && always_kept(self.arenas.get(p.key));
+            (p.sample.documents, if special { 1 } else { w })
+        })
+    }
+
+    /// No key has an Undefined or Null component.
+    pub fn all_defined(&self) -> bool {
+        self.seen.undefined_documents == 0 && self.seen.null_documents == 0
+    }
+}
+
+/// The statistics of drained rows: `scale` as for [`summarize`].
+pub fn summarize_drained(
+    d: Drained,
+    hierarchical_levels: usize,
+    scale: &(dyn Fn(u64) -> f64 + Sync),
+    overhead_bytes: f64,
+    top: usize,
+) -> CandidateStats {
+    let Drained {
+        mut partitions,
+        arenas,
+        level,
+        dropped,
+        seen,
+    } = d;
+    for p in partitions.iter_mut() {
+        let c = p.sample;
+        let f = scale(c.documents);
+        p.documents = c.documents as f64 * f;
+        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
+    }
     let DrainAcc {
         undefined_documents,
         null_documents,
