@@ -41,6 +41,9 @@ struct Entry {
 const INLINE: usize = 16;
 /// Buffered documents per part before a flush.
 const PENDING: usize = 256;
+/// A part holding fewer keys than this (its table a few tens of KiB, in cache) counts documents
+/// directly: buffering only pays where probes would miss the cache.
+const BUFFER_FROM: usize = 1024;
 
 /// A document's key waiting to be counted.
 #[derive(Debug, Clone, Copy)]
@@ -274,7 +277,16 @@ impl KeyMap {
                 return;
             }
         }
-        self.parts[part_of(h)].push(h, key, documents, bytes, first, last);
+        let part = &mut self.parts[part_of(h)];
+        if part.table.len() < BUFFER_FROM {
+            let p = part.slot(h, key);
+            p.documents += documents;
+            p.minified_bytes += bytes;
+            p.first_ts = p.first_ts.min(first);
+            p.last_ts = p.last_ts.max(last);
+        } else {
+            part.push(h, key, documents, bytes, first, last);
+        }
     }
 
     /// Counts every buffered document ([`KeyMap::add_buffered`]).
@@ -673,12 +685,17 @@ mod tests {
             k
         };
         let (mut direct, mut buffered) = (KeyMap::default(), KeyMap::default());
-        for n in 0..200_000u32 {
-            let i = n.wrapping_mul(2_654_435_761) % 40_000;
+        // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken.
+        for n in 0..400_000u32 {
+            let i = n.wrapping_mul(2_654_435_761) % 150_000;
             let t = i64::from(n % 977);
             direct.add(&key(i), 1, u64::from(n % 13), t, t);
             buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);
         }
+        assert!(
+            buffered.parts.iter().any(|p| !p.pending.is_empty()),
+            "some buffered"
+        );
         buffered.flush();
         assert_eq!(buffered.len(), direct.len());
         assert_eq!(buffered.cost(), direct.cost());
