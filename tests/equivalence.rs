@@ -1,0 +1,90 @@
+//! Equivalences the fast scan must keep (issue #9): a key whose bytes straddle the reader's block
+//! boundary is counted whole, and the report is byte-identical for any thread count on a file of
+//! several blocks. (Merge order and degraded-vs-exact are checked in src/stats/keymap.rs and
+//! tests/memory.rs.)
+
+#[allow(dead_code)]
+mod util;
+
+use serde_json::Value;
+use util::Test;
+
+const LINE: usize = 100;
+const LINES: usize = 30_000;
+
+/// A header line, then 30,000 lines of exactly 100 bytes with `user` u00…u99 (300 each). The
+/// header's length puts the first block boundary (`BLOCK_BYTES` into the file) between the `u`
+/// and the digits of a user value.
+fn write_file(dir: &std::path::Path) -> (std::path::PathBuf, usize) {
+    let block = pkadvisor::ingest::BLOCK_BYTES;
+    // `{"user":"u` is 10 bytes: the boundary falls at offset 10 of a 100-byte line.
+    let header_len = LINE + (block - 10) % LINE;
+    let line = |user: &str, id: usize, len: usize| {
+        let head = format!("{{\"user\":\"{user}\",\"id\":\"d{id:07}\",\"pad\":\"");
+        let pad = len - head.len() - 3;
+        format!("{head}{}\"}}\n", "x".repeat(pad))
+    };
+    let mut s = line("hdr", 0, header_len);
+    assert_eq!(s.len(), header_len);
+    for i in 0..LINES {
+        let l = line(&format!("u{:02}", i % 100), i + 1, LINE);
+        assert_eq!(l.len(), LINE);
+        s.push_str(&l);
+    }
+    let split_line = (block - header_len) / LINE;
+    let at = header_len + split_line * LINE;
+    assert_eq!(
+        &s[at..at + 10],
+        "{\"user\":\"u",
+        "the boundary is inside a user value"
+    );
+    assert_eq!(at + 10, block);
+    let p = dir.join("blocks.jsonl");
+    std::fs::write(&p, s).unwrap();
+    (p, split_line)
+}
+
+fn run(file: &std::path::Path, threads: &str) -> String {
+    let out = Test::new()
+        .arg("analyze")
+        .arg(file)
+        .args(["-c", "/user,/id", "--format", "json", "-q", "--top", "200"])
+        .args(["--threads", threads])
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn a_key_across_a_block_boundary_is_counted_whole_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, split_line) = write_file(dir.path());
+    let one = run(&file, "1");
+    let r: Value = serde_json::from_str(&one).unwrap();
+    let user = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/user")
+        .unwrap();
+    // 100 users and the header's: no piece of a split value became a key of its own.
+    assert_eq!(user["logical_partitions"], 101);
+    assert_eq!(user["documents"], LINES as u64 + 1);
+    assert!(user["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["code"] != "KEYS_SAMPLED"));
+    // The user on the split line has its 300 documents like every other.
+    let split_user = format!("u{:02}", split_line % 100);
+    let listed = user["top_partitions"].as_array().unwrap();
+    assert_eq!(listed.len(), 101);
+    assert!(listed
+        .iter()
+        .all(|p| p["key"] == "hdr" || p["documents"] == 300.0));
+    let split = listed.iter().find(|p| p["key"] == split_user.as_str());
+    assert_eq!(split.unwrap()["documents"], 300.0, "{split_user}");
+    assert_eq!(r["input"]["records_read"], LINES as u64 + 1);
+    assert_eq!(one, run(&file, "2"), "--threads 1 vs 2");
+    assert_eq!(one, run(&file, "3"), "--threads 1 vs 3");
+}
