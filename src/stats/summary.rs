@@ -330,16 +330,21 @@ pub fn summarize_drained(
         Vec::new()
     };
 
+    // Three independent passes over every partition: on both cores.
+    let ((documents_per_partition, bytes_per_partition), skew) = rayon::join(
+        || rayon::join(|| distribution(&docs), || distribution(&bytes)),
+        || skew(&sample_bytes),
+    );
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
         logical_partitions,
         undefined_documents,
         null_documents,
-        documents_per_partition: distribution(&docs),
-        bytes_per_partition: distribution(&bytes),
+        documents_per_partition,
+        bytes_per_partition,
         total_bytes,
-        skew: skew(&sample_bytes),
+        skew,
         max_key_bytes,
         max_key,
         levels,
@@ -516,7 +521,10 @@ pub fn skew(values: &[f64]) -> Skew {
     let nf = n as f64;
     let mean = total / nf;
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    {
+        use rayon::prelude::*;
+        sorted.par_sort_unstable_by(f64::total_cmp);
+    }
     let weighted: f64 = sorted
         .iter()
         .enumerate()
