@@ -76,7 +76,7 @@ for shape in $SHAPES; do
         "$GEN" --shape "$gshape" ${DOCS:+--docs "$DOCS"} --out "$file.tmp"
         mv "$file.tmp" "$file"
     fi
-    bytes=$(stat -c %s "$file")
+    bytes=$(stat -L -c %s "$file")
     cat "$file" > /dev/null   # warm the page cache
     rm -f "$TMP"/*.times
     pk=("$PKADVISOR_BIN" analyze "$file" -c "$cands" --threads "$THREADS" --format json -q -o "$TMP/report.json")
