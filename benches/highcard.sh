@@ -12,6 +12,8 @@
 #   BENCH_THREADS   threads for every tool (default 2)
 #   BENCH_SHAPES    which files (default "highcard unique")
 #   PKADVISOR_BIN   use this binary instead of building one
+#   BENCH_PROFILE   release (default) or debug: the build measured (debug: a quick check of the
+#                   harness and of the peers' agreement, as .ci/run does; its times mean nothing)
 #   CARGO_TARGET_DIR respected for the build
 set -euo pipefail
 
@@ -30,14 +32,16 @@ OUT=bench-data/highcard-last.md
 log() { printf '[highcard] %s\n' "$*" >&2; }
 mkdir -p bench-data
 
-if [[ -z "${PKADVISOR_BIN:-}" ]]; then
-    log "building pkadvisor and the generator (release)"
-    cargo build --release --bin pkadvisor --example gen_highcard
-    PKADVISOR_BIN="$TARGET_DIR/release/pkadvisor"
-else
-    cargo build --release --example gen_highcard
-fi
-GEN="$TARGET_DIR/release/examples/gen_highcard"
+PROFILE="${BENCH_PROFILE:-release}"
+case $PROFILE in
+    release) PFLAG=(--release) ;;
+    debug) PFLAG=() ;;
+    *) log "BENCH_PROFILE is release or debug, not $PROFILE"; exit 2 ;;
+esac
+log "building pkadvisor and the generator ($PROFILE)"
+cargo build "${PFLAG[@]}" --bin pkadvisor --example gen_highcard
+PKADVISOR_BIN="${PKADVISOR_BIN:-$TARGET_DIR/$PROFILE/pkadvisor}"
+GEN="$TARGET_DIR/$PROFILE/examples/gen_highcard"
 
 if [[ ! -x "$PY" ]] || ! "$PY" -c 'import duckdb, polars' 2>/dev/null; then
     log "installing duckdb==2.0.0 and polars==1.35.2 into $VENV"
