@@ -153,11 +153,8 @@ impl Part {
             } else {
                 &pa[e.off as usize..e.off as usize + len]
             };
-            let c = self.slot(e.hash, key);
-            c.documents += e.documents;
-            c.minified_bytes += e.bytes;
-            c.first_ts = c.first_ts.min(e.first);
-            c.last_ts = c.last_ts.max(e.last);
+            self.slot(e.hash, key)
+                .add(e.documents, e.bytes, e.first, e.last);
         }
         self.pending = pending;
         self.pending.clear();
@@ -251,18 +248,22 @@ impl KeyMap {
     #[inline]
     pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
         let h = key_hash(key);
-        if self.level > 0 && !always_kept(key) {
-            let sh = sample_hash(key, h);
-            if !kept(sh, self.level) {
-                self.dropped.add(h, key, documents, bytes);
-                return;
-            }
+        if !self.drops(key, h, documents, bytes) {
+            self.parts[part_of(h)]
+                .slot(h, key)
+                .add(documents, bytes, first, last);
         }
-        let p = self.parts[part_of(h)].slot(h, key);
-        p.documents += documents;
-        p.minified_bytes += bytes;
-        p.first_ts = p.first_ts.min(first);
-        p.last_ts = p.last_ts.max(last);
+    }
+
+    /// Whether the sampling level drops `key` (hash `h`); if so its documents go to the dropped
+    /// keys' totals.
+    #[inline]
+    fn drops(&mut self, key: &[u8], h: u64, documents: u64, bytes: u64) -> bool {
+        if self.level == 0 || always_kept(key) || kept(sample_hash(key, h), self.level) {
+            return false;
+        }
+        self.dropped.add(h, key, documents, bytes);
+        true
     }
 
     /// [`KeyMap::add`], buffered in the key's part until the part's buffer is full or
@@ -270,20 +271,12 @@ impl KeyMap {
     #[inline]
     pub fn add_buffered(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
         let h = key_hash(key);
-        if self.level > 0 && !always_kept(key) {
-            let sh = sample_hash(key, h);
-            if !kept(sh, self.level) {
-                self.dropped.add(h, key, documents, bytes);
-                return;
-            }
+        if self.drops(key, h, documents, bytes) {
+            return;
         }
         let part = &mut self.parts[part_of(h)];
         if part.table.len() < BUFFER_FROM {
-            let p = part.slot(h, key);
-            p.documents += documents;
-            p.minified_bytes += bytes;
-            p.first_ts = p.first_ts.min(first);
-            p.last_ts = p.last_ts.max(last);
+            part.slot(h, key).add(documents, bytes, first, last);
         } else {
             part.push(h, key, documents, bytes, first, last);
         }

@@ -48,12 +48,19 @@ impl Default for PartitionCounts {
 }
 
 impl PartitionCounts {
+    /// Adds `documents` documents of `bytes` minified bytes first and last seen at `first` and
+    /// `last` (`i64::MAX` / `i64::MIN` when unknown).
+    #[inline]
+    pub fn add(&mut self, documents: u64, bytes: u64, first: i64, last: i64) {
+        self.documents += documents;
+        self.minified_bytes += bytes;
+        self.first_ts = self.first_ts.min(first);
+        self.last_ts = self.last_ts.max(last);
+    }
+
     /// Adds another partition's counts.
     pub fn merge(&mut self, o: &PartitionCounts) {
-        self.documents += o.documents;
-        self.minified_bytes += o.minified_bytes;
-        self.first_ts = self.first_ts.min(o.first_ts);
-        self.last_ts = self.last_ts.max(o.last_ts);
+        self.add(o.documents, o.minified_bytes, o.first_ts, o.last_ts);
     }
 
     /// The time-field range seen in this partition, if any.
