@@ -125,6 +125,102 @@ impl CandidateStats {
     }
 }
 
+/// Fills each row's projected documents and bytes, then sorts the rows by key.
+fn project_and_sort(
+    partitions: &mut [PartitionRow],
+    arenas: &KeyArenas,
+    scale: &(dyn Fn(u64) -> f64 + Sync),
+    overhead_bytes: f64,
+) {
+    use rayon::prelude::*;
+    for p in partitions.iter_mut() {
+        let c = p.sample;
+        let f = scale(c.documents);
+        p.documents = c.documents as f64 * f;
+        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
+    }
+    crate::timing::mark("summary: drained");
+    // Keys are distinct, so the unstable parallel sort has one result.
+    partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
+    crate::timing::mark("summary: sorted");
+}
+
+/// The distributions of projected documents and bytes per partition, and the skew of the
+/// sample's stored bytes: three independent passes, run on both cores.
+fn spreads(partitions: &[PartitionRow], overhead_bytes: f64) -> (Distribution, Distribution, Skew) {
+    let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
+    let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
+    let sample_bytes: Vec<f64> = partitions
+        .iter()
+        .map(|p| p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64)
+        .collect();
+    let ((d, b), s) = rayon::join(
+        || rayon::join(|| distribution(&docs), || distribution(&bytes)),
+        || skew(&sample_bytes),
+    );
+    (d, b, s)
+}
+
+/// The kept keys of a sampled candidate, and what the report needs from them.
+struct Sampled<'a> {
+    partitions: &'a [PartitionRow],
+    arenas: &'a KeyArenas,
+    weight: u64,
+    defined_keys: u64,
+    documents: u64,
+    overhead_bytes: f64,
+}
+
+/// The estimates a sampled candidate's statistics use.
+struct SampledEstimates {
+    logical_partitions: u64,
+    /// Projected bytes of the dropped keys.
+    dropped_bytes: f64,
+    sampling: KeySampling,
+}
+
+impl Sampled<'_> {
+    /// Kept keys stand for 2^level keys each (Undefined and Null for themselves); the dropped
+    /// keys' bytes are projected like the kept keys' bytes on average.
+    fn estimates(
+        &self,
+        dropped: &super::sampling::Dropped,
+        scale: &(dyn Fn(u64) -> f64 + Sync),
+    ) -> SampledEstimates {
+        let kept = self.partitions.len() as u64;
+        let special = kept - self.defined_keys;
+        let overhead = self.overhead_bytes;
+        let (kept_sample, kept_projected) = self
+            .partitions
+            .iter()
+            .filter(|p| !always_kept(self.arenas.get(p.key)))
+            .fold((0.0, 0.0), |(s, b), p| {
+                let sample = p.sample.minified_bytes as f64 + overhead * p.sample.documents as f64;
+                (s + sample, b + p.bytes)
+            });
+        let factor = if kept_sample > 0.0 {
+            kept_projected / kept_sample
+        } else {
+            scale(1)
+        };
+        let dropped_sample = dropped.minified_bytes as f64 + overhead * dropped.documents as f64;
+        let (docs_bound, bytes_bound) = dropped.largest_bounds();
+        SampledEstimates {
+            // Never more partitions than documents (each holds at least one).
+            logical_partitions: (special + (kept - special) * self.weight).min(self.documents),
+            dropped_bytes: dropped_sample * factor,
+            sampling: KeySampling {
+                memory_limit_bytes: 0,
+                kept_fraction: 1.0 / self.weight as f64,
+                kept_keys: kept,
+                dropped_documents: dropped.documents,
+                dropped_largest_documents_bound: docs_bound,
+                dropped_largest_bytes_bound: bytes_bound as f64 + overhead * docs_bound as f64,
+            },
+        }
+    }
+}
+
 /// What the drain learns from the key bytes.
 #[derive(Default)]
 struct DrainAcc {
@@ -242,26 +338,13 @@ pub fn summarize_drained(
         dropped,
         seen,
     } = d;
-    for p in partitions.iter_mut() {
-        let c = p.sample;
-        let f = scale(c.documents);
-        p.documents = c.documents as f64 * f;
-        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
-    }
+    project_and_sort(&mut partitions, &arenas, scale, overhead_bytes);
     let DrainAcc {
         undefined_documents,
         null_documents,
         defined_keys,
         max_key: max_key_seen,
     } = seen;
-    crate::timing::mark("summary: drained");
-    {
-        // Keys are distinct, so the unstable parallel sort has one result.
-        use rayon::prelude::*;
-        partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
-    }
-
-    crate::timing::mark("summary: sorted");
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let by_bytes = largest(&partitions, top);
 
@@ -278,50 +361,26 @@ pub fn summarize_drained(
     let mut logical_partitions = partitions.len() as u64;
     let mut sampling = None;
     if level > 0 {
-        // Kept keys stand for 2^level keys each (Undefined and Null for themselves); the dropped
-        // keys' bytes are projected like the kept keys' bytes on average.
-        let special = partitions.len() as u64 - defined_keys;
-        // Never more partitions than documents (each holds at least one).
-        logical_partitions = (special + (logical_partitions - special) * weight).min(documents);
-        let (kept_sample, kept_projected) = partitions
-            .iter()
-            .filter(|p| !always_kept(arenas.get(p.key)))
-            .fold((0.0, 0.0), |(s, b), p| {
-                let sample =
-                    p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64;
-                (s + sample, b + p.bytes)
-            });
-        let factor = if kept_sample > 0.0 {
-            kept_projected / kept_sample
-        } else {
-            scale(1)
-        };
-        let dropped_sample =
-            dropped.minified_bytes as f64 + overhead_bytes * dropped.documents as f64;
-        total_bytes += dropped_sample * factor;
+        let est = Sampled {
+            partitions: &partitions,
+            arenas: &arenas,
+            weight,
+            defined_keys,
+            documents,
+            overhead_bytes,
+        }
+        .estimates(&dropped, scale);
+        logical_partitions = est.logical_partitions;
+        total_bytes += est.dropped_bytes;
         if let Some((size, key)) = &dropped.largest_key {
             if *size > max_key_bytes {
                 max_key_bytes = *size;
                 max_key = keys::key_json(key, hierarchical);
             }
         }
-        let (docs_bound, bytes_bound) = dropped.largest_bounds();
-        sampling = Some(KeySampling {
-            memory_limit_bytes: 0,
-            kept_fraction: 1.0 / weight as f64,
-            kept_keys: partitions.len() as u64,
-            dropped_documents: dropped.documents,
-            dropped_largest_documents_bound: docs_bound,
-            dropped_largest_bytes_bound: bytes_bound as f64 + overhead_bytes * docs_bound as f64,
-        });
+        sampling = Some(est.sampling);
     }
 
-    let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
-    let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
-    let sample_bytes: Vec<f64> = partitions
-        .iter()
-        .map(|p| p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64)
-        .collect();
     let levels = if hierarchical {
         (1..hierarchical_levels)
             .map(|l| level_stats(&partitions, &arenas, l, weight))
@@ -329,12 +388,7 @@ pub fn summarize_drained(
     } else {
         Vec::new()
     };
-
-    // Three independent passes over every partition: on both cores.
-    let ((documents_per_partition, bytes_per_partition), skew) = rayon::join(
-        || rayon::join(|| distribution(&docs), || distribution(&bytes)),
-        || skew(&sample_bytes),
-    );
+    let (documents_per_partition, bytes_per_partition, skew) = spreads(&partitions, overhead_bytes);
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
