@@ -1,8 +1,8 @@
 //! Deterministic generators for the high-cardinality benchmarks (issue #9). std only.
 //!
 //! ```text
-//! cargo run --release --example gen_highcard -- --shape highcard --out bench-data/highcard-1g.jsonl
-//! cargo run --release --example gen_highcard -- --shape unique-id --out bench-data/unique-10m.jsonl
+//! cargo run --release --example gen_highcard -- --shape highcard --out bench-data/highcard.jsonl
+//! cargo run --release --example gen_highcard -- --shape unique-id --out bench-data/unique.jsonl
 //! ```
 //!
 //! `highcard` (default 2,000,000 lines, ~500 bytes each, ~1 GB): `tenantId` Zipf(s = 1.1) over
