@@ -3,10 +3,13 @@
 //! - **Radix partitioned.** A key's 64-bit hash (computed once) picks one of [`PARTS`] parts by
 //!   bits 32..38; each part is its own hash table. Growing rehashes one small part at a time, and
 //!   two maps merge part by part, in parallel, each part staying in cache.
-//! - **Keys stored once, in an arena per part.** A table entry is fixed-size (48 bytes: the hash,
-//!   the key's place in the arena, the counts), so a probe compares the stored hash first and
-//!   touches the key bytes only on a hash match, and no key is a heap allocation of its own.
-//!
+//! - **Keys stored once, in an arena per part, counts in insertion order.** A part's hash table
+//!   holds 8-byte slots (32 bits of the key's hash and the key's index), so a part's table of
+//!   ~100,000 keys fits in the L2 cache and growing it moves 8 bytes per key; the keys' counts and
+//!   places are a dense vector in insertion order (40 bytes each), and the key bytes an arena
+//!   appended in the same order. A new key is two appends; a probe compares the 32 stored hash
+//!   bits first and touches the key bytes only on a match; merging and draining read the dense
+//!   vector and the arena front to back.
 //! - **Buffered by part in the scan.** [`KeyMap::add_buffered`] appends a document's key to its
 //!   part's short buffer; a full buffer is folded into that part's table at once, so the table
 //!   probes of a flush hit one part (1/64 of the keys, in cache) instead of the whole map (as
@@ -25,16 +28,31 @@ use super::PartitionCounts;
 pub const PARTS: usize = 64;
 const PART_SHIFT: u32 = 32;
 
-/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes: the table entry and its
-/// control byte, at hashbrown's worst load (half full after a doubling).
-pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>() + 1;
+/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes: its dense entry, and its
+/// table slot and control byte at hashbrown's worst load (half full after a doubling).
+pub const ENTRY_BYTES: usize = std::mem::size_of::<Dense>() + 2 * (std::mem::size_of::<Slot>() + 1);
 
+/// A table slot: the low 32 bits of the key's hash and the key's index in [`Part::keys`].
 #[derive(Debug, Clone, Copy)]
-struct Entry {
-    hash: u64,
+struct Slot {
+    h: u32,
+    idx: u32,
+}
+
+/// A key's place in its part's arena and its counts.
+#[derive(Debug, Clone, Copy)]
+struct Dense {
     off: u32,
     len: u32,
     counts: PartitionCounts,
+}
+
+/// The table's hash of a slot: its 32 stored bits twice, so that hashbrown's bucket index (low
+/// bits) and control byte (top 7 bits) are both taken from them. Bits 32..38 of a key's hash,
+/// which pick the part, are the same for every key of a part and are not used here.
+#[inline]
+fn table_hash(h: u32) -> u64 {
+    (u64::from(h) << 32) | u64::from(h)
 }
 
 /// Keys of at most this many bytes wait in their buffer entry; longer ones in a buffer arena.
@@ -60,7 +78,9 @@ struct Pending {
 
 #[derive(Debug, Clone, Default)]
 struct Part {
-    table: HashTable<Entry>,
+    table: HashTable<Slot>,
+    /// Every key's place and counts, in insertion order.
+    keys: Vec<Dense>,
     arena: Vec<u8>,
     pending: Vec<Pending>,
     pending_arena: Vec<u8>,
@@ -80,8 +100,8 @@ fn part_of(hash: u64) -> usize {
 
 impl Part {
     #[inline]
-    fn key(&self, e: &Entry) -> &[u8] {
-        &self.arena[e.off as usize..e.off as usize + e.len as usize]
+    fn key(&self, d: &Dense) -> &[u8] {
+        &self.arena[d.off as usize..d.off as usize + d.len as usize]
     }
 
     /// The counts of `key` (hash `hash`), inserted as empty if new.
@@ -93,24 +113,33 @@ impl Part {
     /// [`Part::slot`], and whether the key was new.
     #[inline]
     fn slot_new(&mut self, hash: u64, key: &[u8]) -> (&mut PartitionCounts, bool) {
-        let Part { table, arena, .. } = self;
-        let eq = |e: &Entry| {
-            e.hash == hash && &arena[e.off as usize..e.off as usize + e.len as usize] == key
+        let h = hash as u32;
+        let Part {
+            table, keys, arena, ..
+        } = self;
+        let eq = |s: &Slot| {
+            s.h == h && {
+                let d = &keys[s.idx as usize];
+                &arena[d.off as usize..d.off as usize + d.len as usize] == key
+            }
         };
-        match table.entry(hash, eq, |e| e.hash) {
-            hashbrown::hash_table::Entry::Occupied(o) => (&mut o.into_mut().counts, false),
+        match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
+            hashbrown::hash_table::Entry::Occupied(o) => {
+                (&mut keys[o.get().idx as usize].counts, false)
+            }
             hashbrown::hash_table::Entry::Vacant(v) => {
                 let off = u32::try_from(arena.len()).expect(
                     "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
                 );
+                let idx = keys.len() as u32;
                 arena.extend_from_slice(key);
-                let e = Entry {
-                    hash,
+                keys.push(Dense {
                     off,
                     len: key.len() as u32,
                     counts: PartitionCounts::default(),
-                };
-                (&mut v.insert(e).into_mut().counts, true)
+                });
+                v.insert(Slot { h, idx });
+                (&mut keys[idx as usize].counts, true)
             }
         }
     }
@@ -165,39 +194,39 @@ impl Part {
     fn merge(&mut self, mut o: Part) {
         self.flush();
         o.flush();
-        if o.table.len() > self.table.len() {
+        if o.keys.len() > self.keys.len() {
             std::mem::swap(self, &mut o);
         }
-        self.table.reserve(o.table.len(), |e| e.hash);
-        for e in o.table.iter() {
-            self.slot(e.hash, o.key(e)).merge(&e.counts);
+        self.table.reserve(o.keys.len(), |s| table_hash(s.h));
+        for d in &o.keys {
+            let key = o.key(d);
+            self.slot(key_hash(key), key).merge(&d.counts);
         }
     }
 
     fn bytes(&self) -> usize {
-        self.table.capacity() * ENTRY_BYTES + self.arena.capacity()
+        self.table.capacity() * (std::mem::size_of::<Slot>() + 1)
+            + self.keys.capacity() * std::mem::size_of::<Dense>()
+            + self.arena.capacity()
     }
 
-    /// Drops the keys not kept at `level` into `dropped`, and compacts the arena and the table.
+    /// Drops the keys not kept at `level` into `dropped`, and rebuilds the part from the kept
+    /// keys (insertion order kept).
     fn retain(&mut self, level: u32, dropped: &mut Dropped) {
         self.flush();
-        let old = std::mem::take(&mut self.arena);
-        let mut arena = Vec::with_capacity(old.len() / 2);
-        self.table.retain(|e| {
-            let key = &old[e.off as usize..e.off as usize + e.len as usize];
-            let sh = sample_hash(key, e.hash);
-            if always_kept(key) || kept(sh, level) {
-                e.off = arena.len() as u32;
-                arena.extend_from_slice(key);
-                true
+        let old = std::mem::take(self);
+        for d in &old.keys {
+            let key = old.key(d);
+            let hash = key_hash(key);
+            if always_kept(key) || kept(sample_hash(key, hash), level) {
+                self.slot(hash, key).merge(&d.counts);
             } else {
-                dropped.add(e.hash, key, e.counts.documents, e.counts.minified_bytes);
-                false
+                dropped.add(hash, key, d.counts.documents, d.counts.minified_bytes);
             }
-        });
-        self.table.shrink_to_fit(|e| e.hash);
-        arena.shrink_to_fit();
-        self.arena = arena;
+        }
+        self.table.shrink_to_fit(|s| table_hash(s.h));
+        self.keys.shrink_to_fit();
+        self.arena.shrink_to_fit();
     }
 }
 
@@ -346,9 +375,12 @@ impl KeyMap {
         debug_assert!(self.flushed(), "flush before reading a key map");
         let h = key_hash(key);
         let p = &self.parts[part_of(h)];
+        let h = h as u32;
         p.table
-            .find(h, |e| e.hash == h && p.key(e) == key)
-            .map(|e| &e.counts)
+            .find(table_hash(h), |s| {
+                s.h == h && p.key(&p.keys[s.idx as usize]) == key
+            })
+            .map(|s| &p.keys[s.idx as usize].counts)
     }
 
     /// Distinct keys.
@@ -372,7 +404,7 @@ impl KeyMap {
         debug_assert!(self.flushed(), "flush before reading a key map");
         self.parts
             .iter()
-            .flat_map(|p| p.table.iter().map(move |e| (p.key(e), &e.counts)))
+            .flat_map(|p| p.keys.iter().map(move |d| (p.key(d), &d.counts)))
     }
 
     /// Adds another map: part by part, in parallel on the caller's rayon pool. Both are first
@@ -389,21 +421,22 @@ impl KeyMap {
             .for_each(|(a, b)| a.merge(b));
     }
 
-    /// Consumes the map part by part (each part's table is freed once visited), handing each key
+    /// Consumes the map part by part, in insertion order (each part's table and counts are freed
+    /// once visited; the arenas are kept as they are, since shrinking them would copy them), handing each key
     /// as a [`KeyRef`] into the returned [`KeyArenas`]. (Take the sampling state first.)
     pub fn drain(mut self, mut f: impl FnMut(KeyRef, &[u8], PartitionCounts)) -> KeyArenas {
         self.flush();
         let mut arenas = Vec::with_capacity(PARTS);
         for (pi, part) in self.parts.into_iter().enumerate() {
             let Part {
-                table, mut arena, ..
+                table, keys, arena, ..
             } = part;
-            for e in table {
-                let key = &arena[e.off as usize..e.off as usize + e.len as usize];
-                let r = KeyRef::new(head(key), e.off, e.len, pi);
-                f(r, key, e.counts);
+            drop(table);
+            for d in keys {
+                let key = &arena[d.off as usize..d.off as usize + d.len as usize];
+                let r = KeyRef::new(head(key), d.off, d.len, pi);
+                f(r, key, d.counts);
             }
-            arena.shrink_to_fit();
             arenas.push(arena);
         }
         KeyArenas { arenas }

@@ -16,8 +16,8 @@
 //!   fit the same budget. A worker's keys are a subset of all keys, so that final level is never
 //!   below a worker's, and it is a function of the data and the budget alone.
 
-/// Bits of the hash that pick the sampling level (above the radix part bits 32..38, below
-/// hashbrown's control bits 57..64).
+/// Bits of the hash that pick the sampling level (above the radix part bits 32..38; a part's
+/// table uses bits 0..32).
 pub const SAMPLE_SHIFT: u32 = 38;
 /// The highest sampling level (1 key in 2^18 kept).
 pub const MAX_LEVEL: u32 = 18;
