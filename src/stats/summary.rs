@@ -146,17 +146,19 @@ fn project_and_sort(
 }
 
 /// The distributions of projected documents and bytes per partition, and the skew of the
-/// sample's stored bytes: three independent passes, run on both cores.
+/// sample's stored bytes: three independent passes over the rows, run on both cores.
 fn spreads(partitions: &[PartitionRow], overhead_bytes: f64) -> (Distribution, Distribution, Skew) {
-    let docs: Vec<f64> = partitions.iter().map(|p| p.documents).collect();
-    let bytes: Vec<f64> = partitions.iter().map(|p| p.bytes).collect();
-    let sample_bytes: Vec<f64> = partitions
-        .iter()
-        .map(|p| p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64)
-        .collect();
+    let sample_bytes = |p: &PartitionRow| {
+        p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64
+    };
     let ((d, b), s) = rayon::join(
-        || rayon::join(|| distribution(&docs), || distribution(&bytes)),
-        || skew(&sample_bytes),
+        || {
+            rayon::join(
+                || distribution(partitions.iter().map(|p| p.documents)),
+                || distribution(partitions.iter().map(|p| p.bytes)),
+            )
+        },
+        || skew_of(|| partitions.iter().map(sample_bytes)),
     );
     (d, b, s)
 }
@@ -539,19 +541,21 @@ fn level_stats(
     }
 }
 
-fn distribution(values: &[f64]) -> Distribution {
-    if values.is_empty() {
-        return Distribution::default();
-    }
+fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
     let mut h = Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds");
     let mut min = f64::INFINITY;
     let mut max = 0.0f64;
     let mut sum = 0.0;
-    for &v in values {
+    let mut n = 0usize;
+    for v in values {
         h.saturating_record(v.round().max(0.0) as u64);
         min = min.min(v);
         max = max.max(v);
         sum += v;
+        n += 1;
+    }
+    if n == 0 {
+        return Distribution::default();
     }
     // hdrhistogram reports the highest equivalent value of a bucket; clamp to the exact range.
     let q = |p: f64| (h.value_at_quantile(p) as f64).clamp(min.round(), max.round());
@@ -561,38 +565,80 @@ fn distribution(values: &[f64]) -> Distribution {
         p90: q(0.9),
         p99: q(0.99),
         max,
-        mean: sum / values.len() as f64,
+        mean: sum / n as f64,
     }
 }
 
 /// Skew measures of a list of non-negative sizes.
 pub fn skew(values: &[f64]) -> Skew {
-    let n = values.len();
-    let total: f64 = values.iter().sum();
+    skew_of(|| values.iter().copied())
+}
+
+/// At most this many distinct sizes are counted rather than sorted.
+const MAX_RUNS: usize = 1 << 16;
+
+/// The sizes in ascending order ([`f64::total_cmp`]) as runs of equal values: counted in a
+/// map when they take few distinct values (partitions of one or a few documents: millions of
+/// sizes, a handful of values), else sorted.
+fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)> {
+    let mut counts: hashbrown::HashMap<u64, usize> = hashbrown::HashMap::new();
+    let mut rest: Vec<f64> = Vec::new();
+    for v in values {
+        if rest.is_empty() && (counts.len() < MAX_RUNS || counts.contains_key(&v.to_bits())) {
+            *counts.entry(v.to_bits()).or_insert(0) += 1;
+        } else {
+            if rest.is_empty() {
+                rest.reserve(n);
+            }
+            rest.push(v);
+        }
+    }
+    if !rest.is_empty() {
+        for (&bits, &m) in &counts {
+            rest.extend(std::iter::repeat_n(f64::from_bits(bits), m));
+        }
+        use rayon::prelude::*;
+        rest.par_sort_unstable_by(f64::total_cmp);
+        let mut runs: Vec<(f64, usize)> = Vec::new();
+        for v in rest {
+            match runs.last_mut() {
+                Some((w, m)) if w.to_bits() == v.to_bits() => *m += 1,
+                _ => runs.push((v, 1)),
+            }
+        }
+        return runs;
+    }
+    let mut runs: Vec<(f64, usize)> = counts
+        .into_iter()
+        .map(|(b, m)| (f64::from_bits(b), m))
+        .collect();
+    runs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    runs
+}
+
+/// [`skew`] of the sizes `values()` yields (called once per pass, in the same order each time):
+/// the sums run in that order and in ascending order, as over a sorted copy.
+fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Skew {
+    let (n, total) = values().fold((0usize, 0.0f64), |(n, t), v| (n + 1, t + v));
     if n == 0 || total <= 0.0 {
         return Skew::default();
     }
     let nf = n as f64;
     let mean = total / nf;
-    let mut sorted = values.to_vec();
-    {
-        use rayon::prelude::*;
-        sorted.par_sort_unstable_by(f64::total_cmp);
-    }
-    let weighted: f64 = sorted
-        .iter()
+    let runs = sorted_runs(values(), n);
+    let ascending = || runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
+    let weighted: f64 = ascending()
         .enumerate()
         .map(|(i, v)| (i as f64 + 1.0) * v)
         .sum();
     let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / nf;
-    let max = sorted[n - 1];
+    let var = values().map(|v| (v - mean).powi(2)).sum::<f64>() / nf;
+    let max = runs.last().map_or(0.0, |r| r.0);
     let entropy = if n == 1 {
         1.0
     } else {
-        let h: f64 = values
-            .iter()
-            .filter(|v| **v > 0.0)
+        let h: f64 = values()
+            .filter(|v| *v > 0.0)
             .map(|v| {
                 let p = v / total;
                 -p * p.ln()
@@ -601,7 +647,7 @@ pub fn skew(values: &[f64]) -> Skew {
         h / nf.ln()
     };
     let top = n.div_ceil(100).max(1);
-    let top_sum: f64 = sorted[n - top..].iter().sum();
+    let top_sum: f64 = ascending().skip(n - top).sum();
     Skew {
         gini: gini.max(0.0),
         max_over_mean: max / mean,
@@ -645,9 +691,50 @@ mod tests {
         );
     }
 
+    /// The skew as computed before runs: sums over a sorted copy.
+    fn skew_by_sorting(values: &[f64]) -> (f64, f64, f64) {
+        let n = values.len() as f64;
+        let total: f64 = values.iter().sum();
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let weighted: f64 = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64 + 1.0) * v)
+            .sum();
+        let top = values.len().div_ceil(100).max(1);
+        let top_sum: f64 = sorted[values.len() - top..].iter().sum();
+        (
+            (2.0 * weighted) / (n * total) - (n + 1.0) / n,
+            sorted[values.len() - 1] / total,
+            top_sum / total,
+        )
+    }
+
+    #[test]
+    fn skew_from_runs_equals_a_sorted_copy_bit_for_bit() {
+        // Few distinct sizes (counted) and more than MAX_RUNS (sorted, the counted ones mixed
+        // back in): both give exactly the sums over a sorted copy.
+        let few: Vec<f64> = (0..200_000u64)
+            .map(|i| (50 + i * 7 % 13) as f64 + 0.1)
+            .collect();
+        let many: Vec<f64> = (0..200_000u64)
+            .map(|i| ((i * 2_654_435_761) % 150_001) as f64 * 1.37 + (i % 3) as f64)
+            .collect();
+        for v in [&few, &many] {
+            let s = skew(v);
+            let (gini, top1, top1pct) = skew_by_sorting(v);
+            assert_eq!(s.gini.to_bits(), gini.max(0.0).to_bits());
+            assert_eq!(s.top1_share.to_bits(), top1.to_bits());
+            assert_eq!(s.top1pct_share.to_bits(), top1pct.to_bits());
+        }
+        assert!(sorted_runs(few.iter().copied(), few.len()).len() == 13);
+        assert!(sorted_runs(many.iter().copied(), many.len()).len() > MAX_RUNS);
+    }
+
     #[test]
     fn distribution_is_exact_at_the_ends() {
-        let d = distribution(&[1.0, 2.0, 3.0, 4.0, 1000.0]);
+        let d = distribution([1.0, 2.0, 3.0, 4.0, 1000.0].into_iter());
         assert_eq!((d.min, d.max, d.mean), (1.0, 1000.0, 202.0));
         assert_eq!(d.p50, 3.0);
         assert!(d.p99 >= 999.0 && d.p99 <= 1000.0);
