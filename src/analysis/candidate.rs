@@ -375,16 +375,7 @@ fn candidate_report(
             })
             .collect(),
         skew: stats.skew,
-        lorenz: super::lorenz::lorenz(
-            &stats
-                .partitions
-                .iter()
-                .map(|p| {
-                    p.sample.minified_bytes as f64
-                        + cfg.limits.item_overhead_bytes * p.sample.documents as f64
-                })
-                .collect::<Vec<_>>(),
-        ),
+        lorenz: super::lorenz::lorenz_of_runs(&stats.size_runs, stats.size_total),
         key_sampling: stats.sampling,
         max_key_bytes: stats.max_key_bytes,
         levels: stats.levels.clone(),

@@ -109,6 +109,7 @@ fn project_and_summarize(
                 // One item per partition only where the key (with /id) is present and not null.
                 let one_item = d.all_defined() && estimate::one_item_per_partition(cand);
                 let proj = Projector::from_profile(profile, target, one_item);
+                crate::timing::mark("estimate: projector");
                 let mut s = summary::summarize_drained(
                     d,
                     cand.levels.len(),

@@ -8,9 +8,19 @@ pub const MAX_POINTS: usize = 101;
 /// vertices at each whole percent of partitions. Every point lies on the exact curve, so the
 /// area under it gives the Gini coefficient (`1 − 2·area`) exactly for up to 100 sizes. Shares
 /// are rounded to 6 decimals (the JSON carries them). Empty when there is nothing to draw.
+#[cfg(test)]
 pub fn lorenz(values: &[f64]) -> Vec<[f64; 2]> {
-    let n = values.len();
-    let total: f64 = values.iter().sum();
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let runs: Vec<(f64, usize)> = sorted.into_iter().map(|v| (v, 1)).collect();
+    lorenz_of_runs(&runs, values.iter().sum())
+}
+
+/// [`lorenz`] of sizes given as ascending runs of equal sizes (`(size, count)`) and their sum
+/// ([`crate::stats::summary::CandidateStats::size_runs`]): the sums of the k smallest are read
+/// off the runs in one pass.
+pub fn lorenz_of_runs(runs: &[(f64, usize)], total: f64) -> Vec<[f64; 2]> {
+    let n: usize = runs.iter().map(|r| r.1).sum();
     if n == 0 || total <= 0.0 || !total.is_finite() {
         return Vec::new();
     }
@@ -18,14 +28,11 @@ pub fn lorenz(values: &[f64]) -> Vec<[f64; 2]> {
     let ks: Vec<usize> = (0..=steps)
         .map(|j| (j * n).div_ceil(steps).min(n))
         .collect();
-    // Only the sums of the k smallest at each k are needed: selecting at every k (not a full
-    // sort) takes O(n log 101) for millions of partitions.
-    let mut v = values.to_vec();
-    select_at(&mut v, &ks[1..ks.len() - 1]);
+    let mut ascending = runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
     let mut sums = Vec::with_capacity(ks.len());
     let (mut sum, mut at) = (0.0, 0);
     for &k in &ks {
-        sum += v[at..k].iter().sum::<f64>();
+        sum += ascending.by_ref().take(k - at).sum::<f64>();
         at = k;
         sums.push(sum);
     }
@@ -37,21 +44,6 @@ pub fn lorenz(values: &[f64]) -> Vec<[f64; 2]> {
         .collect();
     out.dedup();
     out
-}
-
-/// Reorders `v` so that for every `k` in `ks` (ascending, each below `v.len()`) the first `k`
-/// elements are the `k` smallest.
-fn select_at(v: &mut [f64], ks: &[usize]) {
-    if ks.is_empty() || v.len() < 2 {
-        return;
-    }
-    let mid = ks.len() / 2;
-    let k = ks[mid];
-    v.select_nth_unstable_by(k, f64::total_cmp);
-    let (left, right) = v.split_at_mut(k);
-    select_at(left, &ks[..mid]);
-    let upper: Vec<usize> = ks[mid + 1..].iter().map(|x| x - k - 1).collect();
-    select_at(&mut right[1..], &upper);
 }
 
 #[cfg(test)]
@@ -86,7 +78,21 @@ mod tests {
     }
 
     #[test]
-    fn selection_matches_a_sort() {
+    fn runs_give_the_curve_of_their_sizes() {
+        // 1, 1, 1, 2, 6 as runs, and as a list in any order: the same points.
+        let runs = [(1.0, 3), (2.0, 1), (6.0, 1)];
+        assert_eq!(
+            lorenz_of_runs(&runs, 11.0),
+            lorenz(&[2.0, 1.0, 6.0, 1.0, 1.0])
+        );
+        assert_eq!(
+            lorenz_of_runs(&runs, 11.0)[3],
+            [0.6, (3.0f64 / 11.0 * 1e6).round() / 1e6]
+        );
+    }
+
+    #[test]
+    fn the_k_smallest_sum_at_every_percent() {
         // A scrambled 1..=1000: the k smallest sum to k(k+1)/2 at every percent.
         let v: Vec<f64> = (0..1000u64)
             .map(|i| ((i * 7919) % 1000 + 1) as f64)

@@ -105,6 +105,11 @@ pub struct CandidateStats {
     pub keys: KeyArenas,
     /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
     pub by_bytes: Vec<usize>,
+    /// The sample's stored bytes per partition (as [`CandidateStats::skew`] measures them), in
+    /// ascending order as runs of equal sizes: the Lorenz curve's input.
+    pub size_runs: Vec<(f64, usize)>,
+    /// The sum of those sizes.
+    pub size_total: f64,
     /// Set when the memory limit made the scan keep only a share of the keys
     /// ([`crate::stats::sampling`]): `partitions` are the kept keys, and the counts above that
     /// depend on every key are estimates from them.
@@ -132,7 +137,6 @@ fn project_and_sort(
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
 ) {
-    use rayon::prelude::*;
     for p in partitions.iter_mut() {
         let c = p.sample;
         let f = scale(c.documents);
@@ -140,6 +144,7 @@ fn project_and_sort(
         p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
     }
     crate::timing::mark("summary: drained");
+    use rayon::prelude::*;
     // Keys are distinct, so the unstable parallel sort has one result.
     partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
     crate::timing::mark("summary: sorted");
@@ -147,7 +152,10 @@ fn project_and_sort(
 
 /// The distributions of projected documents and bytes per partition, and the skew of the
 /// sample's stored bytes: three independent passes over the rows, run on both cores.
-fn spreads(partitions: &[PartitionRow], overhead_bytes: f64) -> (Distribution, Distribution, Skew) {
+fn spreads(
+    partitions: &[PartitionRow],
+    overhead_bytes: f64,
+) -> (Distribution, Distribution, Sizes) {
     let sample_bytes = |p: &PartitionRow| {
         p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64
     };
@@ -249,6 +257,19 @@ impl DrainAcc {
         }
     }
 
+    /// Both accumulators' findings (the largest key: the same whichever order).
+    fn merge(mut self, o: DrainAcc) -> DrainAcc {
+        self.undefined_documents += o.undefined_documents;
+        self.null_documents += o.null_documents;
+        self.defined_keys += o.defined_keys;
+        if let Some((kb, key)) = o.max_key {
+            if Self::bigger(&self.max_key, kb, &key) {
+                self.max_key = Some((kb, key));
+            }
+        }
+        self
+    }
+
     fn bigger(cur: &Option<(u64, Vec<u8>)>, kb: u64, key: &[u8]) -> bool {
         match cur {
             None => true,
@@ -282,23 +303,26 @@ pub struct Drained {
     seen: DrainAcc,
 }
 
-/// Drains a key map into rows. The key bytes are read here, once, in storage order: later
-/// passes in key order would read them at random. (Draining the parts in parallel was slower:
-/// the rows' first-touch page faults contend.)
+/// Drains a key map into rows, then reads the key bytes once, in storage order (later passes
+/// in key order would read them at random), both on the caller's rayon pool.
 pub fn drain(mut map: KeyMap) -> Drained {
+    use rayon::prelude::*;
     let (level, dropped) = map.take_sampling();
-    map.flush();
-    let mut partitions: Vec<PartitionRow> = Vec::with_capacity(map.len());
-    let mut seen = DrainAcc::default();
-    let arenas = map.drain(|key, bytes, c| {
-        seen.add(bytes, c.documents);
-        partitions.push(PartitionRow {
-            key,
-            sample: c,
-            documents: 0.0,
-            bytes: 0.0,
-        })
+    let (partitions, arenas) = map.drain(|key, _, c| PartitionRow {
+        key,
+        sample: c,
+        documents: 0.0,
+        bytes: 0.0,
     });
+    crate::timing::mark("summary: rows");
+    let seen = partitions
+        .par_iter()
+        .fold(DrainAcc::default, |mut acc, p| {
+            acc.add(arenas.get(p.key), p.sample.documents);
+            acc
+        })
+        .reduce(DrainAcc::default, DrainAcc::merge);
+    crate::timing::mark("summary: keys read");
     Drained {
         partitions,
         arenas,
@@ -390,7 +414,8 @@ pub fn summarize_drained(
     } else {
         Vec::new()
     };
-    let (documents_per_partition, bytes_per_partition, skew) = spreads(&partitions, overhead_bytes);
+    let (documents_per_partition, bytes_per_partition, sizes) =
+        spreads(&partitions, overhead_bytes);
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
@@ -400,7 +425,7 @@ pub fn summarize_drained(
         documents_per_partition,
         bytes_per_partition,
         total_bytes,
-        skew,
+        skew: sizes.skew,
         max_key_bytes,
         max_key,
         levels,
@@ -408,6 +433,8 @@ pub fn summarize_drained(
         keys: arenas,
         defined_keys,
         by_bytes,
+        size_runs: sizes.runs,
+        size_total: sizes.total,
         sampling,
     }
 }
@@ -571,7 +598,17 @@ fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
 
 /// Skew measures of a list of non-negative sizes.
 pub fn skew(values: &[f64]) -> Skew {
-    skew_of(|| values.iter().copied())
+    skew_of(|| values.iter().copied()).skew
+}
+
+/// Sizes per partition, measured: their skew, their ascending runs and their sum.
+pub struct Sizes {
+    /// Skew measures.
+    pub skew: Skew,
+    /// Ascending runs of equal sizes (empty when the sizes sum to zero).
+    pub runs: Vec<(f64, usize)>,
+    /// The sum, in the sizes' own order.
+    pub total: f64,
 }
 
 /// At most this many distinct sizes are counted rather than sorted.
@@ -618,10 +655,14 @@ fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)>
 
 /// [`skew`] of the sizes `values()` yields (called once per pass, in the same order each time):
 /// the sums run in that order and in ascending order, as over a sorted copy.
-fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Skew {
+pub fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
     let (n, total) = values().fold((0usize, 0.0f64), |(n, t), v| (n + 1, t + v));
     if n == 0 || total <= 0.0 {
-        return Skew::default();
+        return Sizes {
+            skew: Skew::default(),
+            runs: Vec::new(),
+            total,
+        };
     }
     let nf = n as f64;
     let mean = total / nf;
@@ -648,14 +689,15 @@ fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Skew {
     };
     let top = n.div_ceil(100).max(1);
     let top_sum: f64 = ascending().skip(n - top).sum();
-    Skew {
+    let skew = Skew {
         gini: gini.max(0.0),
         max_over_mean: max / mean,
         cv: var.sqrt() / mean,
         entropy,
         top1_share: max / total,
         top1pct_share: top_sum / total,
-    }
+    };
+    Sizes { skew, runs, total }
 }
 
 #[cfg(test)]
