@@ -1,6 +1,6 @@
 //! JSON Lines framing: blocks cut on line boundaries, line numbers counted with `memchr`.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use super::{Block, Framing, IngestError, RecordReader, BLOCK_BYTES};
 
@@ -73,16 +73,17 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             // Copy out of the reader's own buffer: `read_to_end` would zero the block's spare
             // capacity on every read, which a source delivering small pieces (a slow pipe)
             // turns into megabytes of memset per few bytes read.
-            let chunk = self.inner.fill_buf().map_err(|e| IngestError::Io {
-                file: self.name.clone(),
-                cause: e,
-            })?;
-            if chunk.is_empty() {
+            // Straight into the block: the reader's own buffer is bypassed for reads larger
+            // than it (one copy of the input fewer).
+            let got = (&mut self.inner)
+                .take(want as u64)
+                .read_to_end(&mut data)
+                .map_err(|e| IngestError::Io {
+                    file: self.name.clone(),
+                    cause: e,
+                })?;
+            if got < want {
                 self.eof = true;
-            } else {
-                let n = chunk.len().min(want);
-                data.extend_from_slice(&chunk[..n]);
-                self.inner.consume(n);
             }
             if let Some(i) = memchr::memrchr(b'\n', &data[scanned..]) {
                 line_start = scanned + i + 1;
