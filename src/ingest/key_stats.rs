@@ -402,7 +402,7 @@ mod tests {
         assert_eq!(ks.acc.minified_bytes, 52);
         assert_eq!(ks.acc.time_span, Some((50, 200)));
         let c = &ks.acc.candidates[0];
-        let x = *c.partitions.get(b"\x08x\xff").unwrap();
+        let x = c.partitions.get(b"\x08x\xff").unwrap();
         assert_eq!(
             (x.documents, x.minified_bytes, x.time_range()),
             (3, 37, Some((50, 200)))

@@ -3,13 +3,13 @@
 //! - **Radix partitioned.** A key's 64-bit hash (computed once) picks one of [`PARTS`] parts by
 //!   bits 32..38; each part is its own hash table. Growing rehashes one small part at a time, and
 //!   two maps merge part by part, in parallel, each part staying in cache.
-//! - **Keys stored once, in an arena per part, counts in insertion order.** A part's hash table
-//!   holds 8-byte slots (32 bits of the key's hash and the key's index), so a part's table of
-//!   ~100,000 keys fits in the L2 cache and growing it moves 8 bytes per key; the keys' counts and
-//!   places are a dense vector in insertion order (40 bytes each), and the key bytes an arena
-//!   appended in the same order. A new key is two appends; a probe compares the 32 stored hash
-//!   bits first and touches the key bytes only on a match; merging and draining read the dense
-//!   vector and the arena front to back.
+//! - **One record per key, in an arena per part, in insertion order.** A record is the key's
+//!   counts, its length and its bytes ([`HEADER`] + the key); a part's hash table holds 8-byte
+//!   slots (32 bits of the key's hash and the record's offset), so a part's table of ~100,000
+//!   keys fits in the L2 cache and growing it moves 8 bytes per key. A new key is one append; a
+//!   probe compares the 32 stored hash bits first, then reads one record, whose counts sit
+//!   beside the key bytes it compares (one cache miss per document, not one for the counts and
+//!   one for the key); merging and draining read the arena front to back.
 //! - **Buffered by part in the scan.** [`KeyMap::add_buffered`] appends a document's key to its
 //!   part's short buffer; a full buffer is folded into that part's table at once, so the table
 //!   probes of a flush hit one part (1/64 of the keys, in cache) instead of the whole map (as
@@ -28,23 +28,74 @@ use super::PartitionCounts;
 pub const PARTS: usize = 64;
 const PART_SHIFT: u32 = 32;
 
-/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes: its dense entry, and its
-/// table slot and control byte at hashbrown's worst load (half full after a doubling).
-pub const ENTRY_BYTES: usize = std::mem::size_of::<Dense>() + 2 * (std::mem::size_of::<Slot>() + 1);
+/// A record's counts: documents, minified bytes, first and last time (four 8-byte words).
+const COUNTS: usize = 32;
+/// A record's header: its counts and its key's length (4 bytes); the key bytes follow.
+const HEADER: usize = COUNTS + 4;
 
-/// A table slot: the low 32 bits of the key's hash and the key's index in [`Part::keys`].
+/// A table slot: the low 32 bits of the key's hash and the offset of the key's record.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     h: u32,
-    idx: u32,
+    at: u32,
 }
 
-/// A key's place in its part's arena and its counts.
-#[derive(Debug, Clone, Copy)]
-struct Dense {
-    off: u32,
-    len: u32,
-    counts: PartitionCounts,
+/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes: its record header, and
+/// its table slot and control byte at hashbrown's worst load (half full after a doubling).
+pub const ENTRY_BYTES: usize = HEADER + 2 * (std::mem::size_of::<Slot>() + 1);
+
+#[inline]
+fn word(a: &[u8], i: usize) -> u64 {
+    u64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"))
+}
+
+#[inline]
+fn set_word(a: &mut [u8], i: usize, v: u64) {
+    a[i..i + 8].copy_from_slice(&v.to_ne_bytes());
+}
+
+/// The key bytes of the record at `at`, and where they start.
+#[inline]
+fn record_key(arena: &[u8], at: usize) -> (&[u8], usize) {
+    let len = u32::from_ne_bytes(arena[at + COUNTS..at + HEADER].try_into().expect("4 bytes"));
+    let from = at + HEADER;
+    (&arena[from..from + len as usize], from)
+}
+
+/// The counts of the record at `at`.
+#[inline]
+fn record_counts(arena: &[u8], at: usize) -> PartitionCounts {
+    let r = &arena[at..at + COUNTS];
+    PartitionCounts {
+        documents: word(r, 0),
+        minified_bytes: word(r, 8),
+        first_ts: word(r, 16) as i64,
+        last_ts: word(r, 24) as i64,
+    }
+}
+
+/// Adds documents to the counts of the record at `at` ([`PartitionCounts::add`]).
+#[inline]
+fn record_add(arena: &mut [u8], at: usize, documents: u64, bytes: u64, first: i64, last: i64) {
+    let r = &mut arena[at..at + COUNTS];
+    set_word(r, 0, word(r, 0) + documents);
+    set_word(r, 8, word(r, 8) + bytes);
+    set_word(r, 16, (word(r, 16) as i64).min(first) as u64);
+    set_word(r, 24, (word(r, 24) as i64).max(last) as u64);
+}
+
+/// The records of an arena, front to back: (offset, key bytes, counts).
+fn records(arena: &[u8]) -> impl Iterator<Item = (usize, &[u8], PartitionCounts)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= arena.len() {
+            return None;
+        }
+        let (key, from) = record_key(arena, at);
+        let r = (at, key, record_counts(arena, at));
+        at = from + key.len();
+        Some(r)
+    })
 }
 
 /// `a == b` for keys: most keys are short (a tenant, a user, a pair of them), where comparing
@@ -97,9 +148,10 @@ struct Pending {
 #[derive(Debug, Clone, Default)]
 struct Part {
     table: HashTable<Slot>,
-    /// Every key's place and counts, in insertion order.
-    keys: Vec<Dense>,
+    /// Every key's record, in insertion order.
     arena: Vec<u8>,
+    /// Keys (records) in the arena.
+    keys: usize,
     pending: Vec<Pending>,
     pending_arena: Vec<u8>,
 }
@@ -117,49 +169,49 @@ fn part_of(hash: u64) -> usize {
 }
 
 impl Part {
+    /// The offset of `key`'s record (hash `hash`), appended with empty counts if new.
     #[inline]
-    fn key(&self, d: &Dense) -> &[u8] {
-        &self.arena[d.off as usize..d.off as usize + d.len as usize]
-    }
-
-    /// The counts of `key` (hash `hash`), inserted as empty if new.
-    #[inline]
-    fn slot(&mut self, hash: u64, key: &[u8]) -> &mut PartitionCounts {
-        self.slot_new(hash, key).0
-    }
-
-    /// [`Part::slot`], and whether the key was new.
-    #[inline]
-    fn slot_new(&mut self, hash: u64, key: &[u8]) -> (&mut PartitionCounts, bool) {
+    fn record(&mut self, hash: u64, key: &[u8]) -> usize {
         let h = hash as u32;
         let Part {
-            table, keys, arena, ..
+            table, arena, keys, ..
         } = self;
-        let eq = |s: &Slot| {
-            s.h == h && {
-                let d = &keys[s.idx as usize];
-                key_eq(&arena[d.off as usize..d.off as usize + d.len as usize], key)
-            }
-        };
+        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize).0, key);
         match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
-            hashbrown::hash_table::Entry::Occupied(o) => {
-                (&mut keys[o.get().idx as usize].counts, false)
-            }
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
-                let off = u32::try_from(arena.len()).expect(
+                let at = arena.len();
+                let at32 = u32::try_from(at + HEADER + key.len()).map(|_| at as u32).expect(
                     "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
                 );
-                let idx = keys.len() as u32;
+                let empty = PartitionCounts::default();
+                for w in [
+                    empty.documents,
+                    empty.minified_bytes,
+                    empty.first_ts as u64,
+                    empty.last_ts as u64,
+                ] {
+                    arena.extend_from_slice(&w.to_ne_bytes());
+                }
+                arena.extend_from_slice(&(key.len() as u32).to_ne_bytes());
                 arena.extend_from_slice(key);
-                keys.push(Dense {
-                    off,
-                    len: key.len() as u32,
-                    counts: PartitionCounts::default(),
-                });
-                v.insert(Slot { h, idx });
-                (&mut keys[idx as usize].counts, true)
+                *keys += 1;
+                v.insert(Slot { h, at: at32 });
+                at
             }
         }
+    }
+
+    /// Adds documents to `key` (hash `hash`), inserting it if new.
+    #[inline]
+    fn add(&mut self, hash: u64, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        let at = self.record(hash, key);
+        record_add(&mut self.arena, at, documents, bytes, first, last);
+    }
+
+    /// The bytes of the keys alone (without the record headers).
+    fn key_bytes(&self) -> usize {
+        self.arena.len() - self.keys * HEADER
     }
 
     #[inline]
@@ -200,8 +252,7 @@ impl Part {
             } else {
                 &pa[e.off as usize..e.off as usize + len]
             };
-            self.slot(e.hash, key)
-                .add(e.documents, e.bytes, e.first, e.last);
+            self.add(e.hash, key, e.documents, e.bytes, e.first, e.last);
         }
         self.pending = pending;
         self.pending.clear();
@@ -212,20 +263,25 @@ impl Part {
     fn merge(&mut self, mut o: Part) {
         self.flush();
         o.flush();
-        if o.keys.len() > self.keys.len() {
+        if o.keys > self.keys {
             std::mem::swap(self, &mut o);
         }
-        self.table.reserve(o.keys.len(), |s| table_hash(s.h));
-        for d in &o.keys {
-            let key = o.key(d);
-            self.slot(key_hash(key), key).merge(&d.counts);
+        self.table.reserve(o.keys, |s| table_hash(s.h));
+        self.arena.reserve(o.arena.len());
+        for (_, key, c) in records(&o.arena) {
+            self.add(
+                key_hash(key),
+                key,
+                c.documents,
+                c.minified_bytes,
+                c.first_ts,
+                c.last_ts,
+            );
         }
     }
 
     fn bytes(&self) -> usize {
-        self.table.capacity() * (std::mem::size_of::<Slot>() + 1)
-            + self.keys.capacity() * std::mem::size_of::<Dense>()
-            + self.arena.capacity()
+        self.table.capacity() * (std::mem::size_of::<Slot>() + 1) + self.arena.capacity()
     }
 
     /// Drops the keys not kept at `level` into `dropped`, and rebuilds the part from the kept
@@ -233,17 +289,15 @@ impl Part {
     fn retain(&mut self, level: u32, dropped: &mut Dropped) {
         self.flush();
         let old = std::mem::take(self);
-        for d in &old.keys {
-            let key = old.key(d);
+        for (_, key, c) in records(&old.arena) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
-                self.slot(hash, key).merge(&d.counts);
+                self.add(hash, key, c.documents, c.minified_bytes, c.first_ts, c.last_ts);
             } else {
-                dropped.add(hash, key, d.counts.documents, d.counts.minified_bytes);
+                dropped.add(hash, key, c.documents, c.minified_bytes);
             }
         }
         self.table.shrink_to_fit(|s| table_hash(s.h));
-        self.keys.shrink_to_fit();
         self.arena.shrink_to_fit();
     }
 }
@@ -281,14 +335,6 @@ impl Default for KeyMap {
 }
 
 impl KeyMap {
-    /// The counts of `key`, inserted as empty if new, whatever the sampling level (tests and
-    /// tools; the scan uses [`KeyMap::add`]).
-    #[inline]
-    pub fn slot(&mut self, key: &[u8]) -> &mut PartitionCounts {
-        let h = key_hash(key);
-        self.parts[part_of(h)].slot(h, key)
-    }
-
     /// Adds `documents` documents of `bytes` minified bytes, first and last seen at `first` and
     /// `last` (`i64::MAX` / `i64::MIN` when unknown), to `key`; to the dropped keys' totals if
     /// the sampling level drops it.
@@ -296,9 +342,7 @@ impl KeyMap {
     pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
         let h = key_hash(key);
         if !self.drops(key, h, documents, bytes) {
-            self.parts[part_of(h)]
-                .slot(h, key)
-                .add(documents, bytes, first, last);
+            self.parts[part_of(h)].add(h, key, documents, bytes, first, last);
         }
     }
 
@@ -323,7 +367,7 @@ impl KeyMap {
         }
         let part = &mut self.parts[part_of(h)];
         if part.table.len() < BUFFER_FROM {
-            part.slot(h, key).add(documents, bytes, first, last);
+            part.add(h, key, documents, bytes, first, last);
         } else {
             part.push(h, key, documents, bytes, first, last);
         }
@@ -362,7 +406,7 @@ impl KeyMap {
         debug_assert!(self.flushed(), "flush before reading a key map");
         self.parts
             .iter()
-            .map(|p| p.table.len() as u64 * COST_PER_KEY + p.arena.len() as u64)
+            .map(|p| p.keys as u64 * COST_PER_KEY + p.key_bytes() as u64)
             .sum()
     }
 
@@ -389,22 +433,22 @@ impl KeyMap {
     }
 
     /// The counts of `key`, if present.
-    pub fn get(&self, key: &[u8]) -> Option<&PartitionCounts> {
+    pub fn get(&self, key: &[u8]) -> Option<PartitionCounts> {
         debug_assert!(self.flushed(), "flush before reading a key map");
         let h = key_hash(key);
         let p = &self.parts[part_of(h)];
         let h = h as u32;
         p.table
             .find(table_hash(h), |s| {
-                s.h == h && p.key(&p.keys[s.idx as usize]) == key
+                s.h == h && record_key(&p.arena, s.at as usize).0 == key
             })
-            .map(|s| &p.keys[s.idx as usize].counts)
+            .map(|s| record_counts(&p.arena, s.at as usize))
     }
 
     /// Distinct keys.
     pub fn len(&self) -> usize {
         debug_assert!(self.flushed(), "flush before reading a key map");
-        self.parts.iter().map(|p| p.table.len()).sum()
+        self.parts.iter().map(|p| p.keys).sum()
     }
 
     /// No key at all.
@@ -418,11 +462,11 @@ impl KeyMap {
     }
 
     /// Every key and its counts, in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &PartitionCounts)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], PartitionCounts)> + '_ {
         debug_assert!(self.flushed(), "flush before reading a key map");
         self.parts
             .iter()
-            .flat_map(|p| p.keys.iter().map(move |d| (p.key(d), &d.counts)))
+            .flat_map(|p| records(&p.arena).map(|(_, k, c)| (k, c)))
     }
 
     /// Adds another map: part by part, in parallel on the caller's rayon pool. Both are first
@@ -449,24 +493,27 @@ impl KeyMap {
     ) -> (Vec<R>, KeyArenas) {
         use rayon::prelude::*;
         self.flush();
-        let mut keys = Vec::with_capacity(PARTS);
-        let mut arenas = Vec::with_capacity(PARTS);
+        // Each part's record offsets (in parallel), so that rows can be built by index.
+        let arenas: Vec<Vec<u8>> = self.parts.into_iter().map(|p| p.arena).collect();
+        let offsets: Vec<Vec<u32>> = arenas
+            .par_iter()
+            .map(|a| records(a).map(|(at, _, _)| at as u32).collect())
+            .collect();
         let mut starts = Vec::with_capacity(PARTS);
         let mut n = 0;
-        for part in self.parts {
-            let Part { keys: k, arena, .. } = part;
+        for o in &offsets {
             starts.push(n);
-            n += k.len();
-            keys.push(k);
-            arenas.push(arena);
+            n += o.len();
         }
         let rows = (0..n)
             .into_par_iter()
             .map(|i| {
                 let pi = starts.partition_point(|&s| s <= i) - 1;
-                let d = &keys[pi][i - starts[pi]];
-                let key = &arenas[pi][d.off as usize..d.off as usize + d.len as usize];
-                row(KeyRef::new(head(key), d.off, d.len, pi), key, d.counts)
+                let at = offsets[pi][i - starts[pi]] as usize;
+                let arena = &arenas[pi];
+                let (key, from) = record_key(arena, at);
+                let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
+                row(r, key, record_counts(arena, at))
             })
             .collect();
         (rows, KeyArenas { arenas })
@@ -635,9 +682,7 @@ mod tests {
         for i in 0..20_000u32 {
             for r in 0..=(i % 7) {
                 let m = if (i + r) % 3 == 0 { &mut a } else { &mut b };
-                let c = m.slot(&key(i));
-                c.documents += 1;
-                c.minified_bytes += i as u64;
+                m.add(&key(i), 1, i as u64, i64::MAX, i64::MIN);
                 *expect.entry(key(i)).or_insert(0u64) += 1;
             }
         }

@@ -304,7 +304,7 @@ mod tests {
         let mut b = CandidateAcc::default();
         b.add(b"k1", 5, Some(2));
         a.merge(b);
-        let k1 = *a.partitions.get(b"k1").unwrap();
+        let k1 = a.partitions.get(b"k1").unwrap();
         assert_eq!((k1.documents, k1.minified_bytes), (2, 13));
         assert_eq!(k1.time_range(), Some((2, 5)));
         assert_eq!(a.partitions.get(b"k2").unwrap().time_range(), None);
@@ -321,7 +321,7 @@ mod tests {
         agg.add_aggregate(b"k", 2, 30, Some(3), Some(7));
         agg.add_aggregate(b"k", 1, 5, Some(9), Some(9));
         assert_eq!(one.partitions.get(b"k"), agg.partitions.get(b"k"));
-        let p = *agg.partitions.get(b"k").unwrap();
+        let p = agg.partitions.get(b"k").unwrap();
         assert_eq!(
             (p.documents, p.minified_bytes, p.time_range()),
             (3, 35, Some((3, 9)))
