@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use crate::ingest::{self, Block, Framing, IngestError, InputSource, Position};
-use crate::keys::extract::{scan_document, Extracted};
+use crate::keys::extract::{scan_validated, Extracted};
 use crate::keys::{time, KeyPlan};
 use crate::progress::Progress;
 use crate::stats::{Accumulator, RecordIssue};
@@ -188,9 +188,11 @@ impl<'p> Worker<'p> {
 
     fn block(&mut self, block: &Block, acc: &mut Accumulator) {
         let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
-        // Validate UTF-8 once per block; only a block that fails is checked record by record,
-        // to find and report the bad ones.
-        self.check_utf8 = simdutf8::basic::from_utf8(&block.data).is_err();
+        // Validate UTF-8 once per block, and hand each record its slice of the text; only a
+        // block that fails is checked record by record, to find and report the bad ones.
+        let text = simdutf8::basic::from_utf8(&block.data).ok();
+        self.check_utf8 = text.is_none();
+        let text_of = |from: usize, to: usize| text.and_then(|t| t.get(from..to));
         match &block.framing {
             Framing::Lines { first_line } => {
                 let data = &block.data[..];
@@ -210,7 +212,8 @@ impl<'p> Worker<'p> {
                             line,
                             column: 1,
                         };
-                        self.record(rec, pos, None, &mut values, acc);
+                        let t = text_of(start, start + rec.len());
+                        self.record(rec, t, pos, None, &mut values, acc);
                     }
                     start = end + 1;
                     line += 1;
@@ -232,6 +235,7 @@ impl<'p> Worker<'p> {
                     }
                     self.record(
                         &block.data[s.start..s.end],
+                        text_of(s.start, s.end),
                         pos,
                         s.raw_bytes,
                         &mut values,
@@ -246,6 +250,7 @@ impl<'p> Worker<'p> {
     fn record<'a>(
         &mut self,
         rec: &'a [u8],
+        text: Option<&'a str>,
         pos: Position,
         raw_override: Option<u64>,
         values: &mut Vec<Extracted<'a>>,
@@ -274,13 +279,18 @@ impl<'p> Worker<'p> {
             );
             return;
         }
-        if self.check_utf8 {
-            if let Err(e) = std::str::from_utf8(rec) {
-                bad(e.valid_up_to(), "invalid UTF-8".into(), acc);
-                return;
-            }
-        }
-        let summary = match scan_document(rec, &self.plan.trie, values) {
+        let text = match text {
+            Some(t) => Some(t),
+            None if self.check_utf8 => match std::str::from_utf8(rec) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    bad(e.valid_up_to(), "invalid UTF-8".into(), acc);
+                    return;
+                }
+            },
+            None => None,
+        };
+        let summary = match scan_validated(rec, text, &self.plan.trie, values) {
             Ok(s) => s,
             Err(e) => {
                 bad(e.offset, e.message.to_string(), acc);

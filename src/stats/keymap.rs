@@ -292,7 +292,14 @@ impl Part {
         for (_, key, c) in records(&old.arena) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
-                self.add(hash, key, c.documents, c.minified_bytes, c.first_ts, c.last_ts);
+                self.add(
+                    hash,
+                    key,
+                    c.documents,
+                    c.minified_bytes,
+                    c.first_ts,
+                    c.last_ts,
+                );
             } else {
                 dropped.add(hash, key, c.documents, c.minified_bytes);
             }
