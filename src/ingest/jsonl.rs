@@ -73,15 +73,15 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             // Copy out of the reader's own buffer: `read_to_end` would zero the block's spare
             // capacity on every read, which a source delivering small pieces (a slow pipe)
             // turns into megabytes of memset per few bytes read.
-            // Straight into the block: the reader's own buffer is bypassed for reads larger
-            // than it (one copy of the input fewer).
-            let got = (&mut self.inner)
-                .take(want as u64)
-                .read_to_end(&mut data)
-                .map_err(|e| IngestError::Io {
-                    file: self.name.clone(),
-                    cause: e,
-                })?;
+            // Straight into the block: a read at least as large as the reader's own buffer
+            // bypasses it (one copy of the input fewer).
+            let len = data.len();
+            data.resize(len + want, 0);
+            let got = fill(&mut self.inner, &mut data[len..]).map_err(|e| IngestError::Io {
+                file: self.name.clone(),
+                cause: e,
+            })?;
+            data.truncate(len + got);
             if got < want {
                 self.eof = true;
             }
@@ -112,6 +112,20 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             framing: Framing::Lines { first_line },
         }))
     }
+}
+
+/// Reads until `buf` is full or the input ends; returns the bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
