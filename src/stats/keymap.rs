@@ -4,7 +4,8 @@
 //!   bits 32..38; each part is its own hash table. Growing rehashes one small part at a time, and
 //!   two maps merge part by part, in parallel, each part staying in cache.
 //! - **One record per key, in an arena per part, in insertion order.** A record is the key's
-//!   counts, its length and its bytes ([`HEADER`] + the key); a part's hash table holds 8-byte
+//!   counts, its length and its bytes (a 20-byte header + the key; 36 bytes once the part has
+//!   seen a time field's value, which adds the first and last time); a part's hash table holds 8-byte
 //!   slots (32 bits of the key's hash and the record's offset), so a part's table of ~100,000
 //!   keys fits in the L2 cache and growing it moves 8 bytes per key. A new key is one append; a
 //!   probe compares the 32 stored hash bits first, then reads one record, whose counts sit
@@ -28,10 +29,17 @@ use super::PartitionCounts;
 pub const PARTS: usize = 64;
 const PART_SHIFT: u32 = 32;
 
-/// A record's counts: documents, minified bytes, first and last time (four 8-byte words).
-const COUNTS: usize = 32;
-/// A record's header: its counts and its key's length (4 bytes); the key bytes follow.
-const HEADER: usize = COUNTS + 4;
+/// A record's counts: documents and minified bytes (two 8-byte words).
+const COUNTS: usize = 16;
+/// A timed record's first and last time (two more words): only in parts that have seen a time.
+const TIMES: usize = 16;
+
+/// A record's header: its counts, its times if the part is timed, its key's length (4 bytes);
+/// the key bytes follow.
+#[inline]
+const fn header(timed: bool) -> usize {
+    COUNTS + if timed { TIMES } else { 0 } + 4
+}
 
 /// A table slot: the low 32 bits of the key's hash and the offset of the key's record.
 #[derive(Debug, Clone, Copy)]
@@ -40,9 +48,10 @@ struct Slot {
     at: u32,
 }
 
-/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes: its record header, and
-/// its table slot and control byte at hashbrown's worst load (half full after a doubling).
-pub const ENTRY_BYTES: usize = HEADER + 2 * (std::mem::size_of::<Slot>() + 1);
+/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes, at most: its record
+/// header, and its table slot and control byte at hashbrown's worst load (half full after a
+/// doubling).
+pub const ENTRY_BYTES: usize = header(true) + 2 * (std::mem::size_of::<Slot>() + 1);
 
 #[inline]
 fn word(a: &[u8], i: usize) -> u64 {
@@ -56,46 +65,70 @@ fn set_word(a: &mut [u8], i: usize, v: u64) {
 
 /// The key bytes of the record at `at`, and where they start.
 #[inline]
-fn record_key(arena: &[u8], at: usize) -> (&[u8], usize) {
-    let len = u32::from_ne_bytes(arena[at + COUNTS..at + HEADER].try_into().expect("4 bytes"));
-    let from = at + HEADER;
+fn record_key(arena: &[u8], at: usize, timed: bool) -> (&[u8], usize) {
+    let from = at + header(timed);
+    let len = u32::from_ne_bytes(arena[from - 4..from].try_into().expect("4 bytes"));
     (&arena[from..from + len as usize], from)
 }
 
 /// The counts of the record at `at`.
 #[inline]
-fn record_counts(arena: &[u8], at: usize) -> PartitionCounts {
-    let r = &arena[at..at + COUNTS];
-    PartitionCounts {
-        documents: word(r, 0),
-        minified_bytes: word(r, 8),
-        first_ts: word(r, 16) as i64,
-        last_ts: word(r, 24) as i64,
+fn record_counts(arena: &[u8], at: usize, timed: bool) -> PartitionCounts {
+    let mut c = PartitionCounts {
+        documents: word(arena, at),
+        minified_bytes: word(arena, at + 8),
+        ..PartitionCounts::default()
+    };
+    if timed {
+        c.first_ts = word(arena, at + COUNTS) as i64;
+        c.last_ts = word(arena, at + COUNTS + 8) as i64;
+    }
+    c
+}
+
+/// Adds documents to the counts of the record at `at` ([`PartitionCounts::add`]; the times only
+/// in a timed part).
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn record_add(
+    arena: &mut [u8],
+    at: usize,
+    timed: bool,
+    documents: u64,
+    bytes: u64,
+    first: i64,
+    last: i64,
+) {
+    let r = &mut arena[at..at + COUNTS + TIMES * usize::from(timed)];
+    set_word(r, 0, word(r, 0) + documents);
+    set_word(r, 8, word(r, 8) + bytes);
+    if timed {
+        set_word(r, 16, (word(r, 16) as i64).min(first) as u64);
+        set_word(r, 24, (word(r, 24) as i64).max(last) as u64);
     }
 }
 
-/// Adds documents to the counts of the record at `at` ([`PartitionCounts::add`]).
-#[inline]
-fn record_add(arena: &mut [u8], at: usize, documents: u64, bytes: u64, first: i64, last: i64) {
-    let r = &mut arena[at..at + COUNTS];
-    set_word(r, 0, word(r, 0) + documents);
-    set_word(r, 8, word(r, 8) + bytes);
-    set_word(r, 16, (word(r, 16) as i64).min(first) as u64);
-    set_word(r, 24, (word(r, 24) as i64).max(last) as u64);
-}
-
 /// The records of an arena, front to back: (offset, key bytes, counts).
-fn records(arena: &[u8]) -> impl Iterator<Item = (usize, &[u8], PartitionCounts)> + '_ {
+fn records(
+    arena: &[u8],
+    timed: bool,
+) -> impl Iterator<Item = (usize, &[u8], PartitionCounts)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         if at >= arena.len() {
             return None;
         }
-        let (key, from) = record_key(arena, at);
-        let r = (at, key, record_counts(arena, at));
+        let (key, from) = record_key(arena, at, timed);
+        let r = (at, key, record_counts(arena, at, timed));
         at = from + key.len();
         Some(r)
     })
+}
+
+/// Whether counts carry a time (the times of "no time seen" are the identities of min and max).
+#[inline]
+fn has_time(first: i64, last: i64) -> bool {
+    first != i64::MAX || last != i64::MIN
 }
 
 /// `a == b` for keys: most keys are short (a tenant, a user, a pair of them), where comparing
@@ -152,6 +185,8 @@ struct Part {
     arena: Vec<u8>,
     /// Keys (records) in the arena.
     keys: usize,
+    /// Whether the records carry first and last times (from the first time seen on).
+    timed: bool,
     pending: Vec<Pending>,
     pending_arena: Vec<u8>,
 }
@@ -174,24 +209,29 @@ impl Part {
     fn record(&mut self, hash: u64, key: &[u8]) -> usize {
         let h = hash as u32;
         let Part {
-            table, arena, keys, ..
+            table,
+            arena,
+            keys,
+            timed,
+            ..
         } = self;
-        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize).0, key);
+        let timed = *timed;
+        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key);
         match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
             hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
                 let at = arena.len();
-                let at32 = u32::try_from(at + HEADER + key.len()).map(|_| at as u32).expect(
-                    "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
-                );
+                let at32 = u32::try_from(at + header(timed) + key.len())
+                    .map(|_| at as u32)
+                    .expect(
+                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
+                    );
                 let empty = PartitionCounts::default();
-                for w in [
-                    empty.documents,
-                    empty.minified_bytes,
-                    empty.first_ts as u64,
-                    empty.last_ts as u64,
-                ] {
-                    arena.extend_from_slice(&w.to_ne_bytes());
+                arena.extend_from_slice(&empty.documents.to_ne_bytes());
+                arena.extend_from_slice(&empty.minified_bytes.to_ne_bytes());
+                if timed {
+                    arena.extend_from_slice(&empty.first_ts.to_ne_bytes());
+                    arena.extend_from_slice(&empty.last_ts.to_ne_bytes());
                 }
                 arena.extend_from_slice(&(key.len() as u32).to_ne_bytes());
                 arena.extend_from_slice(key);
@@ -205,13 +245,44 @@ impl Part {
     /// Adds documents to `key` (hash `hash`), inserting it if new.
     #[inline]
     fn add(&mut self, hash: u64, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        if !self.timed && has_time(first, last) {
+            self.make_timed();
+        }
         let at = self.record(hash, key);
-        record_add(&mut self.arena, at, documents, bytes, first, last);
+        record_add(
+            &mut self.arena,
+            at,
+            self.timed,
+            documents,
+            bytes,
+            first,
+            last,
+        );
+    }
+
+    /// Rewrites the records with room for times (once, at the first time the part sees).
+    fn make_timed(&mut self) {
+        let old = std::mem::take(&mut self.arena);
+        self.table.clear();
+        self.keys = 0;
+        self.timed = true;
+        for (_, key, c) in records(&old, false) {
+            let at = self.record(key_hash(key), key);
+            record_add(
+                &mut self.arena,
+                at,
+                true,
+                c.documents,
+                c.minified_bytes,
+                c.first_ts,
+                c.last_ts,
+            );
+        }
     }
 
     /// The bytes of the keys alone (without the record headers).
     fn key_bytes(&self) -> usize {
-        self.arena.len() - self.keys * HEADER
+        self.arena.len() - self.keys * header(self.timed)
     }
 
     #[inline]
@@ -266,9 +337,12 @@ impl Part {
         if o.keys > self.keys {
             std::mem::swap(self, &mut o);
         }
+        if o.timed && !self.timed {
+            self.make_timed();
+        }
         self.table.reserve(o.keys, |s| table_hash(s.h));
         self.arena.reserve(o.arena.len());
-        for (_, key, c) in records(&o.arena) {
+        for (_, key, c) in records(&o.arena, o.timed) {
             self.add(
                 key_hash(key),
                 key,
@@ -289,7 +363,7 @@ impl Part {
     fn retain(&mut self, level: u32, dropped: &mut Dropped) {
         self.flush();
         let old = std::mem::take(self);
-        for (_, key, c) in records(&old.arena) {
+        for (_, key, c) in records(&old.arena, old.timed) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
                 self.add(
@@ -447,9 +521,9 @@ impl KeyMap {
         let h = h as u32;
         p.table
             .find(table_hash(h), |s| {
-                s.h == h && record_key(&p.arena, s.at as usize).0 == key
+                s.h == h && record_key(&p.arena, s.at as usize, p.timed).0 == key
             })
-            .map(|s| record_counts(&p.arena, s.at as usize))
+            .map(|s| record_counts(&p.arena, s.at as usize, p.timed))
     }
 
     /// Distinct keys.
@@ -473,7 +547,7 @@ impl KeyMap {
         debug_assert!(self.flushed(), "flush before reading a key map");
         self.parts
             .iter()
-            .flat_map(|p| records(&p.arena).map(|(_, k, c)| (k, c)))
+            .flat_map(|p| records(&p.arena, p.timed).map(|(_, k, c)| (k, c)))
     }
 
     /// Adds another map: part by part, in parallel on the caller's rayon pool. Both are first
@@ -501,10 +575,12 @@ impl KeyMap {
         use rayon::prelude::*;
         self.flush();
         // Each part's record offsets (in parallel), so that rows can be built by index.
+        let timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
         let arenas: Vec<Vec<u8>> = self.parts.into_iter().map(|p| p.arena).collect();
         let offsets: Vec<Vec<u32>> = arenas
             .par_iter()
-            .map(|a| records(a).map(|(at, _, _)| at as u32).collect())
+            .zip(&timed)
+            .map(|(a, &t)| records(a, t).map(|(at, _, _)| at as u32).collect())
             .collect();
         let mut starts = Vec::with_capacity(PARTS);
         let mut n = 0;
@@ -518,9 +594,9 @@ impl KeyMap {
                 let pi = starts.partition_point(|&s| s <= i) - 1;
                 let at = offsets[pi][i - starts[pi]] as usize;
                 let arena = &arenas[pi];
-                let (key, from) = record_key(arena, at);
+                let (key, from) = record_key(arena, at, timed[pi]);
                 let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
-                row(r, key, record_counts(arena, at))
+                row(r, key, record_counts(arena, at, timed[pi]))
             })
             .collect();
         (rows, KeyArenas { arenas })
@@ -638,6 +714,52 @@ mod tests {
             }
             assert!(!key_eq(&a, &a[..n.saturating_sub(1)]) || n == 0);
         }
+    }
+
+    #[test]
+    fn parts_that_see_a_time_late_or_never_merge_exactly() {
+        // Map `a` sees times only from its 3,000th document on (its parts turn timed midway),
+        // map `b` never: merged either way, every key's counts and time range equal a plain
+        // map's, and untimed keys report no time range.
+        let key = |i: u32| format!("k{}", i % 5_000).into_bytes();
+        let mut expect: std::collections::HashMap<Vec<u8>, PartitionCounts> = Default::default();
+        let (mut a, mut b) = (KeyMap::default(), KeyMap::default());
+        for n in 0..20_000u32 {
+            let (m, t) = if n % 2 == 0 {
+                let t = if n >= 3_000 { i64::from(n) } else { i64::MAX };
+                (&mut a, t)
+            } else {
+                (&mut b, i64::MAX)
+            };
+            let last = if t == i64::MAX { i64::MIN } else { t };
+            m.add_buffered(&key(n), 1, u64::from(n % 7), t, last);
+            expect
+                .entry(key(n))
+                .or_default()
+                .add(1, u64::from(n % 7), t, last);
+        }
+        a.flush();
+        b.flush();
+        assert!(a.parts.iter().all(|p| p.timed) && b.parts.iter().all(|p| !p.timed));
+        let mut ab = a.clone();
+        ab.merge(b.clone());
+        let mut ba = b.clone();
+        ba.merge(a);
+        for m in [&ab, &ba] {
+            assert_eq!(m.len(), expect.len());
+            for (k, c) in &expect {
+                assert_eq!(m.get(k), Some(*c), "{k:?}");
+            }
+        }
+        // An untimed map takes 16 bytes a key less, and is charged the same (the sampling
+        // level, hence the report, does not depend on the layout).
+        let mut bt = b.clone();
+        bt.add(&key(1), 0, 0, 5, 5);
+        assert!(bt.parts.iter().any(|p| p.timed));
+        assert_eq!(bt.cost(), b.cost());
+        let arena = |m: &KeyMap| m.parts.iter().map(|p| p.arena.len()).sum::<usize>();
+        let timed_keys: usize = bt.parts.iter().filter(|p| p.timed).map(|p| p.keys).sum();
+        assert_eq!(arena(&bt) - arena(&b), 16 * timed_keys);
     }
 
     #[test]
