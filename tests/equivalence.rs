@@ -1,7 +1,7 @@
 //! Equivalences the fast scan must keep (issue #9): a key whose bytes straddle the reader's block
 //! boundary is counted whole, and the report is byte-identical for any thread count on a file of
-//! several blocks. (Merge order and degraded-vs-exact are checked in src/stats/keymap.rs and
-//! tests/memory.rs.)
+//! several blocks, also when only some workers' key maps saw a time field. (Merge order and
+//! degraded-vs-exact are checked in src/stats/keymap.rs and tests/memory.rs.)
 
 #[allow(dead_code)]
 mod util;
@@ -87,4 +87,65 @@ fn a_key_across_a_block_boundary_is_counted_whole_for_any_thread_count() {
     assert_eq!(r["input"]["records_read"], LINES as u64 + 1);
     assert_eq!(one, run(&file, "2"), "--threads 1 vs 2");
     assert_eq!(one, run(&file, "3"), "--threads 1 vs 3");
+}
+
+/// 40,000 lines over three blocks; only the lines of the last third carry `ts`, so the
+/// workers' key maps turn timed at different moments, or never (src/stats/keymap.rs). `u000`
+/// has a tenth of the lines, the largest partition, but its times are all in the first days of
+/// the span; every other user's are in the last days.
+fn write_timed_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let mut s = String::new();
+    for i in 0..40_000u32 {
+        let user = if i % 10 == 0 { 0 } else { 1 + i % 699 };
+        let ts = if i >= 26_000 {
+            let day = if user == 0 { 1 + i % 5 } else { 20 + i % 8 };
+            format!(",\"ts\":\"2025-03-{day:02}T{:02}:00:00Z\"", i % 24)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "{{\"user\":\"u{user:03}\",\"pad\":\"{}\"{ts}}}\n",
+            "x".repeat(120)
+        ));
+    }
+    let p = dir.join("timed.jsonl");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+#[test]
+fn time_ranges_are_the_same_whichever_worker_saw_the_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_timed_file(dir.path());
+    let run = |threads: &str| {
+        let out = Test::new()
+            .arg("analyze")
+            .arg(&file)
+            .args([
+                "-c",
+                "/user",
+                "--time-field",
+                "/ts",
+                "--format",
+                "json",
+                "-q",
+            ])
+            .args(["--threads", threads])
+            .run();
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let one = run("1");
+    let r: Value = serde_json::from_str(&one).unwrap();
+    let c = &r["candidates"][0];
+    assert_eq!(c["logical_partitions"], 700);
+    assert_eq!(c["documents"], 40_000);
+    assert_eq!(c["top_partitions"][0]["key"], "u000");
+    // Growth is projected for the largest partition still written to at the end of the span:
+    // not u000, whose last time is early; a key's times were kept through the merge.
+    let ttl = &c["workload"]["time_to_limit"];
+    assert_eq!(ttl["basis"], "measured");
+    assert!(ttl["key"].as_str().unwrap() != "u000", "{ttl}");
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
 }
