@@ -48,11 +48,6 @@ struct Slot {
     at: u32,
 }
 
-/// Bytes one distinct key costs in a [`KeyMap`] besides its own bytes, at most: its record
-/// header, and its table slot and control byte at hashbrown's worst load (half full after a
-/// doubling).
-pub const ENTRY_BYTES: usize = header(true) + 2 * (std::mem::size_of::<Slot>() + 1);
-
 #[inline]
 fn word(a: &[u8], i: usize) -> u64 {
     u64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"))
