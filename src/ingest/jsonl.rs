@@ -70,11 +70,10 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             } else {
                 break;
             };
-            // Copy out of the reader's own buffer: `read_to_end` would zero the block's spare
-            // capacity on every read, which a source delivering small pieces (a slow pipe)
-            // turns into megabytes of memset per few bytes read.
             // Straight into the block: a read at least as large as the reader's own buffer
-            // bypasses it (one copy of the input fewer).
+            // bypasses it (one copy of the input fewer). The block is zeroed once per fill, and
+            // `fill` keeps reading until the block is full, so a source delivering small pieces
+            // (a slow pipe) costs one memset per block, not one per piece.
             let len = data.len();
             data.resize(len + want, 0);
             let got = fill(&mut self.inner, &mut data[len..]).map_err(|e| IngestError::Io {
