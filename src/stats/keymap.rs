@@ -255,6 +255,19 @@ impl Part {
         );
     }
 
+    /// [`Part::add`] of another map's counts for `key`.
+    #[inline]
+    fn add_counts(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
+        self.add(
+            hash,
+            key,
+            c.documents,
+            c.minified_bytes,
+            c.first_ts,
+            c.last_ts,
+        );
+    }
+
     /// Rewrites the records with room for times (once, at the first time the part sees).
     fn make_timed(&mut self) {
         let old = std::mem::take(&mut self.arena);
@@ -262,16 +275,7 @@ impl Part {
         self.keys = 0;
         self.timed = true;
         for (_, key, c) in records(&old, false) {
-            let at = self.record(key_hash(key), key);
-            record_add(
-                &mut self.arena,
-                at,
-                true,
-                c.documents,
-                c.minified_bytes,
-                c.first_ts,
-                c.last_ts,
-            );
+            self.add_counts(key_hash(key), key, &c);
         }
     }
 
@@ -332,20 +336,11 @@ impl Part {
         if o.keys > self.keys {
             std::mem::swap(self, &mut o);
         }
-        if o.timed && !self.timed {
-            self.make_timed();
-        }
+        // (The first of `o`'s records that carries a time makes `self` timed, in `add`.)
         self.table.reserve(o.keys, |s| table_hash(s.h));
         self.arena.reserve(o.arena.len());
         for (_, key, c) in records(&o.arena, o.timed) {
-            self.add(
-                key_hash(key),
-                key,
-                c.documents,
-                c.minified_bytes,
-                c.first_ts,
-                c.last_ts,
-            );
+            self.add_counts(key_hash(key), key, &c);
         }
     }
 
@@ -361,14 +356,7 @@ impl Part {
         for (_, key, c) in records(&old.arena, old.timed) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
-                self.add(
-                    hash,
-                    key,
-                    c.documents,
-                    c.minified_bytes,
-                    c.first_ts,
-                    c.last_ts,
-                );
+                self.add_counts(hash, key, &c);
             } else {
                 dropped.add(hash, key, c.documents, c.minified_bytes);
             }
