@@ -137,6 +137,7 @@ fn project_and_sort(
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
 ) {
+    use rayon::prelude::*;
     for p in partitions.iter_mut() {
         let c = p.sample;
         let f = scale(c.documents);
@@ -144,7 +145,6 @@ fn project_and_sort(
         p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
     }
     crate::timing::mark("summary: drained");
-    use rayon::prelude::*;
     // Keys are distinct, so the unstable parallel sort has one result.
     partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
     crate::timing::mark("summary: sorted");
@@ -602,13 +602,12 @@ pub fn skew(values: &[f64]) -> Skew {
 }
 
 /// Sizes per partition, measured: their skew, their ascending runs and their sum.
-pub struct Sizes {
-    /// Skew measures.
-    pub skew: Skew,
+struct Sizes {
+    skew: Skew,
     /// Ascending runs of equal sizes (empty when the sizes sum to zero).
-    pub runs: Vec<(f64, usize)>,
+    runs: Vec<(f64, usize)>,
     /// The sum, in the sizes' own order.
-    pub total: f64,
+    total: f64,
 }
 
 /// At most this many distinct sizes are counted rather than sorted.
@@ -655,7 +654,7 @@ fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)>
 
 /// [`skew`] of the sizes `values()` yields (called once per pass, in the same order each time):
 /// the sums run in that order and in ascending order, as over a sorted copy.
-pub fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
+fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
     let (n, total) = values().fold((0usize, 0.0f64), |(n, t), v| (n + 1, t + v));
     if n == 0 || total <= 0.0 {
         return Sizes {
