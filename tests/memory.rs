@@ -89,16 +89,33 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
         // Every document is counted, kept or not.
         assert_eq!(d["documents"], e["documents"], "{spec}");
         assert_eq!(d["documents"].as_u64().unwrap(), DOCS + NO_USER);
-        // The partition count is an estimate from the kept keys: within 25 % here.
+        // The partition count is an estimate from the kept keys, with a 95 % interval that
+        // holds the exact count here, and which the production range (unprojected) repeats.
         let (pe, pd) = (
-            e["logical_partitions"].as_f64().unwrap(),
-            d["logical_partitions"].as_f64().unwrap(),
+            e["logical_partitions"].as_u64().unwrap(),
+            d["logical_partitions"].as_u64().unwrap(),
         );
-        assert!((pd / pe - 1.0).abs() < 0.25, "{spec}: {pd} vs {pe}");
+        let (lo, hi) = (
+            k["logical_partitions_low"].as_u64().unwrap(),
+            k["logical_partitions_high"].as_u64().unwrap(),
+        );
+        assert!(lo <= pd && pd <= hi, "{spec}: {pd} outside [{lo}, {hi}]");
         assert!(
-            pd <= d["documents"].as_f64().unwrap(),
-            "{spec}: never more than documents"
+            lo <= pe && pe <= hi,
+            "{spec}: truth {pe} outside [{lo}, {hi}]"
         );
+        assert!(hi <= DOCS + NO_USER, "{spec}: never more than documents");
+        let de = &d["distinct_estimate"];
+        assert_eq!(de["low"].as_f64().unwrap(), lo as f64, "{spec}");
+        assert_eq!(de["high"].as_f64().unwrap(), hi as f64, "{spec}");
+        assert!(
+            de["method"]
+                .as_str()
+                .unwrap()
+                .starts_with("key sampling: 1 key in "),
+            "{spec}: {de}"
+        );
+        assert_eq!(e["distinct_estimate"]["method"], "exact");
     }
     // /user: every user has 3 documents, kept or not; the Undefined partition is always kept.
     let u = cand(&low, "/user");
@@ -180,4 +197,26 @@ fn a_memory_limit_that_cannot_be_read_is_refused() {
         .run();
     assert_ne!(out.status, 0);
     assert!(out.stderr.contains("--memory-limit"), "{}", out.stderr);
+}
+
+#[test]
+fn the_table_gives_a_sampled_partition_count_with_its_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path());
+    let r = run(&file, &["--memory-limit", "1MB", "--threads", "2"]);
+    let d = &cand(&r, "/user")["distinct_estimate"];
+    let cell = format!(
+        "{} ({}–{})",
+        pkadvisor::report::count(d["estimate"].as_f64().unwrap()),
+        pkadvisor::report::count(d["low"].as_f64().unwrap()),
+        pkadvisor::report::count(d["high"].as_f64().unwrap())
+    );
+    let out = Test::new()
+        .arg("analyze")
+        .arg(&file)
+        .args(["-c", "/id,/user,/tenant>/id", "-q", "--memory-limit", "1MB"])
+        .args(["--threads", "2", "--format", "markdown"])
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains(&cell), "{cell} not in\n{}", out.stdout);
 }

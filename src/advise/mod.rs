@@ -220,7 +220,7 @@ pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Opt
     let far_below = projected_bound < l.logical_partition_bytes * l.warn_fraction;
     let one_in = (1.0 / k.kept_fraction).round() as u64;
     let mut msg = format!(
-        "over the memory limit ({}): 1 key in {one_in} was kept, chosen by hash ({} keys, each with exact counts{}); the other keys' {} documents count in the totals only. Logical partitions, distributions and skew are estimates from the kept keys. ",
+        "over the memory limit ({}): 1 key in {one_in} was kept, chosen by hash ({} keys, each with exact counts{}); the other keys' {} documents count in the totals only. Logical partitions (about {}, 95 % interval {} – {}), distributions and skew are estimates from the kept keys. ",
         human_bytes(k.memory_limit_bytes as f64),
         k.kept_keys,
         if s.levels.is_empty() {
@@ -229,6 +229,9 @@ pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Opt
             "; first-level prefixes are kept or dropped whole, so each kept prefix's size is exact, but the largest prefix may be a dropped one"
         },
         k.dropped_documents,
+        crate::report::count(s.logical_partitions as f64),
+        crate::report::count(k.logical_partitions_low as f64),
+        crate::report::count(k.logical_partitions_high as f64),
     );
     msg.push_str(&if exact_top {
         format!(
@@ -269,6 +272,9 @@ pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Opt
             "memory_limit_bytes": k.memory_limit_bytes,
             "kept_fraction": k.kept_fraction,
             "kept_keys": k.kept_keys,
+            "logical_partitions": s.logical_partitions,
+            "logical_partitions_low": k.logical_partitions_low,
+            "logical_partitions_high": k.logical_partitions_high,
             "dropped_documents": k.dropped_documents,
             "dropped_largest_bytes_bound": bound,
             "dropped_largest_bytes_bound_projected": projected_bound,

@@ -108,7 +108,7 @@ fn project_and_summarize(
                     estimate::distinct::FrequencyProfile::from_weighted_counts(d.weighted_counts());
                 // One item per partition only where the key (with /id) is present and not null.
                 let one_item = d.all_defined() && estimate::one_item_per_partition(cand);
-                let proj = Projector::from_profile(profile, target, one_item);
+                let mut proj = Projector::from_profile(profile, target, one_item);
                 crate::timing::mark("estimate: projector");
                 let mut s = summary::summarize_drained(
                     d,
@@ -119,6 +119,12 @@ fn project_and_summarize(
                 );
                 if let Some(k) = s.sampling.as_mut() {
                     k.memory_limit_bytes = cfg.memory_limit;
+                    proj.widen_for_key_sampling(
+                        k.logical_partitions_low,
+                        s.logical_partitions,
+                        k.logical_partitions_high,
+                        (1.0 / k.kept_fraction).round() as u64,
+                    );
                 }
                 if proj.projected {
                     // Keys the sample never saw hold the rest of production's bytes.

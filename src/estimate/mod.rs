@@ -159,6 +159,34 @@ impl Projector {
         }
     }
 
+    /// Takes the key sampling of `--memory-limit` into the distinct-key range: the sample's own
+    /// count is then an estimate (`point`, 95 % interval `low..=high`,
+    /// [`crate::stats::sampling::partitions_estimate`]) rather than a fact. Unprojected, that is
+    /// the range; projected, the estimators ran on the kept keys weighted by 2^level, and each
+    /// of their values is scaled by the ratio of the sample's estimate (its low end for the low
+    /// end, its high end for the high end) to that weighted count. A key with `/id` (one item
+    /// per partition) is untouched.
+    pub fn widen_for_key_sampling(&mut self, low: u64, point: u64, high: u64, one_in: u64) {
+        let how = format!("1 key in {one_in} kept by hash, 95 % interval");
+        let d = &mut self.distinct;
+        if d.method == "exact" {
+            *d = DistinctEstimate {
+                low: low as f64,
+                estimate: point as f64,
+                high: high as f64,
+                method: format!("key sampling: {how}"),
+                estimators: Default::default(),
+            };
+        } else if !(self.one_item && self.projected) {
+            let weighted = self.profile.d.max(1) as f64;
+            let cap = self.population_documents;
+            d.low = (d.low * low as f64 / weighted).min(cap);
+            d.estimate = (d.estimate * point as f64 / weighted).clamp(d.low, cap);
+            d.high = (d.high * high as f64 / weighted).clamp(d.estimate, cap.max(d.estimate));
+            d.method = format!("{}; scaled by the key sampling ({how})", d.method);
+        }
+    }
+
     /// Projected production documents of a key seen `c` times.
     pub fn documents(&self, c: u64) -> f64 {
         if c >= HEAVY_MIN_COUNT {

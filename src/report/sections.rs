@@ -83,8 +83,12 @@ pub fn bar(share: f64, width: usize) -> String {
 
 /// Logical partitions: the sample's count, and the production estimate when projected.
 fn distinct_cell(c: &CandidateReport) -> String {
-    if c.distinct_estimate.method == "exact" {
+    let d = &c.distinct_estimate;
+    if d.method == "exact" {
         count(c.logical_partitions as f64)
+    } else if d.method.starts_with("key sampling") {
+        // Unprojected but sampled (--memory-limit): the count is the estimate, with its range.
+        format!("{} ({}–{})", count(d.estimate), count(d.low), count(d.high))
     } else {
         format!(
             "{} (est. {})",

@@ -72,6 +72,8 @@ pub struct Dropped {
     /// The dropped key with the largest value (partition key value bytes), smallest encoding
     /// on ties, for the key-size check.
     pub largest_key: Option<(u64, Vec<u8>)>,
+    /// The dropped keys, for their number.
+    pub keys: super::hll::DistinctSketch,
     docs: Vec<u64>,
     bytes: Vec<u64>,
 }
@@ -109,6 +111,7 @@ impl Dropped {
         }
         self.documents += documents;
         self.minified_bytes += minified_bytes;
+        self.keys.add(hash);
         for c in cells(hash) {
             self.docs[c] += documents;
             self.bytes[c] += minified_bytes;
@@ -131,6 +134,7 @@ impl Dropped {
         }
         self.documents += o.documents;
         self.minified_bytes += o.minified_bytes;
+        self.keys.merge(&o.keys);
         for (a, b) in self.docs.iter_mut().zip(&o.docs) {
             *a += b;
         }
@@ -153,6 +157,70 @@ impl Dropped {
     }
 }
 
+/// The two-sided 95 % normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// The logical partitions of a sampled candidate: a point estimate and a 95 % interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartitionsEstimate {
+    /// Low end of the 95 % interval.
+    pub low: u64,
+    /// The point estimate.
+    pub estimate: u64,
+    /// High end of the 95 % interval.
+    pub high: u64,
+}
+
+/// Estimates the logical partitions behind `kept` kept keys (`special` of them Undefined or
+/// Null, always kept) when 1 key in 2^`level` was kept and `dropped` holds the rest.
+///
+/// - **One-level keys** (`by_prefix` false): each key was kept independently with probability
+///   `p = 2^-level`, so the kept count `K` is binomial with mean `p N`: the point is `K / p`, the
+///   interval the score interval (the `N` whose expected `K` lies within 1.96 standard
+///   deviations of the `K` seen), which holds its level for small `K` better than
+///   `K / p ± 1.96 sd`.
+/// - **Hierarchical keys** (`by_prefix`): whole first-level prefixes were kept or dropped, and
+///   prefixes can differ in size by orders of magnitude (one tenant with half the users), so
+///   `K / p` can be far off. The dropped keys are counted in a HyperLogLog sketch instead:
+///   kept keys (exact) plus its estimate, ± 1.96 standard errors of it.
+///
+/// Both are then cut to what the data proves: every dropped document belongs to a dropped key
+/// (at least one when any was dropped) and no dropped key has fewer than one document.
+/// docs/benchmarks.md ("Memory") reports how often these intervals held the truth on generated
+/// populations.
+pub fn partitions_estimate(
+    kept: u64,
+    special: u64,
+    level: u32,
+    dropped: &Dropped,
+    by_prefix: bool,
+) -> PartitionsEstimate {
+    let k = kept - special;
+    let (low, point, high) = if by_prefix {
+        let d = dropped.keys.estimate();
+        let half = Z95 * super::hll::RELATIVE_ERROR * d;
+        let k = k as f64;
+        (k + d - half, k + d, k + d + half)
+    } else {
+        let p = 0.5f64.powi(level as i32);
+        let s = (p * (1.0 - p)).sqrt();
+        let root = (Z95 * Z95 * s * s + 4.0 * p * k as f64).sqrt();
+        let low = ((root - Z95 * s) / (2.0 * p)).powi(2);
+        let high = ((root + Z95 * s) / (2.0 * p)).powi(2);
+        (low, k as f64 / p, high)
+    };
+    let seen = k + u64::from(dropped.documents > 0);
+    let most = k + dropped.documents;
+    let low = (low.floor().max(0.0) as u64).clamp(seen, most);
+    let high = (high.ceil() as u64).clamp(low, most);
+    let estimate = (point.round() as u64).clamp(low, high);
+    PartitionsEstimate {
+        low: special + low,
+        estimate: special + estimate,
+        high: special + high,
+    }
+}
+
 /// How a candidate's keys were sampled, as the report states it.
 #[derive(
     Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
@@ -171,6 +239,15 @@ pub struct KeySampling {
     /// Upper bound on the stored bytes of the largest key that was not kept (sample bytes, before
     /// projection, with the per-item overhead).
     pub dropped_largest_bytes_bound: f64,
+    /// Low end of the 95 % interval of the sample's logical partitions, kept and dropped keys
+    /// (the point estimate is the candidate's `logical_partitions`; how it is computed and how
+    /// often it held the truth on generated populations: docs/benchmarks.md, "Memory"). Absent
+    /// (0) in reports written before it was added.
+    #[serde(default)]
+    pub logical_partitions_low: u64,
+    /// High end of that interval.
+    #[serde(default)]
+    pub logical_partitions_high: u64,
 }
 
 #[cfg(test)]
@@ -221,5 +298,43 @@ mod tests {
             700 + (0..5_000u64).map(|i| 1 + i % 3).sum::<u64>()
         );
         assert_eq!(d.largest_key, Some((3, b"\x08big\xff".to_vec())));
+    }
+
+    fn dropped(keys: u64, documents_each: u64) -> Dropped {
+        let mut d = Dropped::default();
+        for i in 0..keys {
+            let key = format!("dropped-{i}");
+            let h = crate::stats::keymap::key_hash(key.as_bytes());
+            d.add(h, key.as_bytes(), documents_each, 10 * documents_each);
+        }
+        d
+    }
+
+    #[test]
+    fn one_level_estimate_is_the_score_interval_cut_to_what_the_data_proves() {
+        // 100 kept keys at 1 in 8: point 800; score interval by hand (z = 1.96, p = 1/8,
+        // s² = 7/64): √N = (√(z²s² + 4pK) ∓ zs) / 2p, N = 666.16 and 960.73.
+        let many = dropped(2_000, 3);
+        let e = partitions_estimate(102, 2, 3, &many, false);
+        assert_eq!((e.low, e.estimate, e.high), (2 + 666, 2 + 800, 2 + 961));
+        // 50 dropped documents can hold at most 50 dropped keys: everything is cut to 150.
+        let few = dropped(25, 2);
+        let e = partitions_estimate(100, 0, 3, &few, false);
+        assert_eq!((e.low, e.estimate, e.high), (150, 150, 150));
+    }
+
+    #[test]
+    fn hierarchical_estimate_counts_the_dropped_keys_in_the_sketch() {
+        // 40 kept keys and 5,000 dropped ones (2 documents each), whatever the level: the
+        // interval is 40 + 5,000 ± 1.96 × 0.81 % (± 80), and holds the truth.
+        let d = dropped(5_000, 2);
+        let e = partitions_estimate(40, 0, 4, &d, true);
+        assert!(e.low <= 5_040 && 5_040 <= e.high, "{e:?}");
+        let width = (e.high - e.low) as f64;
+        assert!((150.0..=170.0).contains(&width), "{e:?}");
+        assert!(e.estimate.abs_diff(5_040) <= 80, "{e:?}");
+        // Nothing dropped: exact.
+        let e = partitions_estimate(40, 1, 4, &Dropped::default(), true);
+        assert_eq!((e.low, e.estimate, e.high), (40, 40, 40));
     }
 }
