@@ -77,7 +77,7 @@ pub fn open(
 impl RecordReader for ColumnarReader {
     fn next_block(&mut self) -> Result<Option<Block>, IngestError> {
         let first_line = self.next_row;
-        let mut data = Vec::with_capacity(BLOCK_BYTES + (1 << 16));
+        let mut data = super::block_buffer();
         while data.len() < BLOCK_BYTES {
             let (part, offset) = match self.current.take() {
                 Some(c) => c,

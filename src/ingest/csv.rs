@@ -209,7 +209,7 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
             self.headers = Some(names);
         }
         let headers = self.headers.take().unwrap_or_default();
-        let mut data = Vec::with_capacity(BLOCK_BYTES + (1 << 16));
+        let mut data = super::block_buffer();
         let mut spans: Vec<Span> = Vec::new();
         let mut bad: Vec<(usize, String)> = Vec::new();
         while data.len() < BLOCK_BYTES {

@@ -91,7 +91,7 @@ impl<R: BufRead + Send> RecordReader for JsonArrayReader<R> {
         if self.finished {
             return Ok(None);
         }
-        let mut data = Vec::with_capacity(BLOCK_BYTES + (1 << 16));
+        let mut data = super::block_buffer();
         let mut spans = Vec::new();
         loop {
             let buf = self.inner.fill_buf().map_err(|e| IngestError::Io {

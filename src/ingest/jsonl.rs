@@ -54,8 +54,9 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
         if self.eof && self.carry.is_empty() {
             return Ok(None);
         }
-        let mut data = std::mem::take(&mut self.carry);
-        data.reserve(BLOCK_BYTES + (1 << 16));
+        let mut data = super::block_buffer();
+        data.extend_from_slice(&self.carry);
+        self.carry.clear();
         // Where the current (unfinished) line starts, and how far newlines were looked for: each
         // byte is searched once, so a long line costs linear time.
         let mut line_start = memchr::memrchr(b'\n', &data).map_or(0, |i| i + 1);
@@ -97,7 +98,8 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
             let cut = memchr::memrchr(b'\n', &data)
                 .map(|i| i + 1)
                 .unwrap_or(data.len());
-            self.carry = data[cut..].to_vec();
+            self.carry.clear();
+            self.carry.extend_from_slice(&data[cut..]);
             data.truncate(cut);
         }
         if data.is_empty() {

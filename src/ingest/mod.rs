@@ -28,6 +28,34 @@ pub use self::jsonl::JsonLinesReader;
 /// Target size of one block handed to a worker.
 pub const BLOCK_BYTES: usize = 2 << 20;
 
+/// Block buffers kept for reuse ([`block_buffer`], [`recycle`]): a few per worker in flight.
+const POOLED: usize = 16;
+static POOL: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+
+/// An empty buffer for a block, with room for [`BLOCK_BYTES`] and a line's overflow: one a worker
+/// has finished with ([`recycle`]) when there is one. A fresh 2 MiB allocation is fresh pages
+/// from the kernel, faulted in and zeroed on first touch, once per block; a reused one is warm.
+pub fn block_buffer() -> Vec<u8> {
+    let reused = POOL.lock().ok().and_then(|mut p| p.pop());
+    let mut v = reused.unwrap_or_default();
+    v.clear();
+    v.reserve(BLOCK_BYTES + (1 << 16));
+    v
+}
+
+/// Returns a block's buffer for reuse by [`block_buffer`] (dropped when enough are kept).
+pub fn recycle(mut buf: Vec<u8>) {
+    if buf.capacity() < BLOCK_BYTES || buf.capacity() > 2 * BLOCK_BYTES {
+        return; // a block grown around one long record: not worth keeping
+    }
+    buf.clear();
+    if let Ok(mut p) = POOL.lock() {
+        if p.len() < POOLED {
+            p.push(buf);
+        }
+    }
+}
+
 /// The record formats pkadvisor reads.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
