@@ -267,6 +267,22 @@ impl<'a> Scanner<'a, '_> {
         }
     }
 
+    /// [`Scanner::value`] for a property value or an array element: strings and numbers that
+    /// no key path reads (most of a document) are skipped here, without the recursive call.
+    #[inline(always)]
+    fn member(
+        &mut self,
+        node: Option<usize>,
+        values: &mut [Extracted<'a>],
+        depth: usize,
+    ) -> Result<(), ScanError> {
+        match (node, self.peek()) {
+            (None, Some(b'"')) => self.string().map(drop),
+            (None, Some(b'-' | b'0'..=b'9')) => self.number(),
+            _ => self.value(node, values, depth),
+        }
+    }
+
     fn literal(
         &mut self,
         word: &'static [u8],
@@ -340,7 +356,7 @@ impl<'a> Scanner<'a, '_> {
             }
             self.pos += 1;
             self.skip_ws();
-            self.value(child, values, depth)?;
+            self.member(child, values, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => {
@@ -365,7 +381,7 @@ impl<'a> Scanner<'a, '_> {
             return Ok(());
         }
         loop {
-            self.value(None, values, depth)?;
+            self.member(None, values, depth)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => {
