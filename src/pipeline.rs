@@ -135,7 +135,7 @@ pub fn scan(
                             continue; // drain so the reader never blocks
                         }
                         worker.block(&block, &mut acc);
-                        ingest::recycle(block.data);
+                        ingest::recycle(block.into_buffer());
                         acc.flush();
                         settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
@@ -191,12 +191,12 @@ impl<'p> Worker<'p> {
         let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
         // Validate UTF-8 once per block, and hand each record its slice of the text; only a
         // block that fails is checked record by record, to find and report the bad ones.
-        let text = simdutf8::basic::from_utf8(&block.data).ok();
+        let text = simdutf8::basic::from_utf8(block.data()).ok();
         self.check_utf8 = text.is_none();
         let text_of = |from: usize, to: usize| text.and_then(|t| t.get(from..to));
         match &block.framing {
             Framing::Lines { first_line } => {
-                let data = &block.data[..];
+                let data = block.data();
                 let mut start = 0;
                 let mut line = *first_line;
                 while start < data.len() {
@@ -235,7 +235,7 @@ impl<'p> Worker<'p> {
                         continue;
                     }
                     self.record(
-                        &block.data[s.start..s.end],
+                        &block.data()[s.start..s.end],
                         text_of(s.start, s.end),
                         pos,
                         s.raw_bytes,

@@ -139,7 +139,7 @@ pub fn examine(
         while let Ok(Some(block)) = reader.next_block() {
             match &block.framing {
                 Framing::Lines { first_line } => {
-                    for (i, line) in block.data.split(|&b| b == b'\n').enumerate() {
+                    for (i, line) in block.data().split(|&b| b == b'\n').enumerate() {
                         if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
                             record(line, first_line + i as u64, &mut out);
                         }
@@ -147,7 +147,7 @@ pub fn examine(
                 }
                 Framing::Spans(spans) => {
                     for s in spans {
-                        record(&block.data[s.start..s.end], s.line, &mut out);
+                        record(&block.data()[s.start..s.end], s.line, &mut out);
                     }
                 }
             }

@@ -109,11 +109,11 @@ impl RecordReader for ColumnarReader {
         if data.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Block {
-            file: self.file,
+        Ok(Some(Block::new(
+            self.file,
             data,
-            framing: Framing::Lines { first_line },
-        }))
+            Framing::Lines { first_line },
+        )))
     }
 }
 

@@ -316,11 +316,7 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
         if spans.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Block {
-            file: self.file,
-            data,
-            framing: Framing::Spans(spans),
-        }))
+        Ok(Some(Block::new(self.file, data, Framing::Spans(spans))))
     }
 }
 

@@ -134,7 +134,7 @@ impl RecordReader for ExtendedJsonReader {
 /// The block with every record unwrapped, framed as spans that keep each record's line, column
 /// and size in the input.
 pub fn rewrite(b: Block) -> Block {
-    let mut data = Vec::with_capacity(b.data.len());
+    let mut data = Vec::with_capacity(b.data().len());
     let mut spans = Vec::new();
     let mut push = |bytes: &[u8], line: u64, column: u64, raw: u64, error: Option<String>| {
         let start = data.len();
@@ -154,7 +154,7 @@ pub fn rewrite(b: Block) -> Block {
     };
     match &b.framing {
         Framing::Lines { first_line } => {
-            for (i, line) in b.data.split(|&c| c == b'\n').enumerate() {
+            for (i, line) in b.data().split(|&c| c == b'\n').enumerate() {
                 let trimmed = line.strip_suffix(b"\r").unwrap_or(line);
                 if trimmed.iter().all(|c| matches!(c, b' ' | b'\t')) {
                     continue;
@@ -171,17 +171,13 @@ pub fn rewrite(b: Block) -> Block {
         }
         Framing::Spans(list) => {
             for s in list {
-                let bytes = &b.data[s.start..s.end];
+                let bytes = &b.data()[s.start..s.end];
                 let raw = s.raw_bytes.unwrap_or((s.end - s.start) as u64);
                 push(bytes, s.line, s.column, raw, s.error.clone());
             }
         }
     }
-    Block {
-        file: b.file,
-        data,
-        framing: Framing::Spans(spans),
-    }
+    Block::new(b.file, data, Framing::Spans(spans))
 }
 
 #[cfg(test)]
@@ -225,17 +221,13 @@ mod tests {
     #[test]
     fn blocks_keep_lines_and_raw_sizes() {
         let text = b"{\"_id\":{\"$oid\":\"ab\"}}\n\n{\"x\":1}\r\nnot json $\n".to_vec();
-        let b = rewrite(Block {
-            file: 0,
-            data: text,
-            framing: Framing::Lines { first_line: 10 },
-        });
+        let b = rewrite(Block::new(0, text, Framing::Lines { first_line: 10 }));
         let Framing::Spans(spans) = &b.framing else {
             panic!("spans")
         };
         let got: Vec<(&[u8], u64, Option<u64>)> = spans
             .iter()
-            .map(|s| (&b.data[s.start..s.end], s.line, s.raw_bytes))
+            .map(|s| (&b.data()[s.start..s.end], s.line, s.raw_bytes))
             .collect();
         assert_eq!(
             got,

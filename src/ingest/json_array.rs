@@ -178,11 +178,7 @@ impl<R: BufRead + Send> RecordReader for JsonArrayReader<R> {
         if spans.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Block {
-            file: self.file,
-            data,
-            framing: Framing::Spans(spans),
-        }))
+        Ok(Some(Block::new(self.file, data, Framing::Spans(spans))))
     }
 }
 
@@ -221,12 +217,12 @@ mod tests {
         );
         let mut out = Vec::new();
         while let Some(b) = r.next_block()? {
-            let Framing::Spans(spans) = b.framing else {
+            let Framing::Spans(spans) = &b.framing else {
                 panic!("spans")
             };
             for s in spans {
                 out.push((
-                    String::from_utf8(b.data[s.start..s.end].to_vec()).unwrap(),
+                    String::from_utf8(b.data()[s.start..s.end].to_vec()).unwrap(),
                     s.line,
                     s.column,
                 ));

@@ -54,17 +54,24 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
         if self.eof && self.carry.is_empty() {
             return Ok(None);
         }
-        let mut data = super::block_buffer();
-        data.extend_from_slice(&self.carry);
+        // A reused buffer keeps its old bytes: the records are its first `valid` bytes, and
+        // only bytes it never had are zeroed before a read.
+        let mut data = super::reused_buffer();
+        let carried = self.carry.len();
+        if data.len() < carried {
+            data.resize(carried, 0);
+        }
+        data[..carried].copy_from_slice(&self.carry);
         self.carry.clear();
+        let mut valid = carried;
         // Where the current (unfinished) line starts, and how far newlines were looked for: each
         // byte is searched once, so a long line costs linear time.
-        let mut line_start = memchr::memrchr(b'\n', &data).map_or(0, |i| i + 1);
-        let mut scanned = data.len();
+        let mut line_start = memchr::memrchr(b'\n', &data[..valid]).map_or(0, |i| i + 1);
+        let mut scanned = valid;
         // Fill to the target size, then keep reading until the block ends on a newline.
         while !self.eof {
-            let want = if data.len() < BLOCK_BYTES {
-                BLOCK_BYTES - data.len()
+            let want = if valid < BLOCK_BYTES {
+                BLOCK_BYTES - valid
             } else if line_start == 0 {
                 // One line longer than a block: keep growing until it ends.
                 BLOCK_BYTES
@@ -72,46 +79,49 @@ impl<R: BufRead + Send> RecordReader for JsonLinesReader<R> {
                 break;
             };
             // Straight into the block: a read at least as large as the reader's own buffer
-            // bypasses it (one copy of the input fewer). The block is zeroed once per fill, and
-            // `fill` keeps reading until the block is full, so a source delivering small pieces
-            // (a slow pipe) costs one memset per block, not one per piece.
-            let len = data.len();
-            data.resize(len + want, 0);
-            let got = fill(&mut self.inner, &mut data[len..]).map_err(|e| IngestError::Io {
-                file: self.name.clone(),
-                cause: e,
+            // bypasses it (one copy of the input fewer). `fill` keeps reading until the block is
+            // full, so a source delivering small pieces (a slow pipe) costs one call per piece
+            // and no copy.
+            if data.len() < valid + want {
+                data.resize(valid + want, 0);
+            }
+            let got = fill(&mut self.inner, &mut data[valid..valid + want]).map_err(|e| {
+                IngestError::Io {
+                    file: self.name.clone(),
+                    cause: e,
+                }
             })?;
-            data.truncate(len + got);
+            valid += got;
             if got < want {
                 self.eof = true;
             }
-            if let Some(i) = memchr::memrchr(b'\n', &data[scanned..]) {
+            if let Some(i) = memchr::memrchr(b'\n', &data[scanned..valid]) {
                 line_start = scanned + i + 1;
             }
-            scanned = data.len();
-            if data.len() - line_start > self.max_record {
-                return Err(self.too_long(&data, line_start));
+            scanned = valid;
+            if valid - line_start > self.max_record {
+                return Err(self.too_long(&data[..valid], line_start));
             }
         }
         if !self.eof {
             // Cut after the last newline; the rest starts the next block.
-            let cut = memchr::memrchr(b'\n', &data)
+            let cut = memchr::memrchr(b'\n', &data[..valid])
                 .map(|i| i + 1)
-                .unwrap_or(data.len());
-            self.carry.clear();
-            self.carry.extend_from_slice(&data[cut..]);
-            data.truncate(cut);
+                .unwrap_or(valid);
+            self.carry.extend_from_slice(&data[cut..valid]);
+            valid = cut;
         }
-        if data.is_empty() {
+        if valid == 0 {
             return Ok(None);
         }
         let first_line = self.next_line;
-        self.next_line += memchr::memchr_iter(b'\n', &data).count() as u64;
-        Ok(Some(Block {
-            file: self.file,
+        self.next_line += memchr::memchr_iter(b'\n', &data[..valid]).count() as u64;
+        Ok(Some(Block::with_len(
+            self.file,
             data,
-            framing: Framing::Lines { first_line },
-        }))
+            valid,
+            Framing::Lines { first_line },
+        )))
     }
 }
 
@@ -136,7 +146,7 @@ mod tests {
     #[test]
     fn blocks_end_on_newlines_and_count_lines() {
         let mut text = String::new();
-        for i in 0..200_000 {
+        for i in 0..400_000 {
             text.push_str(&format!("{{\"i\":{i}}}\n"));
         }
         text.push_str("{\"last\":true}"); // no trailing newline
@@ -153,13 +163,15 @@ mod tests {
                 panic!("lines")
             };
             assert_eq!(first_line, expected_line);
-            expected_line += memchr::memchr_iter(b'\n', &b.data).count() as u64;
-            total.extend_from_slice(&b.data);
+            expected_line += memchr::memchr_iter(b'\n', b.data()).count() as u64;
+            total.extend_from_slice(b.data());
             blocks += 1;
+            // The next block may reuse this buffer, old bytes and all: only its records count.
+            crate::ingest::recycle(b.into_buffer());
         }
-        assert!(blocks >= 2, "input larger than a block is split");
+        assert!(blocks >= 3, "input larger than a block is split");
         assert_eq!(total, text.into_bytes());
-        assert_eq!(expected_line, 200_001);
+        assert_eq!(expected_line, 400_001);
     }
 
     /// A source that hands out a few bytes per read (a slow pipe, or the fuzz harness) gives the
@@ -185,7 +197,7 @@ mod tests {
         let mut r = JsonLinesReader::new(src, 0, "t".into());
         let mut total = Vec::new();
         while let Some(b) = r.next_block().unwrap() {
-            total.extend_from_slice(&b.data);
+            total.extend_from_slice(b.data());
         }
         assert_eq!(total, text.into_bytes());
     }

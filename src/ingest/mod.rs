@@ -36,19 +36,25 @@ static POOL: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 /// has finished with ([`recycle`]) when there is one. A fresh 2 MiB allocation is fresh pages
 /// from the kernel, faulted in and zeroed on first touch, once per block; a reused one is warm.
 pub fn block_buffer() -> Vec<u8> {
+    let mut v = reused_buffer();
+    v.clear();
+    v
+}
+
+/// [`block_buffer`] with its old bytes left in place (its length is how much of it is
+/// initialised), for a reader that writes into it as a slice: no zeroing of a reused buffer.
+pub fn reused_buffer() -> Vec<u8> {
     let reused = POOL.lock().ok().and_then(|mut p| p.pop());
     let mut v = reused.unwrap_or_default();
-    v.clear();
-    v.reserve(BLOCK_BYTES + (1 << 16));
+    v.reserve((BLOCK_BYTES + (1 << 16)).saturating_sub(v.len()));
     v
 }
 
 /// Returns a block's buffer for reuse by [`block_buffer`] (dropped when enough are kept).
-pub fn recycle(mut buf: Vec<u8>) {
+pub fn recycle(buf: Vec<u8>) {
     if buf.capacity() < BLOCK_BYTES || buf.capacity() > 2 * BLOCK_BYTES {
         return; // a block grown around one long record: not worth keeping
     }
-    buf.clear();
     if let Ok(mut p) = POOL.lock() {
         if p.len() < POOLED {
             p.push(buf);
@@ -155,10 +161,42 @@ pub struct Span {
 pub struct Block {
     /// Index of the input in the run.
     pub file: u32,
-    /// The bytes of the records.
-    pub data: Vec<u8>,
-    /// How records are laid out in `data`.
+    /// The records are the first `len` bytes; a reused buffer keeps the rest allocated and
+    /// initialised, so that refilling it needs no zeroing ([`recycle`]).
+    buf: Vec<u8>,
+    len: usize,
+    /// How records are laid out in [`Block::data`].
     pub framing: Framing,
+}
+
+impl Block {
+    /// A block of the records in `data`.
+    pub fn new(file: u32, data: Vec<u8>, framing: Framing) -> Block {
+        let len = data.len();
+        Block::with_len(file, data, len, framing)
+    }
+
+    /// A block of the records in the first `len` bytes of `buf`.
+    pub fn with_len(file: u32, buf: Vec<u8>, len: usize, framing: Framing) -> Block {
+        assert!(len <= buf.len(), "a block's records lie inside its buffer");
+        Block {
+            file,
+            buf,
+            len,
+            framing,
+        }
+    }
+
+    /// The bytes of the records.
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The buffer, for [`recycle`].
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
 }
 
 /// Errors reading inputs. These stop the run whatever `--skip-invalid` says: they concern the file,

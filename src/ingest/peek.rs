@@ -63,7 +63,7 @@ pub fn for_each_record(
         while let Ok(Some(block)) = reader.next_block() {
             match &block.framing {
                 Framing::Lines { .. } => {
-                    for line in block.data.split(|&b| b == b'\n') {
+                    for line in block.data().split(|&b| b == b'\n') {
                         let line = line.strip_suffix(b"\r").unwrap_or(line);
                         if !line.iter().all(|b| matches!(b, b' ' | b'\t')) && !f(line) {
                             return;
@@ -72,7 +72,7 @@ pub fn for_each_record(
                 }
                 Framing::Spans(spans) => {
                     for s in spans.iter().filter(|s| s.error.is_none()) {
-                        if !f(&block.data[s.start..s.end]) {
+                        if !f(&block.data()[s.start..s.end]) {
                             return;
                         }
                     }

@@ -96,7 +96,7 @@ fn block(local: &mut Local, b: &Block, names: &[String], time: Option<&[String]>
     let name = names[b.file as usize].as_str();
     match &b.framing {
         Framing::Lines { first_line } => {
-            for (i, line) in b.data.split(|&c| c == b'\n').enumerate() {
+            for (i, line) in b.data().split(|&c| c == b'\n').enumerate() {
                 if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
                     continue;
                 }
@@ -108,7 +108,7 @@ fn block(local: &mut Local, b: &Block, names: &[String], time: Option<&[String]>
                 let at = (name, s.line, s.column);
                 match &s.error {
                     Some(e) => bad(local, at, e.clone()),
-                    None => record(local, &b.data[s.start..s.end], at, time),
+                    None => record(local, &b.data()[s.start..s.end], at, time),
                 }
             }
         }
