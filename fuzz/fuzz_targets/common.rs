@@ -61,10 +61,10 @@ pub fn run(data: &[u8], format: InputFormat) {
     while let Ok(Some(block)) = reader.next_block() {
         let mut values = Vec::new();
         let records: Vec<&[u8]> = match &block.framing {
-            Framing::Lines { .. } => block.data.split(|&b| b == b'\n').collect(),
+            Framing::Lines { .. } => block.data().split(|&b| b == b'\n').collect(),
             Framing::Spans(spans) => spans
                 .iter()
-                .map(|s| &block.data[s.start..s.end])
+                .map(|s| &block.data()[s.start..s.end])
                 .collect(),
         };
         for rec in records {
