@@ -116,6 +116,12 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
             "{spec}: {de}"
         );
         assert_eq!(e["distinct_estimate"]["method"], "exact");
+        // The frequency counts in the regime's evidence are weighted: it says so.
+        let evidence = d["regime_evidence"].as_str().unwrap();
+        assert!(
+            evidence.contains("count each kept key"),
+            "{spec}: {evidence}"
+        );
     }
     // /user: every user has 3 documents, kept or not; the Undefined partition is always kept.
     let u = cand(&low, "/user");

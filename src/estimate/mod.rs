@@ -168,6 +168,9 @@ impl Projector {
     /// per partition) is untouched.
     pub fn widen_for_key_sampling(&mut self, low: u64, point: u64, high: u64, one_in: u64) {
         let how = format!("1 key in {one_in} kept by hash, 95 % interval");
+        self.regime_evidence.push_str(&format!(
+            " (with the key sampling, n, d and the f's count each kept key {one_in} times)"
+        ));
         let d = &mut self.distinct;
         if d.method == "exact" {
             *d = DistinctEstimate {
