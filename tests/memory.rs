@@ -141,8 +141,24 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
             .unwrap(),
         USERS + 1
     );
-    // A hierarchical key's largest prefix may be a dropped one: a warning, never a silent pass.
+    // A hierarchical key's distinct first-level values are an estimate too, whose interval
+    // holds the exact count: "big", and t0…t2999 but for the multiples of 5, which fall on
+    // "big"'s documents (3,000 is a multiple of 5): 1 + 2,400 tenants.
     let h = cand(&low, "/tenant>/id");
+    let exact_tenants = cand(&exact, "/tenant>/id")["levels"][0]["distinct_prefixes"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(exact_tenants, 2_401);
+    assert!(cand(&exact, "/tenant>/id")["levels"][0]
+        .get("distinct_prefixes_range")
+        .is_none());
+    let range = &h["levels"][0]["distinct_prefixes_range"];
+    let (lo, hi) = (range[0].as_u64().unwrap(), range[1].as_u64().unwrap());
+    assert!(
+        lo <= exact_tenants && exact_tenants <= hi,
+        "{exact_tenants} outside [{lo}, {hi}]"
+    );
+    // A hierarchical key's largest prefix may be a dropped one: a warning, never a silent pass.
     assert_eq!(finding(h, "KEYS_SAMPLED").unwrap()["severity"], "warn");
     // /id: every key has one document; the sketch's bound on dropped keys is far below the
     // alert level, so the finding informs.

@@ -118,10 +118,16 @@ pub fn evaluate(
         if first.distinct_prefixes < min {
             out.push(fail(
                 "POLICY_FIRST_LEVEL_CARDINALITY",
-                format!(
-                    "the first level has {} distinct values in the sample, under the policy's {min}",
-                    first.distinct_prefixes
-                ),
+                match first.distinct_prefixes_range {
+                    None => format!(
+                        "the first level has {} distinct values in the sample, under the policy's {min}",
+                        first.distinct_prefixes
+                    ),
+                    Some([lo, hi]) => format!(
+                        "the first level has about {} distinct values in the sample (keys were sampled by --memory-limit; 95 % interval {lo} – {hi}), under the policy's {min}",
+                        first.distinct_prefixes
+                    ),
+                },
             ));
         }
     }

@@ -318,8 +318,17 @@ pub fn blocks(r: &Report) -> Vec<Block> {
             c.max_key_bytes
         ));
         for lv in &c.levels {
+            let range = lv
+                .distinct_prefixes_range
+                .map_or(String::new(), |[lo, hi]| {
+                    format!(
+                        " (an estimate: prefixes were sampled; 95 % interval {} – {})",
+                        count(lo as f64),
+                        count(hi as f64)
+                    )
+                });
             facts.push(format!(
-                "level {}: {} distinct prefixes; largest {} holds {}",
+                "level {}: {} distinct prefixes{range}; largest {} holds {}",
                 lv.level,
                 count(lv.distinct_prefixes as f64),
                 lv.largest_prefix,

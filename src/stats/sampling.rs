@@ -74,6 +74,10 @@ pub struct Dropped {
     pub largest_key: Option<(u64, Vec<u8>)>,
     /// The dropped keys, for their number.
     pub keys: super::hll::DistinctSketch,
+    /// The dropped keys' proper prefixes, for their number: `prefixes[l - 1]` sketches the
+    /// prefixes of `l` levels (hierarchical keys only; Undefined and Null prefixes, which are
+    /// never dropped, left out).
+    pub prefixes: Vec<super::hll::DistinctSketch>,
     docs: Vec<u64>,
     bytes: Vec<u64>,
 }
@@ -112,6 +116,21 @@ impl Dropped {
         self.documents += documents;
         self.minified_bytes += minified_bytes;
         self.keys.add(hash);
+        let mut level = 1;
+        loop {
+            let end = crate::keys::prefix_len(key, level);
+            if end >= key.len() {
+                break;
+            }
+            if self.prefixes.len() < level {
+                self.prefixes.resize_with(level, Default::default);
+            }
+            let prefix = &key[..end];
+            if !always_kept(prefix) {
+                self.prefixes[level - 1].add(crate::stats::keymap::key_hash(prefix));
+            }
+            level += 1;
+        }
         for c in cells(hash) {
             self.docs[c] += documents;
             self.bytes[c] += minified_bytes;
@@ -135,6 +154,13 @@ impl Dropped {
         self.documents += o.documents;
         self.minified_bytes += o.minified_bytes;
         self.keys.merge(&o.keys);
+        if self.prefixes.len() < o.prefixes.len() {
+            self.prefixes
+                .resize_with(o.prefixes.len(), Default::default);
+        }
+        for (a, b) in self.prefixes.iter_mut().zip(&o.prefixes) {
+            a.merge(b);
+        }
         for (a, b) in self.docs.iter_mut().zip(&o.docs) {
             *a += b;
         }
@@ -195,9 +221,37 @@ pub fn partitions_estimate(
     dropped: &Dropped,
     by_prefix: bool,
 ) -> PartitionsEstimate {
+    let sketch = by_prefix.then_some(&dropped.keys);
+    kept_plus_dropped(kept, special, level, dropped, sketch)
+}
+
+/// The distinct prefixes of `prefix_level` levels of a hierarchical key (a proper prefix) when
+/// its keys were sampled by their first level: `kept` prefixes seen (`special` of them made of
+/// Undefined and Null only), plus the dropped keys' prefixes counted in their sketch; the same
+/// interval and bounds as [`partitions_estimate`]'s hierarchical keys.
+pub fn prefixes_estimate(
+    kept: u64,
+    special: u64,
+    prefix_level: usize,
+    dropped: &Dropped,
+) -> PartitionsEstimate {
+    let empty = super::hll::DistinctSketch::default();
+    let sketch = dropped.prefixes.get(prefix_level - 1).unwrap_or(&empty);
+    kept_plus_dropped(kept, special, 0, dropped, Some(sketch))
+}
+
+/// [`partitions_estimate`]: with a sketch of the dropped keys (or prefixes), kept + its
+/// estimate; without, the binomial score interval at `level`.
+fn kept_plus_dropped(
+    kept: u64,
+    special: u64,
+    level: u32,
+    dropped: &Dropped,
+    sketch: Option<&super::hll::DistinctSketch>,
+) -> PartitionsEstimate {
     let k = kept - special;
-    let (low, point, high) = if by_prefix {
-        let d = dropped.keys.estimate();
+    let (low, point, high) = if let Some(sketch) = sketch {
+        let d = sketch.estimate();
         let half = Z95 * super::hll::RELATIVE_ERROR * d;
         let k = k as f64;
         (k + d - half, k + d, k + d + half)
@@ -336,5 +390,46 @@ mod tests {
         // Nothing dropped: exact.
         let e = partitions_estimate(40, 1, 4, &Dropped::default(), true);
         assert_eq!((e.low, e.estimate, e.high), (40, 40, 40));
+    }
+
+    #[test]
+    fn dropped_hierarchical_keys_sketch_their_prefixes() {
+        use crate::keys::marker::{STRING, STRING_END, UNDEFINED};
+        let key = |t: &str, u: Option<&str>| {
+            let mut k = vec![STRING];
+            k.extend_from_slice(t.as_bytes());
+            k.push(STRING_END);
+            match u {
+                Some(u) => {
+                    k.push(STRING);
+                    k.extend_from_slice(u.as_bytes());
+                    k.push(STRING_END);
+                }
+                None => k.push(UNDEFINED),
+            }
+            k
+        };
+        // 300 tenants with 1–10 users each, split over two workers' sketches.
+        let (mut a, mut b) = (Dropped::default(), Dropped::default());
+        let mut keys = 0;
+        for t in 0..300 {
+            for u in 0..=(t % 10) {
+                let k = key(&format!("t{t}"), Some(&format!("u{u}")));
+                let h = crate::stats::keymap::key_hash(&k);
+                if u % 2 == 0 { &mut a } else { &mut b }.add(h, &k, 1, 10);
+                keys += 1;
+            }
+        }
+        a.merge(b);
+        assert_eq!(a.prefixes.len(), 1, "one proper prefix level");
+        let e = prefixes_estimate(0, 0, 1, &a);
+        assert!(e.low <= 300 && 300 <= e.high, "{e:?}");
+        let e = partitions_estimate(0, 0, 3, &a, true);
+        assert!(e.low <= keys && keys <= e.high, "{e:?}");
+        // One-level keys have no proper prefix to sketch.
+        let mut one = Dropped::default();
+        let k = key("t1", None)[..4].to_vec();
+        one.add(crate::stats::keymap::key_hash(&k), &k, 1, 10);
+        assert!(one.prefixes.is_empty());
     }
 }

@@ -63,8 +63,13 @@ pub struct Skew {
 pub struct LevelStats {
     /// 1-based level (1 = first path).
     pub level: usize,
-    /// Distinct prefixes made of the first `level` paths.
+    /// Distinct prefixes made of the first `level` paths (an estimate when the key's prefixes
+    /// were sampled, `--memory-limit`: see the range).
     pub distinct_prefixes: u64,
+    /// When the prefixes were sampled: the 95 % interval of `distinct_prefixes`
+    /// ([`crate::stats::sampling::prefixes_estimate`]). Absent when exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct_prefixes_range: Option<[u64; 2]>,
     /// Projected stored bytes of the largest prefix (may exceed 20 GB: prefixes can span
     /// physical partitions).
     pub largest_prefix_bytes: f64,
@@ -418,7 +423,7 @@ pub fn summarize_drained(
 
     let levels = if hierarchical {
         (1..hierarchical_levels)
-            .map(|l| level_stats(&partitions, &arenas, l, weight))
+            .map(|l| level_stats(&partitions, &arenas, l, (level > 0).then_some(&dropped)))
             .collect()
     } else {
         Vec::new()
@@ -551,7 +556,7 @@ fn level_stats(
     partitions: &[PartitionRow],
     arenas: &KeyArenas,
     level: usize,
-    weight: u64,
+    dropped: Option<&super::sampling::Dropped>,
 ) -> LevelStats {
     let groups = prefix_groups(partitions, arenas, level);
     let mut best: Option<(f64, usize)> = None;
@@ -561,7 +566,13 @@ fn level_stats(
         }
     }
     let special = groups.iter().filter(|g| always_kept(g.prefix)).count() as u64;
-    let distinct = special + (groups.len() as u64 - special) * weight;
+    let (distinct, range) = match dropped {
+        None => (groups.len() as u64, None),
+        Some(d) => {
+            let e = super::sampling::prefixes_estimate(groups.len() as u64, special, level, d);
+            (e.estimate, Some([e.low, e.high]))
+        }
+    };
     let (largest_prefix_bytes, largest_prefix) = match best {
         Some((b, i)) => {
             let key = arenas.get(partitions[i].key);
@@ -572,6 +583,7 @@ fn level_stats(
     LevelStats {
         level,
         distinct_prefixes: distinct,
+        distinct_prefixes_range: range,
         largest_prefix_bytes,
         largest_prefix,
     }
@@ -847,8 +859,9 @@ mod sampling_tests {
         v.push(STRING_END);
     }
 
-    /// Summarises `keys` (each with one document) sampled at `level`; returns the interval.
-    fn interval_of(keys: &[Vec<u8>], levels: usize, level: u32) -> (u64, u64, u64) {
+    /// Summarises `keys` sampled at `level`: the interval of the logical partitions, and that
+    /// of the first level's distinct prefixes (hierarchical keys).
+    fn interval_of(keys: &[Vec<u8>], levels: usize, level: u32) -> ([u64; 2], Option<[u64; 2]>) {
         let mut map = KeyMap::default();
         map.raise_to(level);
         for (i, k) in keys.iter().enumerate() {
@@ -859,25 +872,27 @@ mod sampling_tests {
         map.flush();
         let s = summarize(map, levels, &|_| 1.0, 0.0, 5);
         let k = s.sampling.expect("sampled");
-        (
-            k.logical_partitions_low,
-            s.logical_partitions,
-            k.logical_partitions_high,
-        )
+        let first = s
+            .levels
+            .first()
+            .map(|l| l.distinct_prefixes_range.expect("sampled"));
+        ([k.logical_partitions_low, k.logical_partitions_high], first)
     }
 
-    /// Coverage of the 95 % interval over generated populations with a known number of keys.
-    fn coverage(trials: u64, hierarchical: bool) -> f64 {
+    /// Coverage of the 95 % intervals over generated populations with a known number of keys:
+    /// of the logical partitions, and (tenant>user keys) of the distinct tenants.
+    fn coverage(trials: u64, hierarchical: bool) -> (f64, f64) {
         let mut rng = 42u64;
-        let mut held = 0;
+        let (mut held, mut prefixes_held) = (0, 0);
         for t in 0..trials {
             let level = 1 + (t % 5) as u32;
             let mut keys = Vec::new();
+            let mut tenants = 0;
             if hierarchical {
-                // 30–230 tenants with Zipf(1)-sized user sets (the largest up to 3,000 users).
-                let tenants = 30 + splitmix(&mut rng) % 200;
+                // 30–1,030 tenants with Zipf(1)-sized user sets (the largest up to 1,000 users).
+                tenants = 30 + splitmix(&mut rng) % 1000;
                 for r in 1..=tenants {
-                    let users = (3000 / r).max(1) + splitmix(&mut rng) % 3;
+                    let users = (1000 / r).max(1) + splitmix(&mut rng) % 3;
                     for u in 0..users {
                         let mut k = Vec::new();
                         push_str(&mut k, &format!("t{t}-{r}"));
@@ -894,11 +909,14 @@ mod sampling_tests {
                 }
             }
             let truth = keys.len() as u64;
-            let (lo, _, hi) = interval_of(&keys, if hierarchical { 2 } else { 1 }, level);
-            let ok = lo <= truth && truth <= hi;
-            held += u64::from(ok);
+            let ([lo, hi], first) = interval_of(&keys, if hierarchical { 2 } else { 1 }, level);
+            held += u64::from(lo <= truth && truth <= hi);
+            if let Some([lo, hi]) = first {
+                prefixes_held += u64::from(lo <= tenants && tenants <= hi);
+            }
         }
-        held as f64 / trials as f64
+        let share = |n: u64| n as f64 / trials as f64;
+        (share(held), share(prefixes_held))
     }
 
     #[test]
@@ -906,10 +924,11 @@ mod sampling_tests {
         // Generated populations with a known number of keys, 1 key (or tenant) in 2–32 kept.
         // The coverage is deterministic (fixed seeds and hashes); with these trial counts a
         // correct 95 % interval stays above the thresholds by 2–3 standard deviations.
-        let one_level = coverage(400, false);
+        let (one_level, _) = coverage(400, false);
         assert!(one_level >= 0.925, "one-level keys: {one_level}");
-        let by_tenant = coverage(150, true);
+        let (by_tenant, tenants) = coverage(150, true);
         assert!(by_tenant >= 0.92, "tenant>user keys: {by_tenant}");
+        assert!(tenants >= 0.92, "distinct tenants: {tenants}");
     }
 
     /// The larger run quoted in docs/benchmarks.md ("Memory"):
@@ -919,11 +938,9 @@ mod sampling_tests {
     fn coverage_report() {
         eprintln!(
             "one-level keys, 2,000 populations: {}",
-            coverage(2000, false)
+            coverage(2000, false).0
         );
-        eprintln!(
-            "tenant>user keys, 1,000 populations: {}",
-            coverage(1000, true)
-        );
+        let (keys, tenants) = coverage(1000, true);
+        eprintln!("tenant>user keys, 1,000 populations: {keys}; their distinct tenants: {tenants}");
     }
 }
