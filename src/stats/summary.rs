@@ -637,19 +637,48 @@ const MAX_RUNS: usize = 1 << 16;
 /// The sizes in ascending order ([`f64::total_cmp`]) as runs of equal values: counted in a
 /// map when they take few distinct values (partitions of one or a few documents: millions of
 /// sizes, a handful of values), else sorted.
+#[cfg(test)]
 fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)> {
-    let mut counts: hashbrown::HashMap<u64, usize> = hashbrown::HashMap::new();
-    let mut rest: Vec<f64> = Vec::new();
+    runs_of(counted_sizes(values, n))
+}
+
+/// Sizes counted by value (at most [`MAX_RUNS`] distinct), the rest kept as they come, with
+/// the sum of all of them in the order they came.
+struct Counted {
+    counts: hashbrown::HashMap<u64, usize>,
+    rest: Vec<f64>,
+    n: usize,
+    total: f64,
+}
+
+/// One pass over the sizes: their count, their sum (in order) and their [`Counted`] values.
+fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
+    let mut c = Counted {
+        counts: hashbrown::HashMap::new(),
+        rest: Vec::new(),
+        n: 0,
+        total: 0.0,
+    };
     for v in values {
-        if rest.is_empty() && (counts.len() < MAX_RUNS || counts.contains_key(&v.to_bits())) {
-            *counts.entry(v.to_bits()).or_insert(0) += 1;
+        c.n += 1;
+        c.total += v;
+        if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&v.to_bits())) {
+            *c.counts.entry(v.to_bits()).or_insert(0) += 1;
         } else {
-            if rest.is_empty() {
-                rest.reserve(n);
+            if c.rest.is_empty() {
+                c.rest.reserve(hint);
             }
-            rest.push(v);
+            c.rest.push(v);
         }
     }
+    c
+}
+
+/// The counted sizes in ascending order, as runs of equal values.
+fn runs_of(c: Counted) -> Vec<(f64, usize)> {
+    let Counted {
+        counts, mut rest, ..
+    } = c;
     if !rest.is_empty() {
         for (&bits, &m) in &counts {
             rest.extend(std::iter::repeat_n(f64::from_bits(bits), m));
@@ -673,10 +702,11 @@ fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)>
     runs
 }
 
-/// [`skew`] of the sizes `values()` yields (called once per pass, in the same order each time):
-/// the sums run in that order and in ascending order, as over a sorted copy.
 fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
-    let (n, total) = values().fold((0usize, 0.0f64), |(n, t), v| (n + 1, t + v));
+    // Two passes over the sizes: the count, the sum and the counted values; then the variance
+    // and the entropy, each summed in the sizes' order as before (so bit for bit the same).
+    let counted = counted_sizes(values(), values().size_hint().0);
+    let (n, total) = (counted.n, counted.total);
     if n == 0 || total <= 0.0 {
         return Sizes {
             skew: Skew::default(),
@@ -686,27 +716,26 @@ fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
     }
     let nf = n as f64;
     let mean = total / nf;
-    let runs = sorted_runs(values(), n);
+    let runs = runs_of(counted);
     let ascending = || runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
     let weighted: f64 = ascending()
         .enumerate()
         .map(|(i, v)| (i as f64 + 1.0) * v)
         .sum();
     let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
-    let var = values().map(|v| (v - mean).powi(2)).sum::<f64>() / nf;
+    // (-0.0 is the neutral element `f64: Sum` starts from.)
+    let (squares, h) = values().fold((-0.0f64, -0.0f64), |(sq, h), v| {
+        let h = if v > 0.0 {
+            let p = v / total;
+            h + -p * p.ln()
+        } else {
+            h
+        };
+        (sq + (v - mean).powi(2), h)
+    });
+    let var = squares / nf;
     let max = runs.last().map_or(0.0, |r| r.0);
-    let entropy = if n == 1 {
-        1.0
-    } else {
-        let h: f64 = values()
-            .filter(|v| *v > 0.0)
-            .map(|v| {
-                let p = v / total;
-                -p * p.ln()
-            })
-            .sum();
-        h / nf.ln()
-    };
+    let entropy = if n == 1 { 1.0 } else { h / nf.ln() };
     let top = n.div_ceil(100).max(1);
     let top_sum: f64 = ascending().skip(n - top).sum();
     let skew = Skew {
