@@ -241,4 +241,7 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
         .run();
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert!(out.stdout.contains(&cell), "{cell} not in\n{}", out.stdout);
+    // The sample's own count reads as an estimate wherever it is stated.
+    assert!(out.stdout.contains("documents in about "), "{}", out.stdout);
+    assert!(out.stdout.contains("cardinality: about "), "{}", out.stdout);
 }

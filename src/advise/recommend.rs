@@ -276,15 +276,22 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     if r.kind == KeyKind::Hierarchical {
         if let Some(first) = r.levels.first() {
             out.push(format!(
-                "hierarchical: the first level has {} distinct values in the sample; its largest prefix holds {}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
+                "hierarchical: the first level has {}{} distinct values in the sample; its largest prefix holds {}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
+                if first.distinct_prefixes_range.is_some() { "about " } else { "" },
                 crate::report::count(first.distinct_prefixes as f64),
                 human_bytes(first.largest_prefix_bytes),
             ));
         }
     }
     let d = &r.distinct_estimate;
+    // With --memory-limit's key sampling the sample's own count is an estimate too.
+    let sampled = if r.key_sampling.is_some() {
+        "about "
+    } else {
+        ""
+    };
     out.push(format!(
-        "cardinality: {} logical partitions in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
+        "cardinality: {sampled}{} logical partitions in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
         crate::report::count(r.logical_partitions as f64),
         crate::report::count(d.estimate),
         crate::report::count(d.low),

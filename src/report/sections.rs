@@ -278,12 +278,18 @@ pub fn blocks(r: &Report) -> Vec<Block> {
             format!("#{} {} ({}): {}", c.rank, c.spec, c.kind, verdict_cell(c)),
         ));
         let mut facts = vec![format!(
-            "{} documents in {} logical partitions; per partition: median {} / p99 {} / max {} (estimated stored bytes)",
+            "{} documents in {}{} logical partitions; per partition: median {} / p99 {} / max {} (estimated stored bytes{})",
             count(c.documents as f64),
+            if c.key_sampling.is_some() { "about " } else { "" },
             count(c.logical_partitions as f64),
             human_bytes(c.bytes_per_partition.p50),
             human_bytes(c.bytes_per_partition.p99),
             human_bytes(c.bytes_per_partition.max),
+            if c.key_sampling.is_some() {
+                "; keys sampled: from the kept keys"
+            } else {
+                ""
+            },
         )];
         if c.distinct_estimate.method != "exact" {
             facts.push(format!(
