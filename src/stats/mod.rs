@@ -7,6 +7,7 @@
 pub mod hll;
 pub mod keymap;
 pub mod sampling;
+pub mod spread;
 pub mod summary;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,285 @@
+//! The spread of a quantity over logical partitions: its five-number summary
+//! ([`Distribution`]) and, for stored bytes, how unevenly it is shared ([`Skew`]: Gini,
+//! entropy, top shares), with the ascending runs of sizes the Lorenz curve is drawn from. Every
+//! sum runs in the sizes' own order (the partitions' key order), so results are bit for bit the
+//! same whatever the thread count.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Five-number summary of a per-partition quantity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Distribution {
+    /// Smallest.
+    pub min: f64,
+    /// Median (histogram estimate, 3 significant digits).
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest (exact).
+    pub max: f64,
+    /// Mean (exact).
+    pub mean: f64,
+}
+
+/// How unevenly stored bytes spread over logical partitions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Skew {
+    /// Gini coefficient: 0 = all partitions equal, → 1 = one partition holds everything.
+    pub gini: f64,
+    /// Largest partition divided by the mean partition.
+    pub max_over_mean: f64,
+    /// Coefficient of variation (population standard deviation / mean).
+    pub cv: f64,
+    /// Shannon entropy of the byte shares divided by ln(partitions): 1 = perfectly even.
+    pub entropy: f64,
+    /// Share of all bytes in the largest partition.
+    pub top1_share: f64,
+    /// Share of all bytes in the largest 1 % of partitions (at least one).
+    pub top1pct_share: f64,
+}
+
+pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
+    let mut h = Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds");
+    let mut min = f64::INFINITY;
+    let mut max = 0.0f64;
+    let mut sum = 0.0;
+    let mut n = 0usize;
+    for v in values {
+        h.saturating_record(v.round().max(0.0) as u64);
+        min = min.min(v);
+        max = max.max(v);
+        sum += v;
+        n += 1;
+    }
+    if n == 0 {
+        return Distribution::default();
+    }
+    // hdrhistogram reports the highest equivalent value of a bucket; clamp to the exact range.
+    let q = |p: f64| (h.value_at_quantile(p) as f64).clamp(min.round(), max.round());
+    Distribution {
+        min,
+        p50: q(0.5),
+        p90: q(0.9),
+        p99: q(0.99),
+        max,
+        mean: sum / n as f64,
+    }
+}
+
+/// Skew measures of a list of non-negative sizes.
+pub fn skew(values: &[f64]) -> Skew {
+    skew_of(|| values.iter().copied()).skew
+}
+
+/// Sizes per partition, measured: their skew, their ascending runs and their sum.
+pub(super) struct Sizes {
+    pub(super) skew: Skew,
+    /// Ascending runs of equal sizes (empty when the sizes sum to zero).
+    pub(super) runs: Vec<(f64, usize)>,
+    /// The sum, in the sizes' own order.
+    pub(super) total: f64,
+}
+
+/// At most this many distinct sizes are counted rather than sorted.
+const MAX_RUNS: usize = 1 << 16;
+
+/// The sizes in ascending order ([`f64::total_cmp`]) as runs of equal values: counted in a
+/// map when they take few distinct values (partitions of one or a few documents: millions of
+/// sizes, a handful of values), else sorted.
+#[cfg(test)]
+fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)> {
+    runs_of(counted_sizes(values, n))
+}
+
+/// Sizes counted by value (at most [`MAX_RUNS`] distinct), the rest kept as they come, with
+/// the sum of all of them in the order they came.
+struct Counted {
+    counts: hashbrown::HashMap<u64, usize>,
+    rest: Vec<f64>,
+    n: usize,
+    total: f64,
+}
+
+/// One pass over the sizes: their count, their sum (in order) and their [`Counted`] values.
+fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
+    let mut c = Counted {
+        counts: hashbrown::HashMap::new(),
+        rest: Vec::new(),
+        n: 0,
+        total: 0.0,
+    };
+    for v in values {
+        c.n += 1;
+        c.total += v;
+        if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&v.to_bits())) {
+            *c.counts.entry(v.to_bits()).or_insert(0) += 1;
+        } else {
+            if c.rest.is_empty() {
+                c.rest.reserve(hint);
+            }
+            c.rest.push(v);
+        }
+    }
+    c
+}
+
+/// The counted sizes in ascending order, as runs of equal values.
+fn runs_of(c: Counted) -> Vec<(f64, usize)> {
+    let Counted {
+        counts, mut rest, ..
+    } = c;
+    if !rest.is_empty() {
+        for (&bits, &m) in &counts {
+            rest.extend(std::iter::repeat_n(f64::from_bits(bits), m));
+        }
+        use rayon::prelude::*;
+        rest.par_sort_unstable_by(f64::total_cmp);
+        let mut runs: Vec<(f64, usize)> = Vec::new();
+        for v in rest {
+            match runs.last_mut() {
+                Some((w, m)) if w.to_bits() == v.to_bits() => *m += 1,
+                _ => runs.push((v, 1)),
+            }
+        }
+        return runs;
+    }
+    let mut runs: Vec<(f64, usize)> = counts
+        .into_iter()
+        .map(|(b, m)| (f64::from_bits(b), m))
+        .collect();
+    runs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    runs
+}
+
+pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
+    // Two passes over the sizes: the count, the sum and the counted values; then the variance
+    // and the entropy, each summed in the sizes' order as before (so bit for bit the same).
+    let counted = counted_sizes(values(), values().size_hint().0);
+    let (n, total) = (counted.n, counted.total);
+    if n == 0 || total <= 0.0 {
+        return Sizes {
+            skew: Skew::default(),
+            runs: Vec::new(),
+            total,
+        };
+    }
+    let nf = n as f64;
+    let mean = total / nf;
+    let runs = runs_of(counted);
+    let ascending = || runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
+    let weighted: f64 = ascending()
+        .enumerate()
+        .map(|(i, v)| (i as f64 + 1.0) * v)
+        .sum();
+    let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
+    // (-0.0 is the neutral element `f64: Sum` starts from.)
+    let (squares, h) = values().fold((-0.0f64, -0.0f64), |(sq, h), v| {
+        let h = if v > 0.0 {
+            let p = v / total;
+            h + -p * p.ln()
+        } else {
+            h
+        };
+        (sq + (v - mean).powi(2), h)
+    });
+    let var = squares / nf;
+    let max = runs.last().map_or(0.0, |r| r.0);
+    let entropy = if n == 1 { 1.0 } else { h / nf.ln() };
+    let top = n.div_ceil(100).max(1);
+    let top_sum: f64 = ascending().skip(n - top).sum();
+    let skew = Skew {
+        gini: gini.max(0.0),
+        max_over_mean: max / mean,
+        cv: var.sqrt() / mean,
+        entropy,
+        top1_share: max / total,
+        top1pct_share: top_sum / total,
+    };
+    Sizes { skew, runs, total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn skew_of_even_sizes_is_zero() {
+        let s = skew(&[5.0, 5.0, 5.0, 5.0]);
+        assert!(close(s.gini, 0.0) && close(s.cv, 0.0) && close(s.entropy, 1.0));
+        assert!(close(s.max_over_mean, 1.0) && close(s.top1_share, 0.25));
+    }
+
+    #[test]
+    fn skew_by_hand() {
+        // sizes 1, 1, 2, 6 (total 10, mean 2.5)
+        let s = skew(&[6.0, 1.0, 2.0, 1.0]);
+        // Gini = 2*(1*1+2*1+3*2+4*6)/(4*10) - 5/4 = 66/40 - 1.25 = 0.4
+        assert!(close(s.gini, 0.4), "{}", s.gini);
+        assert!(close(s.max_over_mean, 2.4));
+        assert!(close(s.top1_share, 0.6));
+        // variance = (2.25+2.25+0.25+12.25)/4 = 4.25
+        assert!(close(s.cv, 4.25f64.sqrt() / 2.5));
+        let h = -(0.6f64 * 0.6f64.ln() + 2.0 * 0.1 * 0.1f64.ln() + 0.2 * 0.2f64.ln());
+        assert!(close(s.entropy, h / 4f64.ln()));
+        assert!(
+            close(s.top1pct_share, 0.6),
+            "1% of 4 rounds up to one partition"
+        );
+    }
+
+    /// The skew as computed before runs: sums over a sorted copy.
+    fn skew_by_sorting(values: &[f64]) -> (f64, f64, f64) {
+        let n = values.len() as f64;
+        let total: f64 = values.iter().sum();
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let weighted: f64 = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64 + 1.0) * v)
+            .sum();
+        let top = values.len().div_ceil(100).max(1);
+        let top_sum: f64 = sorted[values.len() - top..].iter().sum();
+        (
+            (2.0 * weighted) / (n * total) - (n + 1.0) / n,
+            sorted[values.len() - 1] / total,
+            top_sum / total,
+        )
+    }
+
+    #[test]
+    fn skew_from_runs_equals_a_sorted_copy_bit_for_bit() {
+        // Few distinct sizes (counted) and more than MAX_RUNS (sorted, the counted ones mixed
+        // back in): both give exactly the sums over a sorted copy.
+        let few: Vec<f64> = (0..200_000u64)
+            .map(|i| (50 + i * 7 % 13) as f64 + 0.1)
+            .collect();
+        let many: Vec<f64> = (0..200_000u64)
+            .map(|i| ((i * 2_654_435_761) % 150_001) as f64 * 1.37 + (i % 3) as f64)
+            .collect();
+        for v in [&few, &many] {
+            let s = skew(v);
+            let (gini, top1, top1pct) = skew_by_sorting(v);
+            assert_eq!(s.gini.to_bits(), gini.max(0.0).to_bits());
+            assert_eq!(s.top1_share.to_bits(), top1.to_bits());
+            assert_eq!(s.top1pct_share.to_bits(), top1pct.to_bits());
+        }
+        assert!(sorted_runs(few.iter().copied(), few.len()).len() == 13);
+        assert!(sorted_runs(many.iter().copied(), many.len()).len() > MAX_RUNS);
+    }
+
+    #[test]
+    fn distribution_is_exact_at_the_ends() {
+        let d = distribution([1.0, 2.0, 3.0, 4.0, 1000.0].into_iter());
+        assert_eq!((d.min, d.max, d.mean), (1.0, 1000.0, 202.0));
+        assert_eq!(d.p50, 3.0);
+        assert!(d.p99 >= 999.0 && d.p99 <= 1000.0);
+    }
+}
