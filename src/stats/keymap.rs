@@ -22,6 +22,7 @@
 
 use hashbrown::HashTable;
 
+pub use super::arenas::{head, KeyArenas, KeyRef};
 use super::sampling::{always_kept, kept, Dropped, COST_PER_KEY, MAX_LEVEL};
 use super::PartitionCounts;
 
@@ -621,100 +622,7 @@ impl KeyMap {
                 row(r, key, record_counts(arena, at, timed[pi]))
             })
             .collect();
-        (rows, KeyArenas { arenas })
-    }
-}
-
-/// The first sixteen bytes of a key, big-endian and zero-padded: comparing heads, then the whole
-/// keys on a tie, orders keys exactly as comparing the whole keys does. (Sixteen, not eight: a
-/// hierarchical key's first eight bytes are often all its first level, shared by many keys.)
-#[inline]
-pub fn head(key: &[u8]) -> [u64; 2] {
-    let mut b = [0u8; 16];
-    let n = key.len().min(16);
-    b[..n].copy_from_slice(&key[..n]);
-    let w = |i: usize| u64::from_be_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-    // Two words rather than a u128, whose 16-byte alignment would pad every row.
-    [w(0), w(8)]
-}
-
-/// Bits of [`KeyRef::len_part`] that hold the part.
-const PART_BITS: u32 = 6;
-const _: () = assert!(1 << PART_BITS == PARTS);
-
-/// Where a key is stored in a [`KeyArenas`], with its first bytes inline for sorting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KeyRef {
-    /// [`head`] of the key.
-    pub head: [u64; 2],
-    off: u32,
-    /// The key's length (keys are at most a record: far below 2^26 bytes) and its part.
-    len_part: u32,
-}
-
-impl KeyRef {
-    fn new(head: [u64; 2], off: u32, len: u32, part: usize) -> KeyRef {
-        debug_assert!(len < 1 << (32 - PART_BITS));
-        KeyRef {
-            head,
-            off,
-            len_part: (len << PART_BITS) | part as u32,
-        }
-    }
-
-    /// The key's length in bytes.
-    #[inline]
-    pub fn len(self) -> usize {
-        (self.len_part >> PART_BITS) as usize
-    }
-
-    /// The empty key (a candidate of no components; not produced by a scan).
-    #[inline]
-    pub fn is_empty(self) -> bool {
-        self.len() == 0
-    }
-
-    #[inline]
-    fn part(self) -> usize {
-        (self.len_part & ((1 << PART_BITS) - 1)) as usize
-    }
-}
-
-/// The key bytes of a drained [`KeyMap`].
-#[derive(Debug, Clone, Default)]
-pub struct KeyArenas {
-    arenas: Vec<Vec<u8>>,
-}
-
-impl KeyArenas {
-    /// The bytes of a key.
-    #[inline]
-    pub fn get(&self, r: KeyRef) -> &[u8] {
-        &self.arenas[r.part()][r.off as usize..r.off as usize + r.len()]
-    }
-
-    /// Orders two keys as their bytes do.
-    #[inline]
-    pub fn cmp(&self, a: KeyRef, b: KeyRef) -> std::cmp::Ordering {
-        a.head
-            .cmp(&b.head)
-            .then_with(|| self.get(a).cmp(self.get(b)))
-    }
-
-    /// Arenas holding the given keys (for building statistics by hand, in tests and tools).
-    pub fn from_keys<'a>(keys: impl IntoIterator<Item = &'a [u8]>) -> (KeyArenas, Vec<KeyRef>) {
-        let mut arena = Vec::new();
-        let mut refs = Vec::new();
-        for k in keys {
-            refs.push(KeyRef::new(head(k), arena.len() as u32, k.len() as u32, 0));
-            arena.extend_from_slice(k);
-        }
-        (
-            KeyArenas {
-                arenas: vec![arena],
-            },
-            refs,
-        )
+        (rows, KeyArenas::new(arenas))
     }
 }
 
@@ -782,44 +690,6 @@ mod tests {
         let arena = |m: &KeyMap| m.parts.iter().map(|p| p.arena.len()).sum::<usize>();
         let timed_keys: usize = bt.parts.iter().filter(|p| p.timed).map(|p| p.keys).sum();
         assert_eq!(arena(&bt) - arena(&b), 16 * timed_keys);
-    }
-
-    #[test]
-    fn rows_stay_small() {
-        // The summaries sort millions of rows: a 16-byte-aligned head would pad each to 80.
-        assert_eq!(std::mem::size_of::<KeyRef>(), 24);
-        assert_eq!(
-            std::mem::size_of::<crate::stats::summary::PartitionRow>(),
-            72
-        );
-    }
-
-    #[test]
-    fn head_order_agrees_with_byte_order() {
-        let keys: Vec<&[u8]> = vec![
-            b"",
-            b"\0",
-            b"a",
-            b"a\0",
-            b"a\0\x01",
-            b"ab",
-            b"abcdefgh",
-            b"abcdefgh\0",
-            b"abcdefgi",
-            b"abcdefghz",
-            b"0123456789abcdef",
-            b"0123456789abcdef\0",
-            b"0123456789abcdeg",
-            b"0123456789abcdefz",
-            b"0123456789abcde",
-            b"\xff",
-        ];
-        let (arenas, refs) = KeyArenas::from_keys(keys.iter().copied());
-        for (i, a) in keys.iter().enumerate() {
-            for (j, b) in keys.iter().enumerate() {
-                assert_eq!(arenas.cmp(refs[i], refs[j]), a.cmp(b), "{a:?} vs {b:?}");
-            }
-        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! keeps the earliest positions, so the merged result — and every report computed from it after
 //! sorting — is identical whatever the thread count or block order.
 
+pub mod arenas;
 pub mod hll;
 pub mod keymap;
 pub mod sampling;
