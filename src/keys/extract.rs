@@ -5,6 +5,7 @@
 //! and captures the leaf values it meets as borrowed slices ([`Extracted`]). The same pass counts
 //! the insignificant whitespace, so the minified size of the document comes for free.
 
+use super::jstring::{string_stop, unescape};
 use std::borrow::Cow;
 
 /// The most nested arrays/objects a document may have before it is rejected.
@@ -540,114 +541,6 @@ pub fn is_json_number(text: &[u8]) -> bool {
     matches!(text[0], b'-' | b'0'..=b'9') && s.number().is_ok() && s.pos == text.len()
 }
 
-/// Decodes JSON string escapes; `None` on an invalid escape or unpaired surrogate.
-fn unescape(raw: &[u8]) -> Option<String> {
-    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let b = raw[i];
-        if b != b'\\' {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        let e = *raw.get(i + 1)?;
-        i += 2;
-        let c = match e {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hi = hex4(raw.get(i..i + 4)?)?;
-                i += 4;
-                if (0xD800..0xDC00).contains(&hi) {
-                    if raw.get(i) != Some(&b'\\') || raw.get(i + 1) != Some(&b'u') {
-                        return None;
-                    }
-                    let lo = hex4(raw.get(i + 2..i + 6)?)?;
-                    if !(0xDC00..0xE000).contains(&lo) {
-                        return None;
-                    }
-                    i += 6;
-                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
-                } else {
-                    char::from_u32(hi)?
-                }
-            }
-            _ => return None,
-        };
-        let mut tmp = [0u8; 4];
-        out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-    }
-    String::from_utf8(out).ok()
-}
-
-fn hex4(h: &[u8]) -> Option<u32> {
-    let s = std::str::from_utf8(h).ok()?;
-    u32::from_str_radix(s, 16).ok()
-}
-
-/// Bytes of a word, each `0x01`.
-const ONES: u64 = 0x0101_0101_0101_0101;
-/// The top bit of each byte of a word.
-const TOPS: u64 = 0x8080_8080_8080_8080;
-
-/// The top bit set in each byte of the little-endian word `w` that is `"`, `\` or below 0x20:
-/// exact up to the first such byte (a borrow only runs upwards, so a flag above it may be
-/// false), which is all [`string_stop`] reads.
-#[inline]
-fn stop_bits(w: u64) -> u64 {
-    let quote = w ^ (ONES * u64::from(b'"'));
-    let backslash = w ^ (ONES * u64::from(b'\\'));
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    let control = w.wrapping_sub(ONES * 0x20) & !w;
-    (zero(quote) | zero(backslash) | control) & TOPS
-}
-
-/// The first byte of `s` that ends or interrupts a string's plain run: `"`, `\` or a control
-/// character. Most strings are short (names, ids): their first 32 bytes are read 8 at a time as
-/// words; the rest in 32-byte chunks (the compiler turns the fold into SIMD compares), the chunk
-/// with a hit then read as words too.
-#[inline]
-fn string_stop(s: &[u8]) -> Option<usize> {
-    let words = |from: usize, to: usize| -> Option<usize> {
-        let mut i = from;
-        while i + 8 <= to {
-            let w = u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-            let m = stop_bits(w);
-            if m != 0 {
-                return Some(i + (m.trailing_zeros() / 8) as usize);
-            }
-            i += 8;
-        }
-        None
-    };
-    let head = s.len().min(32) & !7;
-    if let Some(i) = words(0, head) {
-        return Some(i);
-    }
-    let mut base = head;
-    if head == 32 {
-        let stop = |b: u8| (b == b'"') | (b == b'\\') | (b < 0x20);
-        let mut chunks = s[32..].chunks_exact(32);
-        for c in &mut chunks {
-            if c.iter().fold(false, |a, &b| a | stop(b)) {
-                return words(base, base + 32);
-            }
-            base += 32;
-        }
-    }
-    s[base..]
-        .iter()
-        .position(|&b| (b == b'"') | (b == b'\\') | (b < 0x20))
-        .map(|i| base + i)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -831,54 +724,6 @@ mod tests {
         }
         let clean = format!("{{\"a\":\"{}\"}}", "x".repeat(140));
         assert!(scan(&clean, &t).is_ok());
-    }
-
-    #[test]
-    fn string_stop_finds_the_first_quote_backslash_or_control() {
-        // Every length to 100 (whole chunks and remainders), each kind of stop at each place,
-        // after an earlier decoy-free run: the same answer as a byte-by-byte search.
-        for n in 0..100usize {
-            let plain = vec![b'a'; n];
-            assert_eq!(string_stop(&plain), None);
-            for at in 0..n {
-                for stop in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                    let mut s = plain.clone();
-                    s[at] = stop;
-                    if at + 1 < n {
-                        s[n - 1] = b'"';
-                    }
-                    assert_eq!(string_stop(&s), Some(at), "length {n}, {stop:#x} at {at}");
-                }
-            }
-        }
-        // DEL (0x7f) and multi-byte characters are plain: the quote comes after 2 + 1 + 2 bytes.
-        assert_eq!(string_stop("é\u{7f}ü\"".as_bytes()), Some(5));
-        // Bytes next to the stops and with the top bit set (where word tricks borrow), at random
-        // lengths and places: the same answer as a byte-by-byte search.
-        let alphabet = [
-            b'"', b'\\', 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0x81, 0xa0, 0xdf,
-            0xe0, 0xff, b'a', b'a', b'a', b'a', b'a', b'a', b'a', b'a',
-        ];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let n = (x % 90) as usize;
-            let s: Vec<u8> = (0..n)
-                .map(|i| {
-                    let r = x.rotate_left(i as u32 * 7) ^ (i as u64).wrapping_mul(0x9e37);
-                    // Mostly plain bytes, so the first stop is often deep in the string.
-                    if r.is_multiple_of(11) {
-                        alphabet[(r >> 8) as usize % alphabet.len()]
-                    } else {
-                        0x61 + (r >> 16) as u8 % 26
-                    }
-                })
-                .collect();
-            let want = s.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            assert_eq!(string_stop(&s), want, "{s:?}");
-        }
     }
 
     #[test]

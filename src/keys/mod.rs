@@ -8,6 +8,7 @@
 //! and the V2/MultiHash EPK is a hash of exactly these bytes.
 
 pub mod extract;
+mod jstring;
 pub mod spec;
 pub mod time;
 
