@@ -101,6 +101,7 @@ fn finish_report(
     let recommendation =
         finish::recommend(cfg, &ranked, discovered.as_ref(), &scanned.acc, &target);
     let acc = &scanned.acc;
+    let sampled = ranked.iter().any(|c| c.key_sampling.is_some());
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         tool: ToolInfo {
@@ -116,7 +117,7 @@ fn finish_report(
             input_findings,
         ),
         limits: cfg.limits.clone(),
-        estimates: input::estimates(cfg),
+        estimates: input::estimates(cfg, sampled),
         recommendation,
         discovery: discovered,
         candidates: ranked,

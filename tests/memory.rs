@@ -116,6 +116,15 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
             "{spec}: {de}"
         );
         assert_eq!(e["distinct_estimate"]["method"], "exact");
+        // The report's list of estimates names the key sampling, only when there was some.
+        let names_it = |r: &Value| {
+            r["estimates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x.as_str().unwrap().starts_with("key sampling"))
+        };
+        assert!(names_it(&low) && !names_it(&exact));
         // The frequency counts in the regime's evidence are weighted: it says so.
         let evidence = d["regime_evidence"].as_str().unwrap();
         assert!(

@@ -138,8 +138,8 @@ pub(super) fn input_summary(
     }
 }
 
-/// Which numbers are estimates, in words.
-pub(super) fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
+/// Which numbers are estimates, in words; `sampled`: some candidate's keys were sampled.
+pub(super) fn estimates(cfg: &AnalyzeConfig, sampled: bool) -> Vec<String> {
     let l = &cfg.limits;
     let mut e = vec![format!(
         "stored bytes = minified JSON + {:.0} bytes of system properties per item; index storage is not modelled",
@@ -160,6 +160,9 @@ pub(super) fn estimates(cfg: &AnalyzeConfig) -> Vec<String> {
     }
     if cfg.time_field.is_some() || cfg.growth_per_year.is_some() {
         e.push("time to limits: linear growth (the sample's bytes accrued over its time span, or --growth); dates count from the end of the sample".into());
+    }
+    if sampled {
+        e.push("key sampling (--memory-limit; the candidates with KEYS_SAMPLED): 1 key in 2^k kept by hash (hierarchical keys: 1 first-level value in 2^k) with exact counts; their logical partitions and prefixes are estimates with 95% intervals (kept × 2^k with a binomial score interval, or kept + a HyperLogLog count of the dropped ones), their distributions and skew come from the kept keys (docs/benchmarks.md, Memory)".into());
     }
     if cfg.provisioning.is_some() || cfg.physical_partitions.is_some() || cfg.workload.is_some() {
         e.push("physical layout: partition counts and split points are the service's internal choices; pkadvisor applies the documented rules (docs/model.md)".into());
