@@ -34,6 +34,23 @@ pub mod marker {
     pub const STRING_END: u8 = 0xFF;
 }
 
+/// The encoded key of string components (`None`: Undefined), for tests that build keys by hand.
+#[cfg(test)]
+pub(crate) fn encode_strings(parts: &[Option<&str>]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for p in parts {
+        match p {
+            Some(s) => {
+                k.push(marker::STRING);
+                k.extend_from_slice(s.as_bytes());
+                k.push(marker::STRING_END);
+            }
+            None => k.push(marker::UNDEFINED),
+        }
+    }
+    k
+}
+
 /// Why a document has no key for a candidate (it is counted, not placed in a partition).
 #[derive(
     Debug,

@@ -394,21 +394,7 @@ mod tests {
 
     #[test]
     fn dropped_hierarchical_keys_sketch_their_prefixes() {
-        use crate::keys::marker::{STRING, STRING_END, UNDEFINED};
-        let key = |t: &str, u: Option<&str>| {
-            let mut k = vec![STRING];
-            k.extend_from_slice(t.as_bytes());
-            k.push(STRING_END);
-            match u {
-                Some(u) => {
-                    k.push(STRING);
-                    k.extend_from_slice(u.as_bytes());
-                    k.push(STRING_END);
-                }
-                None => k.push(UNDEFINED),
-            }
-            k
-        };
+        let key = |t: &str, u: Option<&str>| crate::keys::encode_strings(&[Some(t), u]);
         // 300 tenants with 1–10 users each, split over two workers' sketches.
         let (mut a, mut b) = (Dropped::default(), Dropped::default());
         let mut keys = 0;

@@ -562,22 +562,8 @@ mod tests {
 
     #[test]
     fn summarize_counts_special_partitions_and_levels() {
-        use crate::keys::marker::*;
         let mut acc = crate::stats::CandidateAcc::default();
-        let key = |a: &str, b: Option<&str>| {
-            let mut v = vec![STRING];
-            v.extend_from_slice(a.as_bytes());
-            v.push(STRING_END);
-            match b {
-                Some(b) => {
-                    v.push(STRING);
-                    v.extend_from_slice(b.as_bytes());
-                    v.push(STRING_END);
-                }
-                None => v.push(UNDEFINED),
-            }
-            v
-        };
+        let key = |a: &str, b: Option<&str>| crate::keys::encode_strings(&[Some(a), b]);
         acc.add(&key("a", Some("u1")), 100, None);
         acc.add(&key("a", Some("u2")), 100, None);
         acc.add(&key("ab", Some("u1")), 50, None);
@@ -601,7 +587,6 @@ mod tests {
 #[cfg(test)]
 mod sampling_tests {
     use super::*;
-    use crate::keys::marker::{STRING, STRING_END};
 
     fn splitmix(x: &mut u64) -> u64 {
         *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -609,12 +594,6 @@ mod sampling_tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
-    }
-
-    fn push_str(v: &mut Vec<u8>, s: &str) {
-        v.push(STRING);
-        v.extend_from_slice(s.as_bytes());
-        v.push(STRING_END);
     }
 
     /// Summarises `keys` sampled at `level`: the interval of the logical partitions, and that
@@ -652,18 +631,14 @@ mod sampling_tests {
                 for r in 1..=tenants {
                     let users = (1000 / r).max(1) + splitmix(&mut rng) % 3;
                     for u in 0..users {
-                        let mut k = Vec::new();
-                        push_str(&mut k, &format!("t{t}-{r}"));
-                        push_str(&mut k, &format!("u{u}"));
-                        keys.push(k);
+                        let (tenant, user) = (format!("t{t}-{r}"), format!("u{u}"));
+                        keys.push(crate::keys::encode_strings(&[Some(&tenant), Some(&user)]));
                     }
                 }
             } else {
                 let n = 300 + splitmix(&mut rng) % 4000;
                 for i in 0..n {
-                    let mut k = Vec::new();
-                    push_str(&mut k, &format!("t{t}-{i}"));
-                    keys.push(k);
+                    keys.push(crate::keys::encode_strings(&[Some(&format!("t{t}-{i}"))]));
                 }
             }
             let truth = keys.len() as u64;
