@@ -253,4 +253,9 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
     // The sample's own count reads as an estimate wherever it is stated.
     assert!(out.stdout.contains("documents in about "), "{}", out.stdout);
     assert!(out.stdout.contains("cardinality: about "), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("| exact, keys sampled |"),
+        "{}",
+        out.stdout
+    );
 }

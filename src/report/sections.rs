@@ -235,7 +235,13 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                 c.kind.to_string(),
                 verdict_cell(c),
                 format!("{:.0}", c.score),
-                c.regime.name().to_string(),
+                // The regime describes the projection; a sampled candidate's own counts are
+                // estimates whatever it is.
+                if c.key_sampling.is_some() {
+                    format!("{}, keys sampled", c.regime.name())
+                } else {
+                    c.regime.name().to_string()
+                },
                 distinct_cell(c),
                 size_cell(c),
                 percent(c.max_logical_partition_bytes / r.limits.logical_partition_bytes),
