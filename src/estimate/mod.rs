@@ -332,6 +332,46 @@ mod tests {
     }
 
     #[test]
+    fn key_sampling_widens_the_distinct_range() {
+        // Unprojected: the sample's own interval becomes the range, named.
+        let counts = vec![1u64; 800];
+        let mut p = Projector::new(
+            &counts,
+            &Target {
+                documents: 800.0,
+                mean_doc_bytes: 1000.0,
+                projected: false,
+            },
+            false,
+        );
+        assert_eq!(p.distinct.method, "exact");
+        p.widen_for_key_sampling(700, 800, 900, 8);
+        assert_eq!(
+            (p.distinct.low, p.distinct.estimate, p.distinct.high),
+            (700.0, 800.0, 900.0)
+        );
+        assert!(p.distinct.method.starts_with("key sampling: 1 key in 8"));
+        assert!(p.regime_evidence.contains("count each kept key 8 times"));
+        // Projected: each end of the estimators' range scales by its end's ratio to the
+        // weighted count the estimators saw (600 tenants, each 50 times: d = 600).
+        let counts = vec![50u64; 600];
+        let mut p = Projector::new(&counts, &target(3e8), false);
+        let (lo, est, hi) = (p.distinct.low, p.distinct.estimate, p.distinct.high);
+        p.widen_for_key_sampling(540, 600, 660, 4);
+        assert!((p.distinct.low - lo * 0.9).abs() < 1e-9, "{:?}", p.distinct);
+        assert!((p.distinct.estimate - est).abs() < 1e-9);
+        assert!(
+            (p.distinct.high - hi * 1.1).abs() < 1e-9,
+            "{:?}",
+            p.distinct
+        );
+        assert!(p
+            .distinct
+            .method
+            .ends_with("scaled by the key sampling (1 key in 4 kept by hash, 95 % interval)"));
+    }
+
+    #[test]
     fn heavy_keys_get_a_wilson_interval() {
         // One key with 300 of 1,000 documents, 700 singletons; N = 1e6.
         let mut counts = vec![1u64; 700];
