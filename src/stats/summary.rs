@@ -163,8 +163,10 @@ struct SampledEstimates {
 }
 
 impl Sampled<'_> {
-    /// Kept keys stand for 2^level keys each (Undefined and Null for themselves); the dropped
-    /// keys' bytes are projected like the kept keys' bytes on average.
+    /// The logical partitions behind the kept keys, with their interval
+    /// ([`super::sampling::partitions_estimate`]: kept × 2^level for one-level keys, kept plus a
+    /// sketch of the dropped keys for hierarchical ones); the dropped keys' bytes are projected
+    /// like the kept keys' bytes on average.
     fn estimates(
         &self,
         dropped: &super::sampling::Dropped,
