@@ -74,7 +74,10 @@ fn stop_bits(w: u64) -> u64 {
 /// The first byte of `s` that ends or interrupts a string's plain run: `"`, `\` or a control
 /// character. Most strings are short (names, ids): their first 32 bytes are read 8 at a time as
 /// words; the rest in 32-byte chunks (the compiler turns the fold into SIMD compares), the chunk
-/// with a hit then read as words too.
+/// with a hit then read as words too. What is left after the last whole chunk (or word) is read
+/// as the last 32 bytes (or 8) of `s`, overlapping bytes already known to hold no stop, so the
+/// first stop found there is the first in `s`: no byte-by-byte loop, which the closing quote of
+/// a long string at the end of a record used to reach.
 #[inline]
 pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
     let words = |from: usize, to: usize| -> Option<usize> {
@@ -89,25 +92,36 @@ pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
         }
         None
     };
-    let head = s.len().min(32) & !7;
+    let n = s.len();
+    let head = n.min(32) & !7;
     if let Some(i) = words(0, head) {
         return Some(i);
     }
-    let mut base = head;
-    if head == 32 {
-        let stop = |b: u8| (b == b'"') | (b == b'\\') | (b < 0x20);
-        let mut chunks = s[32..].chunks_exact(32);
-        for c in &mut chunks {
-            if c.iter().fold(false, |a, &b| a | stop(b)) {
-                return words(base, base + 32);
-            }
-            base += 32;
-        }
+    if head < 32 {
+        // Fewer than 32 bytes: at most 7 left after the words.
+        return if head == n {
+            None
+        } else if n >= 8 {
+            words(n - 8, n)
+        } else {
+            s.iter()
+                .position(|&b| (b == b'"') | (b == b'\\') | (b < 0x20))
+        };
     }
-    s[base..]
-        .iter()
-        .position(|&b| (b == b'"') | (b == b'\\') | (b < 0x20))
-        .map(|i| base + i)
+    let stop = |b: u8| (b == b'"') | (b == b'\\') | (b < 0x20);
+    let mut base = head;
+    let mut chunks = s[32..].chunks_exact(32);
+    for c in &mut chunks {
+        if c.iter().fold(false, |a, &b| a | stop(b)) {
+            return words(base, base + 32);
+        }
+        base += 32;
+    }
+    if base == n {
+        None
+    } else {
+        words(n - 32, n)
+    }
 }
 
 #[cfg(test)]
