@@ -1,0 +1,365 @@
+//! Tests of [`super`] (`file.rs`), kept beside it in their own file.
+
+use super::*;
+
+const EXAMPLE: &str = r#"
+consistency: session
+indexing: default
+writes:   { per_sec: 2000, kind: insert }
+reads:    { per_sec: 5000, by: [/tenantId, /id] }
+queries:
+  - name: sessions of a user
+    per_sec: 300
+    filter: { /tenantId: eq, /userId: eq }
+  - name: recent
+    per_sec: 2.5
+    filter:
+      /userId: { in: 5 }
+      /tenantId: in
+      /ts: range
+    ru: 12
+"#;
+
+fn invalid(text: &str) -> String {
+    parse(text, "workload.yaml", false).unwrap_err().to_string()
+}
+
+#[test]
+fn parses_the_documented_example() {
+    let w = parse(EXAMPLE, "workload.yaml", false).unwrap();
+    assert_eq!(w.consistency, Consistency::Session);
+    assert_eq!(w.indexing, Indexing::Default);
+    assert_eq!(
+        w.writes,
+        Some(Writes {
+            per_sec: 2000.0,
+            kind: WriteKind::Insert
+        })
+    );
+    let reads = w.reads.as_ref().unwrap();
+    assert_eq!(reads.per_sec, 5000.0);
+    assert_eq!(reads.by, vec!["/tenantId", "/id"]);
+    assert_eq!(w.queries.len(), 2);
+    assert_eq!(w.queries[0].name, "sessions of a user");
+    assert_eq!(
+        w.queries[0].filter,
+        vec![
+            ("/tenantId".to_string(), FilterOp::Eq),
+            ("/userId".to_string(), FilterOp::Eq)
+        ]
+    );
+    assert_eq!(w.queries[0].ru, None);
+    // Order as written, not sorted.
+    assert_eq!(
+        w.queries[1].filter,
+        vec![
+            ("/userId".to_string(), FilterOp::In(5)),
+            ("/tenantId".to_string(), FilterOp::In(3)),
+            ("/ts".to_string(), FilterOp::Range)
+        ]
+    );
+    assert_eq!(w.queries[1].ru, Some(12.0));
+    assert_eq!(w.queries[1].per_sec, 2.5);
+}
+
+#[test]
+fn defaults_when_fields_are_absent() {
+    let w = parse("writes: { per_sec: 10 }", "w.yaml", false).unwrap();
+    assert_eq!(w.consistency, Consistency::Session);
+    assert_eq!(w.indexing, Indexing::Default);
+    assert_eq!(w.writes.unwrap().kind, WriteKind::Insert);
+    assert!(w.reads.is_none());
+    assert!(w.queries.is_empty());
+    let w = parse("reads: { per_sec: 1 }", "w.yaml", false).unwrap();
+    assert!(w.reads.unwrap().by.is_empty());
+}
+
+#[test]
+fn parses_json_keeping_filter_order() {
+    let text = r#"{
+            "consistency": "strong",
+            "indexing": {"included_paths": 4},
+            "writes": {"per_sec": 5, "kind": "upsert"},
+            "queries": [{"name": "q", "per_sec": 1,
+                         "filter": {"/z": "eq", "/a": {"in": 2}, "/m": "in7"}}]
+        }"#;
+    let w = parse(text, "w.json", true).unwrap();
+    assert_eq!(w.consistency, Consistency::Strong);
+    assert_eq!(w.indexing, Indexing::IncludedPaths(4));
+    assert_eq!(w.writes.unwrap().kind, WriteKind::Upsert);
+    let paths: Vec<_> = w.queries[0]
+        .filter
+        .iter()
+        .map(|(p, op)| format!("{p}:{op}"))
+        .collect();
+    assert_eq!(paths, vec!["/z:eq", "/a:in2", "/m:in7"]);
+    // The same JSON through the YAML parser.
+    assert_eq!(
+        parse(text, "w", false).unwrap(),
+        parse(text, "w", true).unwrap()
+    );
+}
+
+#[test]
+fn indexing_and_consistency_values() {
+    let w = parse("indexing: none\nconsistency: bounded_staleness", "w", false).unwrap();
+    assert_eq!(w.indexing, Indexing::None);
+    assert_eq!(w.consistency, Consistency::BoundedStaleness);
+    assert!(w.consistency.doubles_read_cost());
+    assert!(!Consistency::Eventual.doubles_read_cost());
+    assert_eq!(
+        invalid("consistency: strng"),
+        "workload.yaml: consistency: unknown value `strng`; accepted: strong, \
+             bounded_staleness, session, consistent_prefix, eventual"
+    );
+    assert_eq!(
+        invalid("indexing: lazy"),
+        "workload.yaml: indexing: unknown value `lazy`; accepted: default, none, \
+             { included_paths: n }"
+    );
+    assert_eq!(
+        invalid("indexing: { included_paths: 2.5 }"),
+        "workload.yaml: indexing.included_paths: must be a whole number of at least 0, got 2.5"
+    );
+    assert_eq!(
+        invalid("writes: { per_sec: 1, kind: delete }"),
+        "workload.yaml: writes.kind: unknown value `delete`; accepted: insert, upsert, replace"
+    );
+}
+
+#[test]
+fn precise_validation_errors() {
+    assert_eq!(
+        invalid("writes: { per_sec: -5 }"),
+        "workload.yaml: writes.per_sec: must be a number of at least 0, got -5"
+    );
+    assert_eq!(
+        invalid("reads: { per_sec: 1, by: [id] }"),
+        "workload.yaml: reads.by[0]: path `id` must start with `/`"
+    );
+    let q = |filter: &str| {
+        format!(
+            "queries:\n- {{ name: a, per_sec: 1, filter: {{ /a: eq }} }}\n\
+                 - {{ name: b, per_sec: 1, filter: {{ /b: eq }} }}\n\
+                 - {{ name: c, per_sec: 1, filter: {filter} }}\n"
+        )
+    };
+    assert_eq!(
+        invalid(&q("{ /a: eq, status: eq }")),
+        "workload.yaml: queries[2].filter: path `status` must start with `/`"
+    );
+    assert_eq!(
+        invalid(&q("{}")),
+        "workload.yaml: queries[2].filter: must name at least one path (a query without a \
+             filter reads every partition; describe it with the property it scans, e.g. \
+             `/type: range`)"
+    );
+    assert_eq!(
+        invalid(&q("{ /a: equals }")),
+        "workload.yaml: queries[2].filter./a: unknown operator `equals`; accepted: eq, in, \
+             in<N>, {in: N}, range"
+    );
+    assert_eq!(
+        invalid(&q("{ /a: { in: 0 } }")),
+        "workload.yaml: queries[2].filter./a: `in` needs a whole number of values of at \
+             least 1, got 0"
+    );
+    assert_eq!(
+        invalid(&q("{ /a: { out: 2 } }")),
+        "workload.yaml: queries[2].filter./a: got a mapping; accepted: eq, in, in<N>, \
+             {in: N}, range"
+    );
+    let e = invalid(&q("{ \"/a b\": eq }"));
+    assert!(
+        e.starts_with("workload.yaml: queries[2].filter: invalid path `/a b`: "),
+        "{e}"
+    );
+    assert_eq!(
+        invalid(&q("{ /a+/b: eq }")),
+        "workload.yaml: queries[2].filter: `/a+/b` is not a single property path"
+    );
+    assert_eq!(
+        invalid(
+            "queries:\n- { name: a, per_sec: 1, filter: { /a: eq } }\n\
+                 - { name: a, per_sec: 2, filter: { /b: eq } }\n"
+        ),
+        "workload.yaml: queries[1].name: duplicate query name `a` (also queries[0])"
+    );
+    assert_eq!(
+        invalid("queries:\n- { name: a, per_sec: 1, filter: { /a: eq }, ru: -1 }"),
+        "workload.yaml: queries[0].ru: must be a number of at least 0, got -1"
+    );
+    assert_eq!(
+        invalid("queries:\n- { name: ' ', per_sec: 1, filter: { /a: eq } }"),
+        "workload.yaml: queries[0].name: must not be empty"
+    );
+}
+
+#[test]
+fn unknown_fields_and_syntax_errors_name_the_file() {
+    let e = invalid("writes: { per_sec: 1 }\nquries: []");
+    assert!(
+        e.starts_with("workload.yaml: unknown field `quries`"),
+        "{e}"
+    );
+    let e = invalid("queries:\n- { name: a, per_sec: 1, filtr: { /a: eq } }");
+    assert!(e.contains("unknown field `filtr`"), "{e}");
+    assert!(e.starts_with("workload.yaml: queries[0]"), "{e}");
+    let e = invalid("writes: { per_sec: 1, knd: insert }");
+    assert!(e.contains("unknown field `knd`"), "{e}");
+    let e = parse("{\"writes\": {\"per_sec\": 1, \"x\": 2}}", "w.json", true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("w.json: unknown field `x`"), "{e}");
+    assert_eq!(invalid("  \n"), "workload.yaml: empty workload file");
+    let e = invalid("writes: [");
+    assert!(e.starts_with("workload.yaml: "), "{e}");
+    let e = invalid("queries:\n- { name: a, per_sec: 1, filter: { /a: eq, /a: in } }");
+    assert!(e.starts_with("workload.yaml: "), "{e}");
+}
+
+#[test]
+fn load_reads_files_by_extension() {
+    let dir = std::env::temp_dir().join(format!("pkadvisor-workload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let yaml = dir.join("w.yml");
+    std::fs::write(&yaml, EXAMPLE).unwrap();
+    assert_eq!(load(&yaml).unwrap().queries.len(), 2);
+    let json = dir.join("w.json");
+    std::fs::write(&json, "{\"writes\": {\"per_sec\": 3}}").unwrap();
+    assert_eq!(load(&json).unwrap().writes.unwrap().per_sec, 3.0);
+    let missing = dir.join("missing.yaml");
+    let e = load(&missing).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: cannot read: ", missing.display())),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_fixture_is_valid() {
+    let text = include_str!("../../../fixtures/workload.yaml");
+    let w = parse(text, "fixtures/workload.yaml", false).unwrap();
+    assert_eq!(w.writes.unwrap().per_sec, 2000.0);
+    assert_eq!(w.reads.unwrap().by, vec!["/tenantId", "/id"]);
+    let names: Vec<_> = w.queries.iter().map(|q| q.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec![
+            "sessions of a user",
+            "tenant dashboard",
+            "all failed payments"
+        ]
+    );
+}
+
+#[test]
+fn query_flag_shortcut() {
+    let q = parse_query_flag("name=tenant dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5")
+        .unwrap();
+    assert_eq!(q.name, "tenant dashboard");
+    assert_eq!(q.per_sec, 20.0);
+    assert_eq!(
+        q.filter,
+        vec![
+            ("/tenantId".to_string(), FilterOp::Eq),
+            ("/userId".to_string(), FilterOp::In(5))
+        ]
+    );
+    assert_eq!(q.ru, None);
+    let q = parse_query_flag("name=x, per_sec=1.5, filter=/a:in+/b:range+/c, ru=7").unwrap();
+    assert_eq!(
+        q.filter,
+        vec![
+            ("/a".to_string(), FilterOp::In(3)),
+            ("/b".to_string(), FilterOp::Range),
+            ("/c".to_string(), FilterOp::Eq)
+        ]
+    );
+    assert_eq!(q.ru, Some(7.0));
+    // Quoted segments may contain the separators.
+    let q = parse_query_flag(r#"name=q,per_sec=1,filter=/"a,b+c:d":in2+/x:y:eq"#).unwrap();
+    assert_eq!(
+        q.filter,
+        vec![
+            (r#"/"a,b+c:d""#.to_string(), FilterOp::In(2)),
+            ("/x:y".to_string(), FilterOp::Eq)
+        ]
+    );
+    let err = |s: &str| parse_query_flag(s).unwrap_err().to_string();
+    assert_eq!(err("name=q,per_sec=1"), "--query: filter: missing");
+    assert_eq!(err("per_sec=1,filter=/a"), "--query: name: missing");
+    assert_eq!(
+        err("name=q,per_sec=fast,filter=/a"),
+        "--query: per_sec: expected a number, got `fast`"
+    );
+    assert_eq!(
+        err("name=q,per_sec=1,filter=status:eq"),
+        "--query: filter: path `status` must start with `/`"
+    );
+    assert_eq!(
+        err("name=q,per_sec=1,filter=/a:like"),
+        "--query: filter./a: unknown operator `like`; accepted: eq, in, in<N>, {in: N}, range"
+    );
+    assert_eq!(
+        err("name=q,per_sec=1,filter=/a,rate=3"),
+        "--query: rate: unknown key; accepted: name, per_sec, filter, ru"
+    );
+    assert_eq!(err("name=q,name=r"), "--query: name: given twice");
+    assert_eq!(
+        err("name=q,oops"),
+        "--query: expected key=value, got `oops`"
+    );
+    assert_eq!(
+        err("name=q,per_sec=-1,filter=/a"),
+        "--query: per_sec: must be a number of at least 0, got -1"
+    );
+}
+
+#[test]
+fn from_rates_builds_and_validates() {
+    let q = parse_query_flag("name=q,per_sec=1,filter=/a").unwrap();
+    let w = Workload::from_rates(Some(100.0), Some(50.0), vec![q.clone()]).unwrap();
+    assert_eq!(w.writes.unwrap().kind, WriteKind::Insert);
+    assert_eq!(w.reads.as_ref().unwrap().per_sec, 50.0);
+    assert!(w.reads.as_ref().unwrap().by.is_empty());
+    assert_eq!(w.consistency, Consistency::Session);
+    assert!(!w.is_empty());
+    assert!(Workload::from_rates(None, None, vec![]).unwrap().is_empty());
+    assert_eq!(
+        Workload::from_rates(Some(-1.0), None, vec![])
+            .unwrap_err()
+            .to_string(),
+        "command line: writes.per_sec: must be a number of at least 0, got -1"
+    );
+    assert_eq!(
+        Workload::from_rates(None, None, vec![q.clone(), q])
+            .unwrap_err()
+            .to_string(),
+        "command line: queries[1].name: duplicate query name `q` (also queries[0])"
+    );
+}
+
+#[test]
+fn filter_op_names_round_trip() {
+    for op in [
+        FilterOp::Eq,
+        FilterOp::In(1),
+        FilterOp::In(12),
+        FilterOp::Range,
+    ] {
+        assert_eq!(FilterOp::from_name(&op.to_string()), Some(op));
+    }
+    assert_eq!(FilterOp::from_name("in"), Some(FilterOp::In(3)));
+    assert_eq!(FilterOp::from_name("in0"), None);
+    assert_eq!(FilterOp::from_name("inx"), None);
+    assert_eq!(
+        serde_json::to_string(&FilterOp::In(4)).unwrap(),
+        "{\"in\":4}"
+    );
+    assert_eq!(
+        serde_json::to_string(&Indexing::IncludedPaths(2)).unwrap(),
+        "{\"included_paths\":2}"
+    );
+}
