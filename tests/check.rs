@@ -309,3 +309,92 @@ fn write_baseline_over_an_input_is_refused_and_the_input_kept() {
     assert_eq!(std::fs::read_to_string(&data).unwrap(), content);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--min-first-level` on a hierarchical key, exact and with keys sampled by `--memory-limit`:
+/// an exact count fails below the minimum; an estimated one fails only when its whole 95 %
+/// interval is below, warns (exit 0) when the interval straddles the minimum, and passes above.
+#[test]
+fn first_level_minimum_judges_an_estimate_by_its_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tenants.jsonl");
+    // 40,000 documents, 2,000 tenants of 20 users each, every user distinct.
+    let mut text = String::new();
+    for i in 0..40_000 {
+        text.push_str(&format!(
+            "{{\"id\":\"d{i}\",\"t\":\"t{}\",\"u\":\"u{i}\"}}\n",
+            i % 2000
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let gate = |min: u64, sampled: bool| {
+        let min = min.to_string();
+        let mut args = vec![file, "--key", "/t>/u", "--min-first-level", &min];
+        args.extend(["--format", "json"]);
+        if sampled {
+            args.extend(["--memory-limit", "1MB"]);
+        }
+        let o = check(&args, &[]);
+        let r = json(&o);
+        let first = r["candidates"][0]["levels"][0].clone();
+        let v: Vec<(String, String)> = r["check"]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|v| v["code"] == "POLICY_FIRST_LEVEL_CARDINALITY")
+            .map(|v| {
+                let s = |k: &str| v[k].as_str().unwrap().to_string();
+                (s("severity"), s("message"))
+            })
+            .collect();
+        (o.status.code(), first, v)
+    };
+
+    // Exact: 2,000 tenants.
+    let (code, first, v) = gate(2001, false);
+    assert_eq!(first["distinct_prefixes"], 2000);
+    assert!(first.get("distinct_prefixes_range").is_none(), "{first}");
+    assert_eq!(code, Some(1));
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].0, "fail");
+    assert!(
+        v[0].1
+            .starts_with("the first level has 2000 distinct values"),
+        "{}",
+        v[0].1
+    );
+    let (code, _, v) = gate(2000, false);
+    assert_eq!((code, v.len()), (Some(0), 0));
+
+    // Sampled: an estimate whose interval holds the truth.
+    let (_, first, _) = gate(1, true);
+    let range = &first["distinct_prefixes_range"];
+    let (lo, hi) = (range[0].as_u64().unwrap(), range[1].as_u64().unwrap());
+    assert!(
+        lo <= 2000 && 2000 <= hi,
+        "interval {lo}-{hi} holds the 2,000 tenants"
+    );
+    assert!(lo < hi, "a sampled count has a real interval: {lo}-{hi}");
+    // The whole interval under the minimum: fails.
+    let (code, _, v) = gate(hi + 1, true);
+    assert_eq!(code, Some(1));
+    assert_eq!(v[0].0, "fail");
+    assert!(
+        v[0].1.contains(&format!(
+            "95 % interval {lo} – {hi}, all under the policy's {}",
+            hi + 1
+        )),
+        "{}",
+        v[0].1
+    );
+    // The minimum inside the interval: the sample cannot tell, a warning, the gate passes.
+    let (code, _, v) = gate(hi, true);
+    assert_eq!(code, Some(0));
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].0, "warn");
+    assert!(v[0].1.contains("straddles the policy's"), "{}", v[0].1);
+    assert!(v[0].1.contains("raise --memory-limit"), "{}", v[0].1);
+    // The whole interval at or above the minimum: passes, nothing to say.
+    let (code, _, v) = gate(lo, true);
+    assert_eq!((code, v.len()), (Some(0), 0));
+}

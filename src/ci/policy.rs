@@ -5,6 +5,7 @@ use serde::Deserialize;
 use super::{Location, Violation};
 use crate::advise::{Severity, Verdict};
 use crate::report::CandidateReport;
+use crate::stats::summary::LevelStats;
 
 /// Which verdict fails the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
@@ -31,6 +32,41 @@ pub struct Policy {
     pub min_first_level: Option<u64>,
     /// Fan-out overhead share of query RU/s (off).
     pub max_fanout_share: Option<f64>,
+}
+
+/// `min_first_level` against a hierarchical key's first level. An exact count fails below the
+/// minimum. A count estimated from sampled keys (`--memory-limit`) fails only when its whole
+/// 95 % interval is below it; an interval that straddles it is a warning, since the sample
+/// cannot tell which side the key is on (an exact count needs a larger memory limit).
+fn first_level_check(first: &LevelStats, min: u64) -> Option<Violation> {
+    let code = "POLICY_FIRST_LEVEL_CARDINALITY".to_string();
+    let n = first.distinct_prefixes;
+    let (severity, message) = match first.distinct_prefixes_range {
+        None if n < min => (
+            Severity::Fail,
+            format!("the first level has {n} distinct values in the sample, under the policy's {min}"),
+        ),
+        None => return None,
+        Some([lo, hi]) if hi < min => (
+            Severity::Fail,
+            format!(
+                "the first level has about {n} distinct values in the sample (keys were sampled by --memory-limit; 95 % interval {lo} – {hi}, all under the policy's {min})"
+            ),
+        ),
+        Some([lo, hi]) if lo < min => (
+            Severity::Warn,
+            format!(
+                "the first level has about {n} distinct values in the sample, but keys were sampled by --memory-limit and the 95 % interval {lo} – {hi} straddles the policy's {min}: the sample cannot tell whether the key meets it (raise --memory-limit for an exact count)"
+            ),
+        ),
+        Some(_) => return None,
+    };
+    Some(Violation {
+        code,
+        severity,
+        message,
+        locations: Vec::new(),
+    })
 }
 
 fn pct(x: f64) -> String {
@@ -115,20 +151,11 @@ pub fn evaluate(
         ));
     }
     if let (Some(min), Some(first)) = (p.min_first_level, c.levels.first()) {
-        if first.distinct_prefixes < min {
-            out.push(fail(
-                "POLICY_FIRST_LEVEL_CARDINALITY",
-                match first.distinct_prefixes_range {
-                    None => format!(
-                        "the first level has {} distinct values in the sample, under the policy's {min}",
-                        first.distinct_prefixes
-                    ),
-                    Some([lo, hi]) => format!(
-                        "the first level has about {} distinct values in the sample (keys were sampled by --memory-limit; 95 % interval {lo} – {hi}), under the policy's {min}",
-                        first.distinct_prefixes
-                    ),
-                },
-            ));
+        if let Some(v) = first_level_check(first, min) {
+            out.push(Violation {
+                locations: loc(),
+                ..v
+            });
         }
     }
     if let (Some(max), Some(w)) = (p.max_fanout_share, c.workload.as_ref()) {
@@ -146,4 +173,42 @@ pub fn evaluate(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(n: u64, range: Option<[u64; 2]>) -> LevelStats {
+        LevelStats {
+            level: 1,
+            distinct_prefixes: n,
+            distinct_prefixes_range: range,
+            largest_prefix_bytes: 0.0,
+            largest_prefix: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn first_level_minimum_fails_exact_counts_and_intervals_wholly_below() {
+        let sev = |l: &LevelStats, min: u64| first_level_check(l, min).map(|v| v.severity);
+        // Exact: below fails, at the minimum passes.
+        assert_eq!(sev(&level(99, None), 100), Some(Severity::Fail));
+        assert_eq!(sev(&level(100, None), 100), None);
+        // Estimated 100 (95 % interval 90 – 110): wholly below a minimum of 111 fails; a
+        // minimum inside the interval (on either side of the estimate, or at its ends) warns;
+        // at or under its low end passes.
+        let est = level(100, Some([90, 110]));
+        assert_eq!(sev(&est, 111), Some(Severity::Fail));
+        for min in [91, 100, 101, 110] {
+            assert_eq!(sev(&est, min), Some(Severity::Warn), "minimum {min}");
+        }
+        assert_eq!(sev(&est, 90), None);
+        assert_eq!(sev(&est, 1), None);
+        let msg = first_level_check(&est, 105).unwrap().message;
+        assert!(
+            msg.contains("95 % interval 90 – 110 straddles the policy's 105"),
+            "{msg}"
+        );
+    }
 }
