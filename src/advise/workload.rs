@@ -362,9 +362,9 @@ pub fn monotonic_correlation(stats: &CandidateStats) -> Option<f64> {
         .partitions
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| {
-            p.sample
-                .time_range()
+        .filter_map(|(i, _)| {
+            stats
+                .time_range(i)
                 .map(|(first, _)| (ranks[i], first as f64))
         })
         .unzip();

@@ -128,7 +128,7 @@ pub(super) fn time_to_limit(
     let mut best: Option<(usize, advise::workload::TimeToLimitEval)> = None;
     // Only partitions still receiving writes grow: the largest one written to in the last tenth
     // of the sample's time span (all of them when no time field says otherwise).
-    let active = |i: usize| match (span, stats.partitions[i].sample.time_range()) {
+    let active = |i: usize| match (span, stats.time_range(i)) {
         (Some((a, b)), Some((_, last))) if b > a => last >= b - (b - a) / 10,
         _ => true,
     };

@@ -61,12 +61,29 @@ impl KeyRef {
 #[derive(Debug, Clone, Default)]
 pub struct KeyArenas {
     arenas: Vec<Vec<u8>>,
+    /// Whether each part's records carry first and last times.
+    timed: Vec<bool>,
 }
 
 impl KeyArenas {
-    /// Arenas of a drained map, by part.
-    pub(super) fn new(arenas: Vec<Vec<u8>>) -> KeyArenas {
-        KeyArenas { arenas }
+    /// Arenas of a drained map, by part, with whether each part's records carry times.
+    pub(super) fn new(arenas: Vec<Vec<u8>>, timed: Vec<bool>) -> KeyArenas {
+        debug_assert_eq!(arenas.len(), timed.len());
+        KeyArenas { arenas, timed }
+    }
+
+    /// The first and last time of the record holding `r`'s key, when its part carries times
+    /// and the key saw one ([`super::PartitionCounts::time_range`]).
+    pub fn time_range(&self, r: KeyRef) -> Option<(i64, i64)> {
+        if !self.timed.get(r.part()).copied().unwrap_or(false) {
+            return None;
+        }
+        let at = r.off as usize - super::keymap::TIMED_KEY_OFFSET;
+        let word = |i: usize| {
+            i64::from_ne_bytes(self.arenas[r.part()][i..i + 8].try_into().expect("8 bytes"))
+        };
+        let (first, last) = (word(at), word(at + 8));
+        (first <= last).then_some((first, last))
     }
 
     /// The bytes of a key.
@@ -94,6 +111,7 @@ impl KeyArenas {
         (
             KeyArenas {
                 arenas: vec![arena],
+                timed: vec![false],
             },
             refs,
         )
@@ -110,7 +128,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<KeyRef>(), 24);
         assert_eq!(
             std::mem::size_of::<crate::stats::summary::PartitionRow>(),
-            72
+            56
         );
     }
 

@@ -35,6 +35,10 @@ const COUNTS: usize = 16;
 /// A timed record's first and last time (two more words): only in parts that have seen a time.
 const TIMES: usize = 16;
 
+/// How far before a timed record's key bytes its first time is (then its last time, then the
+/// key's length): what [`KeyArenas::time_range`] reads.
+pub(super) const TIMED_KEY_OFFSET: usize = TIMES + 4;
+
 /// A record's header: its counts, its times if the part is timed, its key's length (4 bytes);
 /// the key bytes follow.
 #[inline]
@@ -622,7 +626,7 @@ impl KeyMap {
                 row(r, key, record_counts(arena, at, timed[pi]))
             })
             .collect();
-        (rows, KeyArenas::new(arenas))
+        (rows, KeyArenas::new(arenas, timed))
     }
 }
 

@@ -39,6 +39,16 @@ pub struct PartitionCounts {
     pub last_ts: i64,
 }
 
+/// A partition's sample counts as the summaries keep them: documents and minified bytes. (The
+/// first and last times stay in the key map's records: [`summary::CandidateStats::time_range`].)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleCounts {
+    /// Documents in the partition.
+    pub documents: u64,
+    /// Bytes of those documents minified (whitespace outside strings removed).
+    pub minified_bytes: u64,
+}
+
 impl Default for PartitionCounts {
     fn default() -> Self {
         PartitionCounts {

@@ -8,7 +8,7 @@ use super::keymap::{KeyArenas, KeyMap, KeyRef};
 use super::sampling::{always_kept, KeySampling};
 use super::spread::{distribution, skew_of, Sizes};
 pub use super::spread::{skew, Distribution, Skew};
-use super::PartitionCounts;
+use super::SampleCounts;
 use crate::keys::{self, prefix_len};
 
 /// One logical partition after projection.
@@ -17,7 +17,7 @@ pub struct PartitionRow {
     /// Where the encoded key is stored ([`CandidateStats::key`] gives its bytes).
     pub key: KeyRef,
     /// Sample counts.
-    pub sample: PartitionCounts,
+    pub sample: SampleCounts,
     /// Projected documents (`sample.documents × scale(sample.documents)`; see `estimate`).
     pub documents: f64,
     /// Projected stored bytes: (minified bytes + overhead per document) × the same scale. An
@@ -93,6 +93,12 @@ impl CandidateStats {
     #[inline]
     pub fn key(&self, i: usize) -> &[u8] {
         self.keys.get(self.partitions[i].key)
+    }
+
+    /// The sample's first and last time of `partitions[i]` (epoch seconds), when the scan
+    /// tracked a time field and saw one for it.
+    pub fn time_range(&self, i: usize) -> Option<(i64, i64)> {
+        self.keys.time_range(self.partitions[i].key)
     }
 
     /// The encoded key of a partition row of these statistics.
@@ -293,7 +299,10 @@ pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
     let (partitions, arenas) = map.drain(|key, _, c| PartitionRow {
         key,
-        sample: c,
+        sample: SampleCounts {
+            documents: c.documents,
+            minified_bytes: c.minified_bytes,
+        },
         documents: 0.0,
         bytes: 0.0,
     });
