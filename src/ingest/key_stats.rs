@@ -112,6 +112,7 @@ impl<'c> Loader<'c> {
                     "composite_value" => KeyError::CompositeValue,
                     "number_out_of_range" => KeyError::NumberOutOfRange,
                     "not_a_timestamp" => KeyError::NotATimestamp,
+                    "key_too_long" => KeyError::KeyTooLong,
                     "number_form" => {
                         self.number_form += row.documents;
                         return Ok(());
@@ -241,6 +242,9 @@ fn encode_key(
                 out.push(marker::STRING_END);
             }
         }
+    }
+    if out.len() > crate::keys::MAX_KEY_BYTES {
+        return Ok(Err(KeyError::KeyTooLong));
     }
     Ok(Ok(()))
 }

@@ -73,7 +73,14 @@ pub enum KeyError {
     NumberOutOfRange,
     /// A time-bucket path holds something that is not an ISO-8601 string or epoch number.
     NotATimestamp,
+    /// The encoded key is longer than [`MAX_KEY_BYTES`] (a partition key value is at most
+    /// 2 KB; only a record raised past the default `--max-record-bytes` can hold one).
+    KeyTooLong,
 }
+
+/// The longest encoded key counted in a partition (16 MiB): the key maps address key bytes
+/// with 26 bits ([`crate::stats::keymap::KeyRef`]), and a longer key is no partition key.
+pub const MAX_KEY_BYTES: usize = 16 << 20;
 
 impl KeyError {
     /// A sentence for the user.
@@ -82,6 +89,7 @@ impl KeyError {
             KeyError::CompositeValue => "the key path holds an object or array, which cannot be a partition key value",
             KeyError::NumberOutOfRange => "the key path holds a number outside the range of a double",
             KeyError::NotATimestamp => "the time-bucket path holds neither an ISO-8601 string nor epoch seconds/milliseconds",
+            KeyError::KeyTooLong => "the key value is longer than 16 MiB (a partition key value is at most 2 KB)",
         }
     }
 }
@@ -168,6 +176,9 @@ impl KeyPlan {
                 CompiledLevel::Direct(slot) => encode_direct(&values[*slot], out)?,
                 CompiledLevel::Composed(parts) => self.encode_composed(parts, values, out)?,
             }
+        }
+        if out.len() > MAX_KEY_BYTES {
+            return Err(KeyError::KeyTooLong);
         }
         Ok(())
     }
@@ -466,6 +477,27 @@ mod tests {
         v.extend_from_slice(text.as_bytes());
         v.push(marker::STRING_END);
         v
+    }
+
+    #[test]
+    fn a_key_longer_than_16_mib_is_a_key_error() {
+        // A string key is its value between two marker bytes: a value of the limit less 2
+        // bytes makes a key of exactly the limit, one byte more is over it; a synthetic key of
+        // two values of half the limit is over it too.
+        let at = |n: usize| format!("{{\"a\":\"{}\",\"b\":\"x\"}}", "v".repeat(n));
+        let fits = keys("/a", &at(MAX_KEY_BYTES - 2));
+        assert_eq!(fits[0].as_ref().map(Vec::len), Ok(MAX_KEY_BYTES));
+        assert_eq!(
+            keys("/a", &at(MAX_KEY_BYTES - 1))[0],
+            Err(KeyError::KeyTooLong)
+        );
+        let v = "v".repeat(MAX_KEY_BYTES / 2);
+        let half = format!("{{\"a\":\"{v}\",\"b\":\"{v}\"}}");
+        assert_eq!(keys("/a+/b", &half)[0], Err(KeyError::KeyTooLong));
+        assert_eq!(
+            keys("/a", &half)[0].as_ref().map(Vec::len),
+            Ok(MAX_KEY_BYTES / 2 + 2)
+        );
     }
 
     #[test]

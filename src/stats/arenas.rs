@@ -18,6 +18,7 @@ pub fn head(key: &[u8]) -> [u64; 2] {
 /// Bits of [`KeyRef::len_part`] that hold the part.
 const PART_BITS: u32 = 6;
 const _: () = assert!(1 << PART_BITS == super::keymap::PARTS);
+const _: () = assert!(crate::keys::MAX_KEY_BYTES < 1 << (32 - PART_BITS));
 
 /// Where a key is stored in a [`KeyArenas`], with its first bytes inline for sorting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +26,7 @@ pub struct KeyRef {
     /// [`head`] of the key.
     pub head: [u64; 2],
     off: u32,
-    /// The key's length (keys are at most a record: far below 2^26 bytes) and its part.
+    /// The key's length (at most [`crate::keys::MAX_KEY_BYTES`], below 2^26) and its part.
     len_part: u32,
 }
 
