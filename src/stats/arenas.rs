@@ -15,9 +15,10 @@ pub fn head(key: &[u8]) -> [u64; 2] {
     [w(0), w(8)]
 }
 
-/// Bits of [`KeyRef::len_part`] that hold the part.
-const PART_BITS: u32 = 6;
-const _: () = assert!(1 << PART_BITS == super::keymap::PARTS);
+/// Bits of [`KeyRef::len_part`] that hold the arena: a map's parts, then those of a map merged
+/// into it at its last merge ([`super::keymap::KeyMap::drain`]).
+const PART_BITS: u32 = 7;
+const _: () = assert!(1 << PART_BITS == 2 * super::keymap::PARTS);
 const _: () = assert!(crate::keys::MAX_KEY_BYTES < 1 << (32 - PART_BITS));
 
 /// Where a key is stored in a [`KeyArenas`], with its first bytes inline for sorting.
@@ -26,7 +27,7 @@ pub struct KeyRef {
     /// [`head`] of the key.
     pub head: [u64; 2],
     off: u32,
-    /// The key's length (at most [`crate::keys::MAX_KEY_BYTES`], below 2^26) and its part.
+    /// The key's length (at most [`crate::keys::MAX_KEY_BYTES`], below 2^25) and its arena.
     len_part: u32,
 }
 

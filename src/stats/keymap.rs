@@ -2,7 +2,9 @@
 //!
 //! - **Radix partitioned.** A key's 64-bit hash (computed once) picks one of [`PARTS`] parts by
 //!   bits 32..38; each part is its own hash table. Growing rehashes one small part at a time, and
-//!   two maps merge part by part, in parallel, each part staying in cache.
+//!   two maps merge part by part, in parallel, each part staying in cache. The last merge of
+//!   two exact maps is deferred to the drain ([`KeyMap::merge`]): the second map's keys are
+//!   looked up in the first's parts there, with no insert and no copy of a record.
 //! - **One record per key, in an arena per part, in insertion order.** A record is the key's
 //!   counts, its length and its bytes (a 20-byte header + the key; 36 bytes once the part has
 //!   seen a time field's value, which adds the first and last time); a part's hash table holds 8-byte
@@ -388,6 +390,45 @@ impl Part {
         }
     }
 
+    /// Adds the counts of `o`'s keys that this part holds to their records, and returns the
+    /// offsets (in `o`'s arena) of the others. The parts must agree on carrying times. Lookups
+    /// go 256 at a time, each batch warmed first ([`Part::warm`]).
+    fn absorb(&mut self, o: &Part) -> Vec<u32> {
+        debug_assert_eq!(self.timed, o.timed, "absorb needs parts of one layout");
+        debug_assert!(self.pending.is_empty() && o.pending.is_empty());
+        let mut new = Vec::new();
+        let mut batch = Vec::with_capacity(PENDING);
+        let mut recs = records(&o.arena, o.timed).peekable();
+        while recs.peek().is_some() {
+            batch.clear();
+            batch.extend(
+                recs.by_ref()
+                    .take(PENDING)
+                    .map(|(at, k, c)| (key_hash(k) as u32, at, k, c)),
+            );
+            self.warm(batch.iter().map(|b| u64::from(b.0)));
+            for &(h, at, key, c) in &batch {
+                let (arena, timed) = (&self.arena, self.timed);
+                let found = self.table.find(table_hash(h), |s| {
+                    s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+                });
+                match found.map(|s| s.at as usize) {
+                    Some(mine) => record_add(
+                        &mut self.arena,
+                        mine,
+                        timed,
+                        c.documents,
+                        c.minified_bytes,
+                        c.first_ts,
+                        c.last_ts,
+                    ),
+                    None => new.push(at as u32),
+                }
+            }
+        }
+        new
+    }
+
     fn bytes(&self) -> usize {
         self.table.capacity() * (std::mem::size_of::<Slot>() + 1) + self.arena.capacity()
     }
@@ -430,6 +471,11 @@ pub struct KeyMap {
     /// Sampling level: 1 key in 2^level is kept (0 = every key, exact).
     level: u32,
     dropped: Dropped,
+    /// A map merged in ([`KeyMap::merge`]) but kept beside this one: its keys are combined with
+    /// these when the map is drained, which costs a table probe per key and no insert, no copy
+    /// of a record and no growth of an arena. The last merge of a scan (two workers' maps)
+    /// stays here; anything that changes the map folds it in first.
+    deferred: Option<Box<KeyMap>>,
 }
 
 impl Default for KeyMap {
@@ -438,6 +484,7 @@ impl Default for KeyMap {
             parts: vec![Part::default(); PARTS],
             level: 0,
             dropped: Dropped::default(),
+            deferred: None,
         }
     }
 }
@@ -448,6 +495,9 @@ impl KeyMap {
     /// the sampling level drops it.
     #[inline]
     pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        if self.deferred.is_some() {
+            self.fold_deferred();
+        }
         let h = key_hash(key);
         if !self.drops(key, h, documents, bytes) {
             self.parts[part_of(h)].add(h, key, documents, bytes, first, last);
@@ -469,6 +519,9 @@ impl KeyMap {
     /// [`KeyMap::flush`] is called; the scan's hot path.
     #[inline]
     pub fn add_buffered(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        if self.deferred.is_some() {
+            self.fold_deferred();
+        }
         let h = key_hash(key);
         if self.drops(key, h, documents, bytes) {
             return;
@@ -486,11 +539,46 @@ impl KeyMap {
         for p in self.parts.iter_mut() {
             p.flush();
         }
+        if let Some(o) = self.deferred.as_mut() {
+            o.flush();
+        }
     }
 
     /// No document waits in a buffer.
     fn flushed(&self) -> bool {
         self.parts.iter().all(|p| p.pending.is_empty())
+            && self.deferred.as_ref().is_none_or(|o| o.flushed())
+    }
+
+    /// Folds a deferred map in with a real merge ([`KeyMap::merge_now`]).
+    #[cold]
+    fn fold_deferred(&mut self) {
+        if let Some(o) = self.deferred.take() {
+            self.merge_now(*o);
+        }
+    }
+
+    /// The deferred map's keys that this map does not hold, with their counts.
+    fn deferred_new(&self) -> impl Iterator<Item = (&[u8], PartitionCounts)> + '_ {
+        self.deferred
+            .iter()
+            .flat_map(|o| o.own_records())
+            .filter(|(k, _)| self.own_get(k).is_none())
+    }
+
+    /// This map's own records (not the deferred map's).
+    fn own_records(&self) -> impl Iterator<Item = (&[u8], PartitionCounts)> + '_ {
+        self.parts
+            .iter()
+            .flat_map(|p| records(&p.arena, p.timed).map(|(_, k, c)| (k, c)))
+    }
+
+    /// The kept keys' cost in this map alone.
+    fn own_cost(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| p.keys as u64 * COST_PER_KEY + p.key_bytes() as u64)
+            .sum()
     }
 
     /// The sampling level (0: every key kept, exact).
@@ -512,10 +600,11 @@ impl KeyMap {
     /// of the set of kept keys only (not of capacities or insertion order).
     pub fn cost(&self) -> u64 {
         debug_assert!(self.flushed(), "flush before reading a key map");
-        self.parts
-            .iter()
-            .map(|p| p.keys as u64 * COST_PER_KEY + p.key_bytes() as u64)
-            .sum()
+        self.own_cost()
+            + self
+                .deferred_new()
+                .map(|(k, _)| COST_PER_KEY + k.len() as u64)
+                .sum::<u64>()
     }
 
     /// Raises the sampling level to `level` (no-op if already there), dropping the keys it no
@@ -524,6 +613,7 @@ impl KeyMap {
         if level <= self.level {
             return;
         }
+        self.fold_deferred();
         self.level = level;
         for p in self.parts.iter_mut() {
             p.retain(level, &mut self.dropped);
@@ -533,6 +623,13 @@ impl KeyMap {
     /// Raises the sampling level until the kept keys' [`KeyMap::cost`] is within `budget`.
     /// Returns whether the level changed.
     pub fn settle(&mut self, budget: u64) -> bool {
+        if let Some(o) = &self.deferred {
+            // The union costs at most the sum: within the budget, nothing would be dropped.
+            if self.own_cost() + o.own_cost() <= budget {
+                return false;
+            }
+            self.fold_deferred();
+        }
         let before = self.level;
         while self.cost() > budget && self.level < MAX_LEVEL {
             self.raise_to(self.level + 1);
@@ -543,6 +640,18 @@ impl KeyMap {
     /// The counts of `key`, if present.
     pub fn get(&self, key: &[u8]) -> Option<PartitionCounts> {
         debug_assert!(self.flushed(), "flush before reading a key map");
+        let other = self.deferred.as_ref().and_then(|o| o.own_get(key));
+        match (self.own_get(key), other) {
+            (Some(mut a), Some(b)) => {
+                a.merge(&b);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The counts of `key` in this map alone.
+    fn own_get(&self, key: &[u8]) -> Option<PartitionCounts> {
         let h = key_hash(key);
         let p = &self.parts[part_of(h)];
         let h = h as u32;
@@ -556,7 +665,7 @@ impl KeyMap {
     /// Distinct keys.
     pub fn len(&self) -> usize {
         debug_assert!(self.flushed(), "flush before reading a key map");
-        self.parts.iter().map(|p| p.keys).sum()
+        self.parts.iter().map(|p| p.keys).sum::<usize>() + self.deferred_new().count()
     }
 
     /// No key at all.
@@ -566,20 +675,44 @@ impl KeyMap {
 
     /// Bytes held (tables at their capacity, arenas at theirs).
     pub fn memory_bytes(&self) -> usize {
-        self.parts.iter().map(Part::bytes).sum()
+        self.parts.iter().map(Part::bytes).sum::<usize>()
+            + self.deferred.as_ref().map_or(0, |o| o.memory_bytes())
     }
 
     /// Every key and its counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], PartitionCounts)> + '_ {
         debug_assert!(self.flushed(), "flush before reading a key map");
-        self.parts
+        let combined = self.own_records().map(|(k, mut c)| {
+            if let Some(o) = self.deferred.as_ref().and_then(|o| o.own_get(k)) {
+                c.merge(&o);
+            }
+            (k, c)
+        });
+        combined.chain(self.deferred_new())
+    }
+
+    /// Adds another map. Two exact maps whose parts agree on carrying times are kept side by
+    /// side and combined when drained ([`KeyMap::drain`]); otherwise the other map's keys are
+    /// inserted part by part, in parallel.
+    pub fn merge(&mut self, mut o: KeyMap) {
+        self.fold_deferred();
+        o.fold_deferred();
+        let same_layout = self
+            .parts
             .iter()
-            .flat_map(|p| records(&p.arena, p.timed).map(|(_, k, c)| (k, c)))
+            .zip(&o.parts)
+            .all(|(a, b)| a.timed == b.timed);
+        if self.level == 0 && o.level == 0 && same_layout {
+            self.dropped.merge(std::mem::take(&mut o.dropped));
+            self.deferred = Some(Box::new(o));
+        } else {
+            self.merge_now(o);
+        }
     }
 
     /// Adds another map: part by part, in parallel on the caller's rayon pool. Both are first
     /// brought to the higher sampling level, so kept keys stay exact.
-    pub fn merge(&mut self, mut o: KeyMap) {
+    fn merge_now(&mut self, mut o: KeyMap) {
         use rayon::prelude::*;
         let level = self.level.max(o.level);
         self.raise_to(level);
@@ -595,21 +728,45 @@ impl KeyMap {
     /// insertion order, built on the caller's rayon pool (the rows' first-touch page faults, the
     /// larger part of the cost for millions of keys, shared among the threads); the key bytes
     /// stay in the returned [`KeyArenas`]. (Take the sampling state first.)
+    ///
+    /// A deferred map ([`KeyMap::merge`]) is combined here: each of its keys is looked up in
+    /// this map's part; one found adds its counts to the record there, one not found becomes a
+    /// row of its own, its bytes left in the deferred map's arena (arenas `PARTS..2 × PARTS`).
     pub fn drain<R: Send>(
         mut self,
         row: impl Fn(KeyRef, &[u8], PartitionCounts) -> R + Sync,
     ) -> (Vec<R>, KeyArenas) {
         use rayon::prelude::*;
         self.flush();
-        // Each part's record offsets (in parallel), so that rows can be built by index.
-        let timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
-        let arenas: Vec<Vec<u8>> = self.parts.into_iter().map(|p| p.arena).collect();
-        let offsets: Vec<Vec<u32>> = arenas
+        let deferred = self.deferred.take();
+        // Which records become rows, by arena: every record of this map's parts, then the
+        // deferred map's records that are new here.
+        let mut offsets: Vec<Vec<u32>> = self
+            .parts
             .par_iter()
-            .zip(&timed)
-            .map(|(a, &t)| records(a, t).map(|(at, _, _)| at as u32).collect())
+            .map(|p| {
+                records(&p.arena, p.timed)
+                    .map(|(at, _, _)| at as u32)
+                    .collect()
+            })
             .collect();
-        let mut starts = Vec::with_capacity(PARTS);
+        let mut timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
+        let mut arenas: Vec<Vec<u8>> = Vec::with_capacity(2 * PARTS);
+        if let Some(o) = deferred {
+            let new: Vec<Vec<u32>> = self
+                .parts
+                .par_iter_mut()
+                .zip(o.parts.par_iter())
+                .map(|(a, b)| a.absorb(b))
+                .collect();
+            arenas.extend(self.parts.into_iter().map(|p| p.arena));
+            offsets.extend(new);
+            timed.extend(o.parts.iter().map(|p| p.timed));
+            arenas.extend(o.parts.into_iter().map(|p| p.arena));
+        } else {
+            arenas.extend(self.parts.into_iter().map(|p| p.arena));
+        }
+        let mut starts = Vec::with_capacity(offsets.len());
         let mut n = 0;
         for o in &offsets {
             starts.push(n);
@@ -647,6 +804,109 @@ mod tests {
                 assert!(!key_eq(&a, &b), "length {n}, byte {i}");
             }
             assert!(!key_eq(&a, &a[..n.saturating_sub(1)]) || n == 0);
+        }
+    }
+
+    /// Every key of a drained map with its counts and time range (read back through the
+    /// arenas), in key order.
+    fn drained(m: KeyMap) -> Vec<(Vec<u8>, u64, u64, Option<(i64, i64)>)> {
+        let (rows, arenas) = m.drain(|r, k, c| (r, k.to_vec(), c));
+        let mut out: Vec<_> = rows
+            .into_iter()
+            .map(|(r, k, c)| {
+                assert_eq!(arenas.get(r), &k[..], "a row's reference finds its key");
+                assert_eq!(arenas.time_range(r), c.time_range(), "{k:?}");
+                (k, c.documents, c.minified_bytes, c.time_range())
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_deferred_merge_drains_like_a_real_one() {
+        // Two maps with 30,000 keys each, 10,000 of them shared (a few long ones, past the
+        // inline buffer), timed and not: the deferred merge answers get, len, iter and cost as
+        // the real merge does, and drains to the same rows, each key once with the sum of its
+        // counts and the span of its times.
+        for timed in [false, true] {
+            let key = |i: u32| {
+                let mut k = format!("key-{i}").into_bytes();
+                if i % 97 == 0 {
+                    k.extend(std::iter::repeat_n(b'x', 40));
+                }
+                k
+            };
+            let (mut a, mut b) = (KeyMap::default(), KeyMap::default());
+            for i in 0..60_000u32 {
+                let (m, k) = if i % 2 == 0 {
+                    (&mut a, i / 2)
+                } else {
+                    (&mut b, 20_000 + i / 2)
+                };
+                let k = k % 40_000;
+                let (first, last) = if timed {
+                    (i64::from(i), i64::from(i) + 3)
+                } else {
+                    (i64::MAX, i64::MIN)
+                };
+                m.add_buffered(
+                    &key(k),
+                    1 + u64::from(i % 3),
+                    u64::from(i % 11),
+                    first,
+                    last,
+                );
+            }
+            a.flush();
+            b.flush();
+            let mut real = a.clone();
+            real.merge_now(b.clone());
+            let mut deferred = a;
+            deferred.merge(b);
+            assert!(
+                deferred.deferred.is_some(),
+                "two exact maps of one layout are deferred"
+            );
+            assert_eq!(deferred.len(), real.len());
+            assert_eq!(deferred.len(), 40_000);
+            assert_eq!(deferred.cost(), real.cost());
+            let mut it: Vec<_> = deferred.iter().map(|(k, c)| (k.to_vec(), c)).collect();
+            let mut want: Vec<_> = real.iter().map(|(k, c)| (k.to_vec(), c)).collect();
+            it.sort_by(|x, y| x.0.cmp(&y.0));
+            want.sort_by(|x, y| x.0.cmp(&y.0));
+            assert_eq!(it, want);
+            for k in [
+                key(0),
+                key(19_999),
+                key(20_000),
+                key(25_000),
+                key(39_999),
+                key(97),
+            ] {
+                assert_eq!(deferred.get(&k), real.get(&k), "{k:?}");
+            }
+            // A budget both maps fit together leaves the deferred map as it is; one only the
+            // union fits folds it in, dropping nothing; a smaller one samples as the real merge.
+            let sum = deferred.own_cost() + deferred.deferred.as_ref().unwrap().own_cost();
+            let mut fits = deferred.clone();
+            assert!(!fits.settle(sum));
+            assert!(fits.deferred.is_some());
+            let mut union = deferred.clone();
+            assert!(!union.settle(real.cost()));
+            assert!(union.deferred.is_none());
+            assert_eq!((union.level(), union.len()), (0, 40_000));
+            let (mut tight, mut real_tight) = (deferred.clone(), real.clone());
+            assert_eq!(
+                tight.settle(real.cost() / 3),
+                real_tight.settle(real.cost() / 3)
+            );
+            assert_eq!(
+                (tight.level(), tight.len()),
+                (real_tight.level(), real_tight.len())
+            );
+            assert!(tight.deferred.is_none());
+            assert_eq!(drained(deferred), drained(real));
         }
     }
 
