@@ -373,59 +373,60 @@ impl Part {
         // (The first of `o`'s records that carries a time makes `self` timed, in `add`.)
         self.table.reserve(o.keys, |s| table_hash(s.h));
         self.arena.reserve(o.arena.len());
-        // In batches, each warmed first ([`Part::warm`]).
+        self.in_warmed_batches(&o.arena, o.timed, |p, hash, _, key, c| {
+            p.add_counts(hash, key, &c)
+        });
+    }
+
+    /// Calls `each(self, hash, offset, key, counts)` for the records of `arena` (`timed` as
+    /// its part), [`PENDING`] at a time, each batch's lookups in this part warmed first
+    /// ([`Part::warm`]).
+    fn in_warmed_batches<'o>(
+        &mut self,
+        arena: &'o [u8],
+        timed: bool,
+        mut each: impl FnMut(&mut Part, u64, usize, &'o [u8], PartitionCounts),
+    ) {
         let mut batch = Vec::with_capacity(PENDING);
-        let mut recs = records(&o.arena, o.timed).peekable();
+        let mut recs = records(arena, timed).peekable();
         while recs.peek().is_some() {
             batch.clear();
             batch.extend(
                 recs.by_ref()
                     .take(PENDING)
-                    .map(|(_, k, c)| (key_hash(k), k, c)),
+                    .map(|(at, k, c)| (key_hash(k), at, k, c)),
             );
             self.warm(batch.iter().map(|b| b.0));
-            for (hash, key, c) in &batch {
-                self.add_counts(*hash, key, c);
+            for &(hash, at, key, c) in &batch {
+                each(self, hash, at, key, c);
             }
         }
     }
 
     /// Adds the counts of `o`'s keys that this part holds to their records, and returns the
-    /// offsets (in `o`'s arena) of the others. The parts must agree on carrying times. Lookups
-    /// go 256 at a time, each batch warmed first ([`Part::warm`]).
+    /// offsets (in `o`'s arena) of the others. The parts must agree on carrying times.
     fn absorb(&mut self, o: &Part) -> Vec<u32> {
         debug_assert_eq!(self.timed, o.timed, "absorb needs parts of one layout");
         debug_assert!(self.pending.is_empty() && o.pending.is_empty());
         let mut new = Vec::new();
-        let mut batch = Vec::with_capacity(PENDING);
-        let mut recs = records(&o.arena, o.timed).peekable();
-        while recs.peek().is_some() {
-            batch.clear();
-            batch.extend(
-                recs.by_ref()
-                    .take(PENDING)
-                    .map(|(at, k, c)| (key_hash(k) as u32, at, k, c)),
-            );
-            self.warm(batch.iter().map(|b| u64::from(b.0)));
-            for &(h, at, key, c) in &batch {
-                let (arena, timed) = (&self.arena, self.timed);
-                let found = self.table.find(table_hash(h), |s| {
-                    s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
-                });
-                match found.map(|s| s.at as usize) {
-                    Some(mine) => record_add(
-                        &mut self.arena,
-                        mine,
-                        timed,
-                        c.documents,
-                        c.minified_bytes,
-                        c.first_ts,
-                        c.last_ts,
-                    ),
-                    None => new.push(at as u32),
-                }
+        self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
+            let (h, arena, timed) = (hash as u32, &p.arena, p.timed);
+            let found = p.table.find(table_hash(h), |s| {
+                s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+            });
+            match found.map(|s| s.at as usize) {
+                Some(mine) => record_add(
+                    &mut p.arena,
+                    mine,
+                    timed,
+                    c.documents,
+                    c.minified_bytes,
+                    c.first_ts,
+                    c.last_ts,
+                ),
+                None => new.push(at as u32),
             }
-        }
+        });
         new
     }
 
