@@ -747,3 +747,39 @@ fn sample_too_small_to_tell_says_so() {
         "{bound}"
     );
 }
+
+/// Fifty tenants under a key whose users are all distinct: the first level is low. Exact, the
+/// finding counts 50; with the keys sampled by --memory-limit, it says the count is an estimate
+/// (about, estimated from the kept keys), and the estimate is near 50.
+#[test]
+fn low_cardinality_under_key_sampling_says_it_is_an_estimate() {
+    let lines = (0..40_000).map(|i| format!(r#"{{"t":"t{}","u":"u{i}"}}"#, i % 50));
+    let f = temp_jsonl(lines);
+    let path = f.path().to_str().unwrap();
+    let exact = run_ok(&["analyze", path, "-c", "/t>/u"]);
+    let m = message(candidate(&exact, "/t>/u"), "LOW_CARDINALITY");
+    assert!(
+        m.starts_with("level 1 has only 50 distinct values in the sample (guidance"),
+        "{m}"
+    );
+    let sampled = run_ok(&["analyze", path, "-c", "/t>/u", "--memory-limit", "1MB"]);
+    let c = candidate(&sampled, "/t>/u");
+    assert!(
+        codes(c).contains(&"KEYS_SAMPLED".to_string()),
+        "{:?}",
+        codes(c)
+    );
+    let m = message(c, "LOW_CARDINALITY");
+    assert!(m.starts_with("level 1 has only about "), "{m}");
+    assert!(
+        m.contains("in the sample, estimated from the keys --memory-limit kept (guidance"),
+        "{m}"
+    );
+    let n: u64 = m["level 1 has only about ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((45..=55).contains(&n), "about {n} tenants for 50");
+}

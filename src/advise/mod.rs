@@ -410,18 +410,33 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
         .filter(|(_, d)| (*d as f64) < l.min_cardinality)
         .collect();
     let &(level, distinct) = low.first()?;
+    // Under key sampling (--memory-limit) the first level's count (or a one-level key's) is an
+    // estimate, and a deeper level's is counted among the kept keys only: a lower bound.
+    let sampled = s.sampling.is_some();
+    let count = |lv: usize, d: u64| match (sampled, lv) {
+        (false, _) => d.to_string(),
+        (true, 1) => format!("about {d}"),
+        (true, _) => format!("at least {d}"),
+    };
     let what = if c.kind == KeyKind::Hierarchical {
         low.iter()
-            .map(|(lv, d)| format!("level {lv} has only {d} distinct values"))
+            .map(|&(lv, d)| format!("level {lv} has only {} distinct values", count(lv, d)))
             .collect::<Vec<_>>()
             .join(", ")
     } else {
-        format!("the key has only {distinct} distinct values")
+        format!("the key has only {} distinct values", count(1, distinct))
+    };
+    let how = if sampled {
+        ", estimated from the keys --memory-limit kept"
+    } else {
+        ""
     };
     Some(Finding::new(
         "LOW_CARDINALITY",
         Severity::Warn,
-        format!("{what} in the sample (guidance: hundreds to thousands at least, at every level)"),
+        format!(
+            "{what} in the sample{how} (guidance: hundreds to thousands at least, at every level)"
+        ),
         json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality, "levels": low}),
     ))
 }
