@@ -404,9 +404,14 @@ impl Part {
     }
 
     /// Adds the counts of `o`'s keys that this part holds to their records, and returns the
-    /// offsets (in `o`'s arena) of the others. The parts must agree on carrying times.
+    /// offsets (in `o`'s arena) of the others. If `o` carries times, so must this part.
     fn absorb(&mut self, o: &Part) -> Vec<u32> {
-        debug_assert_eq!(self.timed, o.timed, "absorb needs parts of one layout");
+        // `o`'s times need room here (a part turns timed with its first time, and only this map
+        // takes documents after the merge, so the reverse can happen and is harmless).
+        debug_assert!(
+            self.timed || !o.timed,
+            "absorb needs room for the other part's times"
+        );
         debug_assert!(self.pending.is_empty() && o.pending.is_empty());
         let mut new = Vec::new();
         self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
@@ -475,7 +480,9 @@ pub struct KeyMap {
     /// A map merged in ([`KeyMap::merge`]) but kept beside this one: its keys are combined with
     /// these when the map is drained, which costs a table probe per key and no insert, no copy
     /// of a record and no growth of an arena. The last merge of a scan (two workers' maps)
-    /// stays here; anything that changes the map folds it in first.
+    /// stays here. Every reading method combines the two; documents added later go to this
+    /// map (a key in both is combined like any other); a new sampling level or another merge
+    /// folds it in first.
     deferred: Option<Box<KeyMap>>,
 }
 
@@ -496,9 +503,6 @@ impl KeyMap {
     /// the sampling level drops it.
     #[inline]
     pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
-        if self.deferred.is_some() {
-            self.fold_deferred();
-        }
         let h = key_hash(key);
         if !self.drops(key, h, documents, bytes) {
             self.parts[part_of(h)].add(h, key, documents, bytes, first, last);
@@ -520,9 +524,6 @@ impl KeyMap {
     /// [`KeyMap::flush`] is called; the scan's hot path.
     #[inline]
     pub fn add_buffered(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
-        if self.deferred.is_some() {
-            self.fold_deferred();
-        }
         let h = key_hash(key);
         if self.drops(key, h, documents, bytes) {
             return;

@@ -38,6 +38,45 @@ fn drained(m: KeyMap) -> Vec<DrainedKey> {
 }
 
 #[test]
+fn documents_added_after_a_deferred_merge_count_once() {
+    // After the merge, keys of either map and new ones take more documents, the first of them
+    // with a time (the untimed parts turn timed here, not in the deferred map): everything
+    // reads and drains as after a real merge.
+    let key = |i: u32| format!("k{i}").into_bytes();
+    let (mut a, mut b) = (KeyMap::default(), KeyMap::default());
+    for i in 0..6_000u32 {
+        a.add_buffered(&key(i), 1, 10, i64::MAX, i64::MIN);
+        b.add_buffered(&key(i + 3_000), 2, 20, i64::MAX, i64::MIN);
+    }
+    a.flush();
+    b.flush();
+    let mut real = a.clone();
+    real.merge_now(b.clone());
+    let mut deferred = a;
+    deferred.merge(b);
+    assert!(deferred.deferred.is_some());
+    for m in [&mut real, &mut deferred] {
+        for i in (0..12_000u32).step_by(7) {
+            let t = i64::from(i);
+            m.add_buffered(&key(i), 1, 5, t, t);
+        }
+        m.flush();
+    }
+    assert!(deferred.deferred.is_some(), "adding folds nothing in");
+    assert!(deferred.parts.iter().any(|p| p.timed));
+    assert_eq!(deferred.len(), real.len());
+    assert_eq!(deferred.len(), 9_000 + 429); // 0..9,000, then multiples of 7 from 9,002
+    assert_eq!(deferred.cost(), real.cost());
+    for i in [0, 2_999, 3_000, 5_999, 6_000, 8_400, 8_999, 11_998] {
+        assert_eq!(deferred.get(&key(i)), real.get(&key(i)), "k{i}");
+    }
+    // k7000: only the deferred map had it, then a document with a time came to this one.
+    let k = deferred.get(&key(7_000)).unwrap();
+    assert_eq!((k.documents, k.time_range()), (3, Some((7_000, 7_000))));
+    assert_eq!(drained(deferred), drained(real));
+}
+
+#[test]
 fn a_deferred_merge_drains_like_a_real_one() {
     // Two maps with 30,000 keys each, 10,000 of them shared (a few long ones, past the
     // inline buffer), timed and not: the deferred merge answers get, len, iter and cost as
