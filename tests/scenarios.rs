@@ -750,7 +750,7 @@ fn sample_too_small_to_tell_says_so() {
 
 /// Fifty tenants under a key whose users are all distinct: the first level is low. Exact, the
 /// finding counts 50; with the keys sampled by --memory-limit, it says the count is an estimate
-/// (about, estimated from the kept keys), and the estimate is near 50.
+/// (about, with its 95 % interval, estimated from the kept keys), and the interval holds 50.
 #[test]
 fn low_cardinality_under_key_sampling_says_it_is_an_estimate() {
     let lines = (0..40_000).map(|i| format!(r#"{{"t":"t{}","u":"u{i}"}}"#, i % 50));
@@ -782,4 +782,17 @@ fn low_cardinality_under_key_sampling_says_it_is_an_estimate() {
         .parse()
         .unwrap();
     assert!((45..=55).contains(&n), "about {n} tenants for 50");
+    // The estimate comes with its interval, which holds the 50 tenants.
+    let interval = m
+        .split("(95 % interval ")
+        .nth(1)
+        .expect("an interval")
+        .split(')')
+        .next()
+        .unwrap();
+    let ends: Vec<u64> = interval.split(" – ").map(|x| x.parse().unwrap()).collect();
+    assert!(
+        ends[0] <= 50 && 50 <= ends[1] && ends[0] <= n && n <= ends[1],
+        "{m}"
+    );
 }

@@ -413,10 +413,19 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
     // Under key sampling (--memory-limit) the first level's count (or a one-level key's) is an
     // estimate, and a deeper level's is counted among the kept keys only: a lower bound.
     let sampled = s.sampling.is_some();
-    let count = |lv: usize, d: u64| match (sampled, lv) {
-        (false, _) => d.to_string(),
-        (true, 1) => format!("about {d}"),
-        (true, _) => format!("at least {d}"),
+    // The first level's (or the key's) 95 % interval, when estimated.
+    let range = if c.kind == KeyKind::Hierarchical {
+        s.levels.first().and_then(|lv| lv.distinct_prefixes_range)
+    } else {
+        s.sampling
+            .as_ref()
+            .map(|k| [k.logical_partitions_low, k.logical_partitions_high])
+    };
+    let count = |lv: usize, d: u64| match (sampled, lv, range) {
+        (false, _, _) => d.to_string(),
+        (true, 1, Some([lo, hi])) => format!("about {d} (95 % interval {lo} – {hi})"),
+        (true, 1, None) => format!("about {d}"),
+        (true, _, _) => format!("at least {d}"),
     };
     let what = if c.kind == KeyKind::Hierarchical {
         low.iter()
