@@ -735,9 +735,23 @@ impl KeyMap {
     /// this map's part; one found adds its counts to the record there, one not found becomes a
     /// row of its own, its bytes left in the deferred map's arena (arenas `PARTS..2 × PARTS`).
     pub fn drain<R: Send>(
-        mut self,
+        self,
         row: impl Fn(KeyRef, &[u8], PartitionCounts) -> R + Sync,
     ) -> (Vec<R>, KeyArenas) {
+        let (rows, arenas, ()) = self.drain_with(|| (), |_, r, k, c| row(r, k, c), |(), ()| ());
+        (rows, arenas)
+    }
+
+    /// [`KeyMap::drain`] that also folds every key into an accumulator as its row is built
+    /// (a second pass over millions of keys would read them all again): `add` sees each key
+    /// once, in some thread's `init()` accumulator, and `merge` combines them in an order that
+    /// depends on the threads, so it must give the same result whatever the order.
+    pub fn drain_with<R: Send, A: Send>(
+        mut self,
+        init: impl Fn() -> A + Sync,
+        add: impl Fn(&mut A, KeyRef, &[u8], PartitionCounts) -> R + Sync,
+        merge: impl Fn(A, A) -> A + Sync,
+    ) -> (Vec<R>, KeyArenas, A) {
         use rayon::prelude::*;
         self.flush();
         let deferred = self.deferred.take();
@@ -774,18 +788,51 @@ impl KeyMap {
             starts.push(n);
             n += o.len();
         }
+        let folded = std::sync::Mutex::new(None);
         let rows = (0..n)
             .into_par_iter()
-            .map(|i| {
-                let pi = starts.partition_point(|&s| s <= i) - 1;
-                let at = offsets[pi][i - starts[pi]] as usize;
-                let arena = &arenas[pi];
-                let (key, from) = record_key(arena, at, timed[pi]);
-                let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
-                row(r, key, record_counts(arena, at, timed[pi]))
-            })
+            .map_init(
+                || Folding {
+                    acc: Some(init()),
+                    into: &folded,
+                    merge: &merge,
+                },
+                |f, i| {
+                    let pi = starts.partition_point(|&s| s <= i) - 1;
+                    let at = offsets[pi][i - starts[pi]] as usize;
+                    let arena = &arenas[pi];
+                    let (key, from) = record_key(arena, at, timed[pi]);
+                    let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
+                    let acc = f.acc.as_mut().expect("taken only when dropped");
+                    add(acc, r, key, record_counts(arena, at, timed[pi]))
+                },
+            )
             .collect();
-        (rows, KeyArenas::new(arenas, timed))
+        let acc = folded
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(init);
+        (rows, KeyArenas::new(arenas, timed), acc)
+    }
+}
+
+/// One rayon job's accumulator of [`KeyMap::drain_with`]: merged into the shared result when
+/// the job drops it (rayon's `map_init` gives no other way out of a job).
+struct Folding<'m, A, M: Fn(A, A) -> A> {
+    acc: Option<A>,
+    into: &'m std::sync::Mutex<Option<A>>,
+    merge: &'m M,
+}
+
+impl<A, M: Fn(A, A) -> A> Drop for Folding<'_, A, M> {
+    fn drop(&mut self) {
+        if let Some(a) = self.acc.take() {
+            let mut into = self.into.lock().unwrap_or_else(|e| e.into_inner());
+            *into = Some(match into.take() {
+                Some(b) => (self.merge)(b, a),
+                None => a,
+            });
+        }
     }
 }
 

@@ -292,29 +292,27 @@ pub struct Drained {
     seen: DrainAcc,
 }
 
-/// Drains a key map into rows, then reads the key bytes once, in storage order (later passes
-/// in key order would read them at random), both on the caller's rayon pool.
+/// Drains a key map into rows on the caller's rayon pool, reading each key's bytes once as
+/// its row is built, in storage order (later passes in key order would read them at random).
 pub fn drain(mut map: KeyMap) -> Drained {
-    use rayon::prelude::*;
     let (level, dropped) = map.take_sampling();
-    let (partitions, arenas) = map.drain(|key, _, c| PartitionRow {
-        key,
-        sample: SampleCounts {
-            documents: c.documents,
-            minified_bytes: c.minified_bytes,
+    let (partitions, arenas, seen) = map.drain_with(
+        DrainAcc::default,
+        |seen, key, bytes, c| {
+            seen.add(bytes, c.documents);
+            PartitionRow {
+                key,
+                sample: SampleCounts {
+                    documents: c.documents,
+                    minified_bytes: c.minified_bytes,
+                },
+                documents: 0.0,
+                bytes: 0.0,
+            }
         },
-        documents: 0.0,
-        bytes: 0.0,
-    });
+        DrainAcc::merge,
+    );
     crate::timing::mark("summary: rows");
-    let seen = partitions
-        .par_iter()
-        .fold(DrainAcc::default, |mut acc, p| {
-            acc.add(arenas.get(p.key), p.sample.documents);
-            acc
-        })
-        .reduce(DrainAcc::default, DrainAcc::merge);
-    crate::timing::mark("summary: keys read");
     Drained {
         partitions,
         arenas,

@@ -357,3 +357,43 @@ fn buffered_adds_count_like_direct_adds() {
         assert_eq!(buffered.get(k), Some(c), "{k:?}");
     }
 }
+
+#[test]
+fn drain_with_folds_every_key_once() {
+    // 50,000 keys in two maps (the second's merge deferred, 10,000 keys shared), drained on a
+    // two-thread pool, which splits the rows among several jobs: the folded count of keys,
+    // sum of documents and longest key equal those of the rows, and of the keys put in.
+    let key = |i: u32| {
+        let mut k = format!("k{i}").into_bytes();
+        k.extend(std::iter::repeat_n(b'z', (i % 50) as usize));
+        k
+    };
+    let (mut a, mut b) = (KeyMap::default(), KeyMap::default());
+    for i in 0..30_000u32 {
+        a.add_buffered(&key(i), 2, 7, i64::MAX, i64::MIN);
+        b.add_buffered(&key(i + 20_000), 1, 7, i64::MAX, i64::MIN);
+    }
+    a.merge(b);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let (rows, _, (keys, documents, longest)) = pool.install(|| {
+        a.drain_with(
+            || (0u64, 0u64, 0usize),
+            |acc, _, k, c| {
+                acc.0 += 1;
+                acc.1 += c.documents;
+                acc.2 = acc.2.max(k.len());
+                c.documents
+            },
+            |x, y| (x.0 + y.0, x.1 + y.1, x.2.max(y.2)),
+        )
+    });
+    assert_eq!(rows.len(), 50_000);
+    assert_eq!(keys, 50_000, "each key folded once");
+    // 30,000 keys × 2 documents + 30,000 × 1.
+    assert_eq!(documents, 90_000);
+    assert_eq!(rows.iter().sum::<u64>(), 90_000);
+    assert_eq!(longest, key(49_999).len(), "5 digits and 49 more bytes");
+}
