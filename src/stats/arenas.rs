@@ -41,6 +41,12 @@ impl KeyRef {
         }
     }
 
+    /// The head as one number (ordered as the head).
+    #[inline]
+    pub fn head128(self) -> u128 {
+        (u128::from(self.head[0]) << 64) | u128::from(self.head[1])
+    }
+
     /// The key's length in bytes.
     #[inline]
     pub fn len(self) -> usize {
@@ -97,9 +103,13 @@ impl KeyArenas {
     /// Orders two keys as their bytes do.
     #[inline]
     pub fn cmp(&self, a: KeyRef, b: KeyRef) -> std::cmp::Ordering {
-        a.head
-            .cmp(&b.head)
-            .then_with(|| self.get(a).cmp(self.get(b)))
+        // One 128-bit comparison (no branch) settles all but ties of the first 16 bytes.
+        let (x, y) = (a.head128(), b.head128());
+        if x != y {
+            x.cmp(&y)
+        } else {
+            self.get(a).cmp(self.get(b))
+        }
     }
 
     /// Arenas holding the given keys (for building statistics by hand, in tests and tools).
