@@ -179,6 +179,36 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
             .unwrap()
             >= 1
     );
+    // A key with /id holds one item per logical partition, so a dropped key is at most the
+    // largest document: the range's top is the exact run's largest partition (one document),
+    // not the sketch's looser bound, and the finding says why.
+    let largest = cand(&exact, "/id")["max_logical_partition_bytes"]
+        .as_f64()
+        .unwrap();
+    assert_eq!(
+        id["max_logical_partition_bytes_range"][1].as_f64(),
+        Some(largest)
+    );
+    let sketch = id["key_sampling"]["dropped_largest_bytes_bound"]
+        .as_f64()
+        .unwrap();
+    assert!(sketch > largest, "the sketch alone: {sketch} > {largest}");
+    let msg = finding(id, "KEYS_SAMPLED").unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        msg.contains("holds one item (the key includes /id)")
+            && msg.contains("(the largest document of the input)"),
+        "{msg}"
+    );
+    // /user holds 3 documents per key: the sketch's bound stays.
+    let u_top = u["max_logical_partition_bytes_range"][1].as_f64().unwrap();
+    assert!(
+        u_top
+            >= u["key_sampling"]["dropped_largest_bytes_bound"]
+                .as_f64()
+                .unwrap()
+    );
 }
 
 /// The report without the two places that name the limit itself.

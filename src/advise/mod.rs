@@ -196,18 +196,48 @@ pub fn human_bytes(b: f64) -> String {
 }
 
 /// The projected upper bound on any key the memory limit dropped: the sketch's bound on the
-/// sample's bytes times the projection's largest scale (`heavy_scale`), `None` when nothing was
-/// dropped.
-pub fn dropped_bound(s: &CandidateStats, heavy_scale: f64) -> Option<f64> {
-    s.sampling
-        .map(|k| k.dropped_largest_bytes_bound * heavy_scale)
+/// sample's bytes times the projection's largest scale (`heavy_scale`), or `one_item_cap`
+/// where that is lower; `None` when nothing was dropped.
+pub fn dropped_bound(
+    s: &CandidateStats,
+    heavy_scale: f64,
+    one_item_cap: Option<f64>,
+) -> Option<f64> {
+    s.sampling.map(|k| {
+        let sketch = k.dropped_largest_bytes_bound * heavy_scale;
+        one_item_cap.map_or(sketch, |cap| cap.min(sketch))
+    })
+}
+
+/// What bounds any logical partition of a key that holds one item each (it includes `/id`,
+/// [`crate::estimate::one_item_per_partition`]): the item size limit once projected to a
+/// production the sample did not see, else the largest document of the input (`largest_document`
+/// stored bytes), which is then the whole container; with which of the two it is. `None` for
+/// other keys.
+pub fn one_item_cap(
+    one_item: bool,
+    projected: bool,
+    largest_document: f64,
+    l: &Limits,
+) -> Option<(f64, &'static str)> {
+    one_item.then_some(if projected {
+        (l.item_bytes, "the item size limit")
+    } else {
+        (largest_document, "the largest document of the input")
+    })
 }
 
 /// `KEYS_SAMPLED`: the memory limit made the scan keep a share of the keys. Info when the
 /// count-min bound on the dropped keys proves that none is as large as the largest kept key (the
 /// largest partition is then exact) or that none comes near the logical partition limit; a
 /// warning otherwise.
-pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Option<Finding> {
+/// (`one_item_cap`: [`one_item_cap`].)
+pub fn sampling_finding(
+    s: &CandidateStats,
+    l: &Limits,
+    heavy_scale: f64,
+    one_item_cap: Option<(f64, &'static str)>,
+) -> Option<Finding> {
     let k = s.sampling?;
     let largest_kept = s
         .partitions
@@ -215,8 +245,11 @@ pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Opt
         .map(|p| p.sample.minified_bytes as f64 + l.item_overhead_bytes * p.sample.documents as f64)
         .fold(0.0, f64::max);
     let bound = k.dropped_largest_bytes_bound;
-    let projected_bound = bound * heavy_scale;
-    let exact_top = bound < largest_kept;
+    // A key of one item per partition is capped by that item, where the sketch (loose once
+    // millions of keys share its cells) says more.
+    let cap = one_item_cap.filter(|&(c, _)| c < bound * heavy_scale);
+    let projected_bound = cap.map_or(bound * heavy_scale, |(c, _)| c);
+    let exact_top = cap.is_none() && bound < largest_kept;
     let far_below = projected_bound < l.logical_partition_bytes * l.warn_fraction;
     let one_in = (1.0 / k.kept_fraction).round() as u64;
     let mut msg = format!(
@@ -233,7 +266,13 @@ pub fn sampling_finding(s: &CandidateStats, l: &Limits, heavy_scale: f64) -> Opt
         crate::report::count(k.logical_partitions_low as f64),
         crate::report::count(k.logical_partitions_high as f64),
     );
-    msg.push_str(&if exact_top {
+    msg.push_str(&if let (Some((c, what)), true) = (cap, far_below) {
+        format!(
+            "Each logical partition holds one item (the key includes /id), so no dropped key holds more than {} ({what}), below the {} warning level of a logical partition",
+            human_bytes(c),
+            human_bytes(l.logical_partition_bytes * l.warn_fraction)
+        )
+    } else if exact_top {
         format!(
             "No dropped key holds more than {} of the sample (a count-min bound), less than the largest kept key's {}: the largest partition is exact",
             human_bytes(bound),
@@ -592,6 +631,22 @@ pub fn lp_limit_gb(l: &Limits) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_item_keys_are_capped_by_an_item() {
+        let l = Limits::default();
+        // The input as the whole container: its largest document.
+        assert_eq!(
+            one_item_cap(true, false, 1_234.0, &l),
+            Some((1_234.0, "the largest document of the input"))
+        );
+        // Projected to a production the sample did not see: Cosmos DB's 2 MiB item limit.
+        assert_eq!(
+            one_item_cap(true, true, 1_234.0, &l).map(|c| c.0),
+            Some(2_097_152.0)
+        );
+        assert_eq!(one_item_cap(false, false, 1_234.0, &l), None);
+    }
 
     #[test]
     fn verdict_class_then_score_then_headroom_then_spec() {

@@ -28,10 +28,22 @@ pub(super) struct CandidateContext<'a> {
     pub(super) stats: &'a CandidateStats,
     pub(super) proj: &'a Projector,
     pub(super) mean_doc_bytes: f64,
+    /// The input's largest document, stored bytes (minified, with the per-item overhead).
+    pub(super) largest_document_bytes: f64,
     pub(super) peek: &'a ingest::peek::PathPeek,
     pub(super) cfg: &'a AnalyzeConfig,
     pub(super) ops: Option<&'a crate::ops::OpsCounts>,
     pub(super) time: Option<TimeInput<'a>>,
+}
+
+/// [`advise::one_item_cap`] of the candidate.
+fn one_item_cap(ctx: &CandidateContext<'_>) -> Option<(f64, &'static str)> {
+    advise::one_item_cap(
+        ctx.proj.one_item,
+        ctx.proj.projected,
+        ctx.largest_document_bytes,
+        &ctx.cfg.limits,
+    )
 }
 
 /// Traffic shares per logical partition: from the access log, else from document counts.
@@ -64,7 +76,12 @@ fn data_findings(
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = estimate::sizes::storage_size_findings(sizes, ctx.proj, l);
-    findings.extend(advise::sampling_finding(stats, l, ctx.proj.heavy_scale));
+    findings.extend(advise::sampling_finding(
+        stats,
+        l,
+        ctx.proj.heavy_scale,
+        one_item_cap(ctx),
+    ));
     findings.extend(advise::storage_findings(cand, stats, l));
     findings.extend(advise::separator::separator_finding(
         cand,
@@ -350,8 +367,11 @@ fn candidate_report(
         key_errors: Vec::new(),
         max_logical_partition_bytes: sizes.max_bytes,
         // A key the memory limit dropped may be larger than any kept: the range's top says so.
-        max_logical_partition_bytes_range: match advise::dropped_bound(stats, ctx.proj.heavy_scale)
-        {
+        max_logical_partition_bytes_range: match advise::dropped_bound(
+            stats,
+            ctx.proj.heavy_scale,
+            one_item_cap(ctx).map(|(c, _)| c),
+        ) {
             Some(b) => [sizes.max_range[0], sizes.max_range[1].max(b)],
             None => sizes.max_range,
         },

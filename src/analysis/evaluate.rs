@@ -56,6 +56,9 @@ pub(super) fn evaluate_all(
             stats: &stats,
             proj,
             mean_doc_bytes: target.mean_doc_bytes,
+            largest_document_bytes: acc
+                .largest_document
+                .map_or(0.0, |(b, _)| b as f64 + cfg.limits.item_overhead_bytes),
             peek: &peek,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
