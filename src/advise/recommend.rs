@@ -256,9 +256,18 @@ fn verdict_reason(r: &CandidateReport) -> String {
 fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     let mut out = Vec::new();
     let [lo, hi] = r.max_logical_partition_bytes_range;
-    let size = if r.regime == crate::estimate::Regime::Exact || lo == hi {
+    let exact = r.regime == crate::estimate::Regime::Exact;
+    let size = if lo == hi || (exact && r.key_sampling.is_none()) {
         // Nothing projected: the input is judged as the whole container.
         format!("holds {}", human_bytes(r.max_logical_partition_bytes))
+    } else if exact {
+        // Nothing projected, but --memory-limit kept only some keys: the largest is the
+        // largest kept one, and a dropped key is only bounded.
+        format!(
+            "holds {} among the keys --memory-limit kept; a dropped key may hold up to {}",
+            human_bytes(r.max_logical_partition_bytes),
+            human_bytes(hi)
+        )
     } else {
         format!(
             "is projected at {} (95% range {} – {})",
@@ -299,7 +308,8 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     ));
     if let Some(top) = r.top_partitions.first() {
         out.push(format!(
-            "evenness: the largest key `{}` holds {} of the data; Gini {:.2} over logical partitions (0 = even)",
+            "evenness: the largest {}key `{}` holds {} of the data; Gini {:.2} over logical partitions (0 = even)",
+            if r.key_sampling.is_some() { "kept " } else { "" },
             short_key(&top.key),
             pct(top.share),
             r.skew.gini
@@ -521,6 +531,57 @@ mod tests {
         let rec = recommend(&c, &Limits::default(), "-").unwrap();
         assert_eq!(rec.spec, "/b");
         assert_eq!(rec.status, RecommendationStatus::Recommended);
+    }
+
+    #[test]
+    fn a_sampled_largest_partition_is_the_largest_kept_one() {
+        // The input judged as the whole container (exact regime), its keys sampled by
+        // --memory-limit: the largest partition is the largest kept one, a dropped key only
+        // bounded; the evenness line names the largest kept key.
+        let mut c = pair();
+        set(&mut c[0], "/a", KeyKind::Single, Verdict::Pass, 90.0);
+        set(&mut c[1], "/b", KeyKind::Single, Verdict::Pass, 80.0);
+        let reasons =
+            |c: &[CandidateReport]| recommend(c, &Limits::default(), "-").unwrap().reasons;
+        c[0].max_logical_partition_bytes = 2_000.0;
+        c[0].max_logical_partition_bytes_range = [2_000.0, 2_000.0];
+        let exact = reasons(&c);
+        assert!(
+            exact
+                .iter()
+                .any(|r| r.starts_with("storage: the largest logical partition holds 2.0 KB,")),
+            "{exact:?}"
+        );
+        assert!(
+            exact
+                .iter()
+                .any(|r| r.starts_with("evenness: the largest key ")),
+            "{exact:?}"
+        );
+        c[0].max_logical_partition_bytes_range = [2_000.0, 9_000.0];
+        c[0].key_sampling = Some(crate::stats::sampling::KeySampling {
+            memory_limit_bytes: 1 << 20,
+            kept_fraction: 0.25,
+            kept_keys: 10,
+            dropped_documents: 30,
+            dropped_largest_documents_bound: 9,
+            dropped_largest_bytes_bound: 9_000.0,
+            logical_partitions_low: 30,
+            logical_partitions_high: 50,
+        });
+        let sampled = reasons(&c);
+        assert!(
+            sampled.iter().any(|r| r.starts_with(
+                "storage: the largest logical partition holds 2.0 KB among the keys --memory-limit kept; a dropped key may hold up to 9.0 KB,"
+            )),
+            "{sampled:?}"
+        );
+        assert!(
+            sampled
+                .iter()
+                .any(|r| r.starts_with("evenness: the largest kept key ")),
+            "{sampled:?}"
+        );
     }
 
     #[test]
