@@ -289,3 +289,28 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
         out.stdout
     );
 }
+
+#[test]
+fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
+    // Nothing projected and keys sampled: the largest partition is the largest kept key's,
+    // with the dropped keys' bound, never "any key seen fewer than 10 times: at most 0 B"
+    // (every key was seen; some were dropped).
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path());
+    let out = Test::new()
+        .arg("analyze")
+        .arg(&file)
+        .args(["-c", "/user", "--memory-limit", "1MB", "--threads", "2"])
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("largest logical partition"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(
+        line.contains(", the largest kept key's; a key --memory-limit dropped may hold up to "),
+        "{line}"
+    );
+    assert!(!out.stdout.contains("seen fewer than 10 times: at most 0 B"));
+}

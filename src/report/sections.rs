@@ -306,13 +306,23 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                 c.distinct_estimate.method
             ));
             let [lo, hi] = c.max_logical_partition_bytes_range;
-            facts.push(format!(
-                "largest logical partition (estimate): {} (95% range {} – {}); any key seen fewer than 10 times: at most {}",
-                human_bytes(c.max_logical_partition_bytes),
-                human_bytes(lo),
-                human_bytes(hi),
-                human_bytes(c.tail_bound_bytes)
-            ));
+            facts.push(if c.regime == crate::estimate::Regime::Exact {
+                // Nothing projected, but --memory-limit kept only some keys (the estimate's
+                // method says so): no key went unseen, a dropped one is only bounded.
+                format!(
+                    "largest logical partition: {}, the largest kept key's; a key --memory-limit dropped may hold up to {}",
+                    human_bytes(c.max_logical_partition_bytes),
+                    human_bytes(hi)
+                )
+            } else {
+                format!(
+                    "largest logical partition (estimate): {} (95% range {} – {}); any key seen fewer than 10 times: at most {}",
+                    human_bytes(c.max_logical_partition_bytes),
+                    human_bytes(lo),
+                    human_bytes(hi),
+                    human_bytes(c.tail_bound_bytes)
+                )
+            });
         }
         facts.push(format!(
             "regime: {} ({})",
