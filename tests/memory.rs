@@ -313,4 +313,34 @@ fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
         "{line}"
     );
     assert!(!out.stdout.contains("seen fewer than 10 times: at most 0 B"));
+    // A hierarchical key's largest prefix under sampling is the largest kept one: "big" (every
+    // fifth document) may be dropped, and the report must not call a smaller tenant the largest.
+    let out = Test::new()
+        .arg("analyze")
+        .arg(&file)
+        .args([
+            "-c",
+            "/tenant>/id",
+            "--memory-limit",
+            "1MB",
+            "--threads",
+            "2",
+        ])
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let level = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("level 1: "))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(
+        level.contains("; largest kept [")
+            && level.ends_with("(a prefix --memory-limit dropped may be larger)"),
+        "{level}"
+    );
+    assert!(
+        out.stdout.contains("its largest kept prefix holds "),
+        "{}",
+        out.stdout
+    );
 }

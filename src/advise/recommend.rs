@@ -284,11 +284,16 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     ));
     if r.kind == KeyKind::Hierarchical {
         if let Some(first) = r.levels.first() {
+            // Under key sampling a kept prefix's size is exact, but the largest prefix may be
+            // one --memory-limit dropped.
+            let sampled = r.key_sampling.is_some();
             out.push(format!(
-                "hierarchical: the first level has {}{} distinct values in the sample; its largest prefix holds {}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
+                "hierarchical: the first level has {}{} distinct values in the sample; its largest {}prefix holds {}{}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
                 if first.distinct_prefixes_range.is_some() { "about " } else { "" },
                 crate::report::count(first.distinct_prefixes as f64),
+                if sampled { "kept " } else { "" },
                 human_bytes(first.largest_prefix_bytes),
+                if sampled { " (a prefix --memory-limit dropped may be larger)" } else { "" },
             ));
         }
     }

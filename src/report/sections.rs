@@ -349,12 +349,20 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                         count(hi as f64)
                     )
                 });
+            // Under key sampling the largest prefix may be one --memory-limit dropped.
+            let sampled = c.key_sampling.is_some();
             facts.push(format!(
-                "level {}: {} distinct prefixes{range}; largest {} holds {}",
+                "level {}: {} distinct prefixes{range}; largest {}{} holds {}{}",
                 lv.level,
                 count(lv.distinct_prefixes as f64),
+                if sampled { "kept " } else { "" },
                 lv.largest_prefix,
-                human_bytes(lv.largest_prefix_bytes)
+                human_bytes(lv.largest_prefix_bytes),
+                if sampled {
+                    " (a prefix --memory-limit dropped may be larger)"
+                } else {
+                    ""
+                }
             ));
         }
         if c.invalid_key_documents > 0 {
