@@ -297,50 +297,40 @@ fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
     // (every key was seen; some were dropped).
     let dir = tempfile::tempdir().unwrap();
     let file = write_file(dir.path());
-    let out = Test::new()
-        .arg("analyze")
-        .arg(&file)
-        .args(["-c", "/user", "--memory-limit", "1MB", "--threads", "2"])
-        .run();
-    assert_eq!(out.status, 0, "{}", out.stderr);
-    let line = out
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("largest logical partition"))
-        .unwrap_or_else(|| panic!("{}", out.stdout));
+    // The table of one candidate at 1 MB on two workers, and its line that starts so.
+    let table = |spec: &str| {
+        let out = Test::new()
+            .arg("analyze")
+            .arg(&file)
+            .args(["-c", spec, "--memory-limit", "1MB", "--threads", "2"])
+            .run();
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let line = |out: &str, start: &str| {
+        out.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?} in {out}"))
+            .to_string()
+    };
+    let user = table("/user");
+    let largest = line(&user, "largest logical partition");
     assert!(
-        line.contains(", the largest kept key's; a key --memory-limit dropped may hold up to "),
-        "{line}"
+        largest.contains(", the largest kept key's; a key --memory-limit dropped may hold up to "),
+        "{largest}"
     );
-    assert!(!out.stdout.contains("seen fewer than 10 times: at most 0 B"));
+    assert!(!user.contains("seen fewer than 10 times: at most 0 B"));
     // A hierarchical key's largest prefix under sampling is the largest kept one: "big" (every
     // fifth document) may be dropped, and the report must not call a smaller tenant the largest.
-    let out = Test::new()
-        .arg("analyze")
-        .arg(&file)
-        .args([
-            "-c",
-            "/tenant>/id",
-            "--memory-limit",
-            "1MB",
-            "--threads",
-            "2",
-        ])
-        .run();
-    assert_eq!(out.status, 0, "{}", out.stderr);
-    let level = out
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("level 1: "))
-        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let tenant = table("/tenant>/id");
+    let level = line(&tenant, "level 1: ");
     assert!(
         level.contains("; largest kept [")
             && level.ends_with("(a prefix --memory-limit dropped may be larger)"),
         "{level}"
     );
     assert!(
-        out.stdout.contains("its largest kept prefix holds "),
-        "{}",
-        out.stdout
+        tenant.contains("its largest kept prefix holds "),
+        "{tenant}"
     );
 }
