@@ -299,13 +299,13 @@ fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
     let file = write_file(dir.path());
     // The table of one candidate at 1 MB on two workers, and its line that starts so.
     let table = |spec: &str| {
-        let out = Test::new()
+        Test::new()
             .arg("analyze")
             .arg(&file)
             .args(["-c", spec, "--memory-limit", "1MB", "--threads", "2"])
-            .run();
-        assert_eq!(out.status, 0, "{}", out.stderr);
-        out.stdout
+            .run()
+            .success()
+            .stdout
     };
     let line = |out: &str, start: &str| {
         out.lines()

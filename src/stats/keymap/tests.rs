@@ -37,6 +37,22 @@ fn drained(m: KeyMap) -> Vec<DrainedKey> {
     out
 }
 
+/// `a` merged with `b` at once ([`KeyMap::merge_now`]) and deferred ([`KeyMap::merge`]), both
+/// flushed first; the second must be deferred (two exact maps of one layout).
+fn real_and_deferred(mut a: KeyMap, mut b: KeyMap) -> (KeyMap, KeyMap) {
+    a.flush();
+    b.flush();
+    let mut real = a.clone();
+    real.merge_now(b.clone());
+    let mut deferred = a;
+    deferred.merge(b);
+    assert!(
+        deferred.deferred.is_some(),
+        "two exact maps of one layout are deferred"
+    );
+    (real, deferred)
+}
+
 #[test]
 fn documents_added_after_a_deferred_merge_count_once() {
     // After the merge, keys of either map and new ones take more documents, the first of them
@@ -48,13 +64,7 @@ fn documents_added_after_a_deferred_merge_count_once() {
         a.add_buffered(&key(i), 1, 10, i64::MAX, i64::MIN);
         b.add_buffered(&key(i + 3_000), 2, 20, i64::MAX, i64::MIN);
     }
-    a.flush();
-    b.flush();
-    let mut real = a.clone();
-    real.merge_now(b.clone());
-    let mut deferred = a;
-    deferred.merge(b);
-    assert!(deferred.deferred.is_some());
+    let (mut real, mut deferred) = real_and_deferred(a, b);
     for m in [&mut real, &mut deferred] {
         for i in (0..12_000u32).step_by(7) {
             let t = i64::from(i);
@@ -111,16 +121,7 @@ fn a_deferred_merge_drains_like_a_real_one() {
                 last,
             );
         }
-        a.flush();
-        b.flush();
-        let mut real = a.clone();
-        real.merge_now(b.clone());
-        let mut deferred = a;
-        deferred.merge(b);
-        assert!(
-            deferred.deferred.is_some(),
-            "two exact maps of one layout are deferred"
-        );
+        let (real, deferred) = real_and_deferred(a, b);
         assert_eq!(deferred.len(), real.len());
         assert_eq!(deferred.len(), 40_000);
         assert_eq!(deferred.cost(), real.cost());
