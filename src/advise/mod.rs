@@ -246,9 +246,9 @@ pub fn sampling_finding(
         .fold(0.0, f64::max);
     let bound = k.dropped_largest_bytes_bound;
     // A key of one item per partition is capped by that item, where the sketch (loose once
-    // millions of keys share its cells) says more.
-    let cap = one_item_cap.filter(|&(c, _)| c < bound * heavy_scale);
-    let projected_bound = cap.map_or(bound * heavy_scale, |(c, _)| c);
+    // millions of keys share its cells) says more ([`dropped_bound`]).
+    let projected_bound = dropped_bound(s, heavy_scale, one_item_cap.map(|(c, _)| c))?;
+    let cap = one_item_cap.filter(|_| projected_bound < bound * heavy_scale);
     let exact_top = cap.is_none() && bound < largest_kept;
     let far_below = projected_bound < l.logical_partition_bytes * l.warn_fraction;
     let one_in = (1.0 / k.kept_fraction).round() as u64;

@@ -306,9 +306,11 @@ pub fn blocks(r: &Report) -> Vec<Block> {
                 c.distinct_estimate.method
             ));
             let [lo, hi] = c.max_logical_partition_bytes_range;
-            facts.push(if c.regime == crate::estimate::Regime::Exact {
-                // Nothing projected, but --memory-limit kept only some keys (the estimate's
-                // method says so): no key went unseen, a dropped one is only bounded.
+            let sampled_whole =
+                c.regime == crate::estimate::Regime::Exact && c.key_sampling.is_some();
+            facts.push(if sampled_whole {
+                // Nothing projected, but --memory-limit kept only some keys: no key went
+                // unseen, a dropped one is only bounded.
                 format!(
                     "largest logical partition: {}, the largest kept key's; a key --memory-limit dropped may hold up to {}",
                     human_bytes(c.max_logical_partition_bytes),

@@ -103,7 +103,7 @@ impl KeyArenas {
     /// Orders two keys as their bytes do.
     #[inline]
     pub fn cmp(&self, a: KeyRef, b: KeyRef) -> std::cmp::Ordering {
-        // One 128-bit comparison (no branch) settles all but ties of the first 16 bytes.
+        // One 128-bit comparison settles all but ties of the first 16 bytes.
         let (x, y) = (a.head128(), b.head128());
         if x != y {
             x.cmp(&y)
