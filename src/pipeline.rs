@@ -136,12 +136,15 @@ pub fn scan(
                         }
                         worker.block(&block, &mut acc);
                         ingest::recycle(block.into_buffer());
-                        acc.flush();
+                        acc.flush_buffers();
                         settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
                             stop.store(true, Ordering::Relaxed);
                         }
                     }
+                    // On this worker's thread, beside the other workers: the records that
+                    // logging parts appended are indexed here, not in the merge.
+                    acc.flush();
                     crate::timing::mark("scan: worker done");
                     acc
                 })

@@ -1,7 +1,8 @@
 //! Equivalences the fast scan must keep (issue #9): a key whose bytes straddle the reader's block
 //! boundary is counted whole, and the report is byte-identical for any thread count on a file of
-//! several blocks, also when only some workers' key maps saw a time field. (Merge order and
-//! degraded-vs-exact are checked in src/stats/keymap.rs and tests/memory.rs.)
+//! several blocks, also when only some workers' key maps saw a time field or switched to
+//! appending records for new keys. (Merge order and degraded-vs-exact are checked in
+//! src/stats/keymap.rs and tests/memory.rs.)
 
 #[allow(dead_code)]
 mod util;
@@ -146,6 +147,61 @@ fn time_ranges_are_the_same_whichever_worker_saw_the_times() {
     let ttl = &c["workload"]["time_to_limit"];
     assert_eq!(ttl["basis"], "measured");
     assert!(ttl["key"].as_str().unwrap() != "u000", "{ttl}");
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
+}
+
+#[test]
+fn keys_appended_unprobed_count_exactly_for_any_thread_count() {
+    // 600,000 documents, 550,000 ids (ids below 50,000 twice, the rest once) and 40,000 users
+    // (15 documents each), every line the same length. With 1 or 2 workers each radix part of
+    // `/id` passes 4,096 keys on a run of new keys and appends records unprobed, indexed at
+    // the worker's end; with 3 workers no part gets there (src/stats/keymap.rs). The counts are
+    // exact and the reports identical either way.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ids.jsonl");
+    let mut s = String::with_capacity(600_000 * 37);
+    for i in 0..600_000u64 {
+        let mut id = i * 7_919 % 600_000;
+        if id >= 550_000 {
+            id -= 550_000;
+        }
+        s.push_str(&format!(
+            "{{\"id\":\"doc-{id:07}\",\"user\":\"u{:05}\"}}\n",
+            i % 40_000
+        ));
+    }
+    std::fs::write(&file, s).unwrap();
+    let run = |threads: &str| {
+        let out = Test::new()
+            .arg("analyze")
+            .arg(&file)
+            .args(["-c", "/id", "-c", "/user", "--format", "json", "-q"])
+            .args(["--threads", threads])
+            .run();
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let one = run("1");
+    let r: Value = serde_json::from_str(&one).unwrap();
+    let by_path = |p: &str| {
+        r["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["spec"] == p)
+            .unwrap_or_else(|| panic!("candidate {p}"))
+            .clone()
+    };
+    let (id, user) = (by_path("/id"), by_path("/user"));
+    assert_eq!(id["documents"], 600_000);
+    assert_eq!(id["logical_partitions"], 550_000);
+    // The largest: the 50,000 ids of two documents, tied; the first in key order.
+    assert_eq!(id["top_partitions"][0]["key"], "doc-0000000");
+    assert_eq!(id["top_partitions"][0]["documents"], 2.0);
+    assert_eq!(user["logical_partitions"], 40_000);
+    assert_eq!(user["top_partitions"][0]["key"], "u00000");
+    assert_eq!(user["top_partitions"][0]["documents"], 15.0);
     assert_eq!(one, run("2"), "--threads 1 vs 2");
     assert_eq!(one, run("3"), "--threads 1 vs 3");
 }

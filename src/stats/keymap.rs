@@ -18,6 +18,12 @@
 //!   probes of a flush hit one part (1/64 of the keys, in cache) instead of the whole map (as
 //!   DuckDB's radix-partitioned aggregation does). [`KeyMap::flush`] folds the rest; every reading
 //!   method expects a flushed map.
+//! - **Appended, not probed, while keys are new.** A part past `LOG_FROM` (4,096) keys whose full
+//!   buffer held nearly all new keys (`/id`, a user id) stops probing: each document is appended
+//!   as a record of its own, and the records are indexed later in one pass over the part, its
+//!   table reserved for them and in cache (`Part::consolidate`: at the worker's end, when they
+//!   reach the part's key count, before any read). Repeats found there are folded into the
+//!   key's record; a pass of mostly repeats switches the part back to probing.
 //!
 //! Iteration order depends on the hash and on the order of inserts; everything a report shows is
 //! computed after sorting by key ([`crate::stats::summary`]), so it does not.
@@ -166,6 +172,11 @@ const PENDING: usize = 256;
 /// A part holding fewer keys than this (its table a few tens of KiB, in cache) counts documents
 /// directly: buffering only pays where probes would miss the cache.
 const BUFFER_FROM: usize = 1024;
+/// A part holding at least this many keys whose buffered documents were nearly all new keys
+/// switches to appending records ([`Part::log`]).
+const LOG_FROM: usize = 4096;
+/// A logging part consolidates once its unindexed records reach its keys or this many.
+const LOG_MIN: usize = 16_384;
 
 /// A document's key waiting to be counted.
 #[derive(Debug, Clone, Copy)]
@@ -191,6 +202,12 @@ struct Part {
     timed: bool,
     pending: Vec<Pending>,
     pending_arena: Vec<u8>,
+    /// Whether documents are appended as records without a table probe ([`Part::log`]).
+    logging: bool,
+    /// Records at the arena's end not yet in the table (some may repeat a key).
+    unindexed: usize,
+    /// Where those records start.
+    indexed_to: usize,
 }
 
 /// The fixed hash of an encoded key (the same in every run, so memory use is reproducible).
@@ -209,6 +226,10 @@ impl Part {
     /// The offset of `key`'s record (hash `hash`), appended with empty counts if new.
     #[inline]
     fn record(&mut self, hash: u64, key: &[u8]) -> usize {
+        if self.unindexed != 0 {
+            // A record appended here must not land among unindexed ones.
+            self.consolidate();
+        }
         let h = hash as u32;
         let Part {
             table,
@@ -275,20 +296,109 @@ impl Part {
         );
     }
 
-    /// Rewrites the records with room for times (once, at the first time the part sees).
+    /// Rewrites the records with room for times (once, at the first time the part sees); an
+    /// unindexed record is folded in like any other.
     fn make_timed(&mut self) {
         let old = std::mem::take(&mut self.arena);
         self.table.clear();
         self.keys = 0;
+        self.unindexed = 0;
         self.timed = true;
         for (_, key, c) in records(&old, false) {
             self.add_counts(key_hash(key), key, &c);
         }
     }
 
-    /// The bytes of the keys alone (without the record headers).
+    /// Appends a document as a record of its own, without a table probe: the scan's path for a
+    /// part whose documents are nearly all new keys (as for `/id`), where each probe of a table
+    /// grown out of the cache waits for a miss or two, and each doubling moves it all again.
+    /// [`Part::consolidate`] indexes the records later, in one pass with the table in cache.
+    #[inline]
+    fn log(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        if !self.timed && has_time(first, last) {
+            self.make_timed();
+        }
+        if self.unindexed == 0 {
+            self.indexed_to = self.arena.len();
+        }
+        let a = &mut self.arena;
+        a.extend_from_slice(&documents.to_ne_bytes());
+        a.extend_from_slice(&bytes.to_ne_bytes());
+        if self.timed {
+            a.extend_from_slice(&first.to_ne_bytes());
+            a.extend_from_slice(&last.to_ne_bytes());
+        }
+        a.extend_from_slice(&(key.len() as u32).to_ne_bytes());
+        a.extend_from_slice(key);
+        self.unindexed += 1;
+        if self.unindexed >= self.keys.max(LOG_MIN) {
+            self.consolidate();
+        }
+    }
+
+    /// Indexes the records [`Part::log`] appended, in order: the table is reserved for all of
+    /// them first (it does not grow on the way, and being one part's it stays in cache); a
+    /// record whose key is already indexed adds its counts to that key's record and is
+    /// dropped, a new key's record moves down over the dropped ones and is inserted. Most of
+    /// them repeating keys, the part goes back to probing.
+    fn consolidate(&mut self) {
+        let n = self.unindexed;
+        if n == 0 {
+            return;
+        }
+        self.table.reserve(n, |s| table_hash(s.h));
+        let timed = self.timed;
+        let (mut w, mut r) = (self.indexed_to, self.indexed_to);
+        let mut repeats = 0;
+        while r < self.arena.len() {
+            let arena = &self.arena;
+            let (key, from) = record_key(arena, r, timed);
+            let end = from + key.len();
+            let h = key_hash(key) as u32;
+            let found = self
+                .table
+                .find(table_hash(h), |s| {
+                    s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+                })
+                .map(|s| s.at as usize);
+            match found {
+                Some(at) => {
+                    let c = record_counts(&self.arena, r, timed);
+                    record_add(
+                        &mut self.arena,
+                        at,
+                        timed,
+                        c.documents,
+                        c.minified_bytes,
+                        c.first_ts,
+                        c.last_ts,
+                    );
+                    repeats += 1;
+                }
+                None => {
+                    let at = u32::try_from(w + (end - r)).map(|_| w as u32).expect(
+                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
+                    );
+                    self.arena.copy_within(r..end, w);
+                    self.table
+                        .insert_unique(table_hash(h), Slot { h, at }, |s| table_hash(s.h));
+                    self.keys += 1;
+                    w += end - r;
+                }
+            }
+            r = end;
+        }
+        self.arena.truncate(w);
+        self.unindexed = 0;
+        if repeats * 2 > n {
+            self.logging = false;
+        }
+    }
+
+    /// The bytes of the keys alone (without the record headers), counting an unindexed
+    /// record's as a key's (an upper bound, exact once consolidated).
     fn key_bytes(&self) -> usize {
-        self.arena.len() - self.keys * header(self.timed)
+        self.arena.len() - (self.keys + self.unindexed) * header(self.timed)
     }
 
     #[inline]
@@ -311,15 +421,23 @@ impl Part {
         }
         self.pending.push(e);
         if self.pending.len() >= PENDING {
-            self.flush();
+            self.flush_pending();
         }
     }
 
-    /// Counts the buffered documents in the table.
+    /// Counts every document this part holds back: buffered ones and unindexed records.
     fn flush(&mut self) {
+        self.flush_pending();
+        self.consolidate();
+    }
+
+    /// Counts the buffered documents in the table. A full buffer of nearly all new keys in a
+    /// part past [`LOG_FROM`] keys switches the part to appending records ([`Part::log`]).
+    fn flush_pending(&mut self) {
         if self.pending.is_empty() {
             return;
         }
+        let keys_before = self.keys;
         let pending = std::mem::take(&mut self.pending);
         let pa = std::mem::take(&mut self.pending_arena);
         self.warm(pending.iter().map(|e| e.hash));
@@ -331,6 +449,10 @@ impl Part {
                 &pa[e.off as usize..e.off as usize + len]
             };
             self.add(e.hash, key, e.documents, e.bytes, e.first, e.last);
+        }
+        let new = self.keys - keys_before;
+        if pending.len() == PENDING && self.keys >= LOG_FROM && new * 8 >= PENDING * 7 {
+            self.logging = true;
         }
         self.pending = pending;
         self.pending.clear();
@@ -529,14 +651,26 @@ impl KeyMap {
             return;
         }
         let part = &mut self.parts[part_of(h)];
-        if part.table.len() < BUFFER_FROM {
+        if part.logging {
+            part.log(key, documents, bytes, first, last);
+        } else if part.table.len() < BUFFER_FROM {
             part.add(h, key, documents, bytes, first, last);
         } else {
             part.push(h, key, documents, bytes, first, last);
         }
     }
 
-    /// Counts every buffered document ([`KeyMap::add_buffered`]).
+    /// Counts the documents in the parts' short buffers ([`KeyMap::add_buffered`]), leaving
+    /// the appended records of logging parts (`Part::log`) for a later [`KeyMap::flush`]:
+    /// cheap enough for every block of a scan.
+    pub fn flush_buffers(&mut self) {
+        for p in self.parts.iter_mut() {
+            p.flush_pending();
+        }
+    }
+
+    /// Counts every buffered document ([`KeyMap::add_buffered`]); every reading method expects
+    /// this done.
     pub fn flush(&mut self) {
         for p in self.parts.iter_mut() {
             p.flush();
@@ -548,7 +682,9 @@ impl KeyMap {
 
     /// No document waits in a buffer.
     fn flushed(&self) -> bool {
-        self.parts.iter().all(|p| p.pending.is_empty())
+        self.parts
+            .iter()
+            .all(|p| p.pending.is_empty() && p.unindexed == 0)
             && self.deferred.as_ref().is_none_or(|o| o.flushed())
     }
 
@@ -575,11 +711,12 @@ impl KeyMap {
             .flat_map(|p| records(&p.arena, p.timed).map(|(_, k, c)| (k, c)))
     }
 
-    /// The kept keys' cost in this map alone.
+    /// The kept keys' cost in this map alone; an unindexed record ([`Part::log`]) costs as a
+    /// key of its own (an upper bound, exact once flushed).
     fn own_cost(&self) -> u64 {
         self.parts
             .iter()
-            .map(|p| p.keys as u64 * COST_PER_KEY + p.key_bytes() as u64)
+            .map(|p| (p.keys + p.unindexed) as u64 * COST_PER_KEY + p.key_bytes() as u64)
             .sum()
     }
 
@@ -625,13 +762,15 @@ impl KeyMap {
     /// Raises the sampling level until the kept keys' [`KeyMap::cost`] is within `budget`.
     /// Returns whether the level changed.
     pub fn settle(&mut self, budget: u64) -> bool {
-        if let Some(o) = &self.deferred {
-            // The union costs at most the sum: within the budget, nothing would be dropped.
-            if self.own_cost() + o.own_cost() <= budget {
-                return false;
-            }
-            self.fold_deferred();
+        self.flush_buffers();
+        // The union costs at most the sum, and unindexed records at most as much as keys of
+        // their own: within the budget, nothing would be dropped.
+        let bound = self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost());
+        if bound <= budget {
+            return false;
         }
+        self.flush();
+        self.fold_deferred();
         let before = self.level;
         while self.cost() > budget && self.level < MAX_LEVEL {
             self.raise_to(self.level + 1);

@@ -398,3 +398,99 @@ fn drain_with_folds_every_key_once() {
     assert_eq!(rows.iter().sum::<u64>(), 90_000);
     assert_eq!(longest, key(49_999).len(), "5 digits and 49 more bytes");
 }
+
+/// `n` keys that all fall in part 0, so that one part passes [`LOG_FROM`] and [`LOG_MIN`].
+fn part0_keys(n: usize) -> Vec<Vec<u8>> {
+    (0u64..)
+        .map(|i| format!("id-{i}").into_bytes())
+        .filter(|k| part_of(key_hash(k)) == 0)
+        .take(n)
+        .collect()
+}
+
+/// A plain map's counts: documents, bytes, first and last time.
+type Plain = std::collections::HashMap<Vec<u8>, (u64, u64, i64, i64)>;
+
+fn plain_add(plain: &mut Plain, k: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+    let e = plain
+        .entry(k.to_vec())
+        .or_insert((0, 0, i64::MAX, i64::MIN));
+    e.0 += documents;
+    e.1 += bytes;
+    e.2 = e.2.min(first);
+    e.3 = e.3.max(last);
+}
+
+#[test]
+fn a_logging_part_counts_like_a_plain_map() {
+    // One part's documents: 30,000 new keys (the part switches to appending records past
+    // 4,096 keys, and indexes them mid-way at 16,384), a time arriving while records wait
+    // (the part is rewritten timed), a direct add while records wait, then repeats of 1,000
+    // keys (most records repeat a key: the part goes back to probing), then 10,000 new keys
+    // with times. Every count, byte total and time range equals a plain map's.
+    let keys = part0_keys(40_000);
+    let (mut m, mut plain) = (KeyMap::default(), Plain::new());
+    let add = |m: &mut KeyMap, plain: &mut Plain, k: &[u8], d: u64, b: u64, f: i64, l: i64| {
+        m.add_buffered(k, d, b, f, l);
+        plain_add(plain, k, d, b, f, l);
+    };
+    for k in &keys[..30_000] {
+        add(&mut m, &mut plain, k, 1, k.len() as u64, i64::MAX, i64::MIN);
+    }
+    let p = &m.parts[0];
+    assert!(p.logging, "a part of new keys appends records");
+    assert!(p.keys >= LOG_MIN, "indexed mid-way: {} keys", p.keys);
+    assert!(p.unindexed > 0 && !p.timed);
+    add(&mut m, &mut plain, &keys[5], 1, 7, 100, 100);
+    // The waiting records are folded in by the rewrite; the timed document waits on its own.
+    assert!(m.parts[0].timed && m.parts[0].unindexed == 1);
+    for k in &keys[30_000..30_100] {
+        add(&mut m, &mut plain, k, 1, 1, i64::MAX, i64::MIN);
+    }
+    assert!(m.parts[0].unindexed > 0);
+    m.add(&keys[39_999], 5, 50, 7, 9);
+    plain_add(&mut plain, &keys[39_999], 5, 50, 7, 9);
+    assert_eq!(
+        m.parts[0].unindexed, 0,
+        "a direct add indexes waiting records first"
+    );
+    for i in 0..40_000 {
+        let t = i as i64;
+        add(&mut m, &mut plain, &keys[i % 1_000], 2, 3, t, t + 1);
+    }
+    m.flush();
+    assert!(!m.parts[0].logging, "a part of repeated keys probes again");
+    for (i, k) in keys[30_100..].iter().enumerate() {
+        add(&mut m, &mut plain, k, 1, 2, i as i64, i as i64);
+    }
+    m.flush();
+    assert_eq!(m.len(), plain.len());
+    let mut expect: Vec<DrainedKey> = plain
+        .iter()
+        .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
+        .collect();
+    expect.sort();
+    assert_eq!(drained(m), expect);
+}
+
+#[test]
+fn settle_charges_waiting_records_at_most_once() {
+    // A logging part holds records that repeat keys, not yet indexed: the quick bound counts
+    // each as a key, but a budget between the bound and the exact cost drops nothing, and one
+    // below the exact cost samples as a map built by direct adds does.
+    let keys = part0_keys(20_000);
+    let (mut m, mut direct) = (KeyMap::default(), KeyMap::default());
+    for k in keys.iter().chain(&keys[..5_000]) {
+        m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+        direct.add(k, 1, 10, i64::MAX, i64::MIN);
+    }
+    assert!(m.parts[0].logging && m.parts[0].unindexed > 0);
+    let exact = direct.cost();
+    assert!(m.own_cost() > exact, "the bound counts repeats as keys");
+    assert!(!m.settle(exact));
+    assert_eq!((m.level(), m.cost(), m.len()), (0, exact, 20_000));
+    assert!(m.settle(exact - 1));
+    assert!(direct.settle(exact - 1));
+    assert_eq!(m.level(), direct.level());
+    assert_eq!(kept_keys(&m), kept_keys(&direct));
+}
