@@ -379,7 +379,9 @@ impl Part {
                     let at = u32::try_from(w + (end - r)).map(|_| w as u32).expect(
                         "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
                     );
-                    self.arena.copy_within(r..end, w);
+                    if w != r {
+                        self.arena.copy_within(r..end, w);
+                    }
                     self.table
                         .insert_unique(table_hash(h), Slot { h, at }, |s| table_hash(s.h));
                     self.keys += 1;
