@@ -937,10 +937,17 @@ impl KeyMap {
                     acc: Some(init()),
                     into: &folded,
                     merge: &merge,
+                    part: (0, 0, 0),
                 },
                 |f, i| {
-                    let pi = starts.partition_point(|&s| s <= i) - 1;
-                    let at = offsets[pi][i - starts[pi]] as usize;
+                    // A job's rows are consecutive: its part changes rarely.
+                    let (mut pi, mut lo, hi) = f.part;
+                    if !(lo..hi).contains(&i) {
+                        pi = starts.partition_point(|&s| s <= i) - 1;
+                        lo = starts[pi];
+                        f.part = (pi, lo, lo + offsets[pi].len());
+                    }
+                    let at = offsets[pi][i - lo] as usize;
                     let arena = &arenas[pi];
                     let (key, from) = record_key(arena, at, timed[pi]);
                     let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
@@ -963,6 +970,8 @@ struct Folding<'m, A, M: Fn(A, A) -> A> {
     acc: Option<A>,
     into: &'m std::sync::Mutex<Option<A>>,
     merge: &'m M,
+    /// The part of the job's last row, and its rows' indices (`lo..hi`).
+    part: (usize, usize, usize),
 }
 
 impl<A, M: Fn(A, A) -> A> Drop for Folding<'_, A, M> {
