@@ -45,15 +45,20 @@ fn write_file(dir: &std::path::Path) -> (std::path::PathBuf, usize) {
     (p, split_line)
 }
 
-fn run(file: &std::path::Path, threads: &str) -> String {
-    let out = Test::new()
+/// `pkadvisor analyze FILE ARGS --format json -q --threads THREADS`: the report.
+fn analyze(file: &std::path::Path, args: &[&str], threads: &str) -> String {
+    Test::new()
         .arg("analyze")
         .arg(file)
-        .args(["-c", "/user,/id", "--format", "json", "-q", "--top", "200"])
-        .args(["--threads", threads])
-        .run();
-    assert_eq!(out.status, 0, "{}", out.stderr);
-    out.stdout
+        .args(args)
+        .args(["--format", "json", "-q", "--threads", threads])
+        .run()
+        .success()
+        .stdout
+}
+
+fn run(file: &std::path::Path, threads: &str) -> String {
+    analyze(file, &["-c", "/user,/id", "--top", "200"], threads)
 }
 
 #[test]
@@ -118,24 +123,7 @@ fn write_timed_file(dir: &std::path::Path) -> std::path::PathBuf {
 fn time_ranges_are_the_same_whichever_worker_saw_the_times() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_timed_file(dir.path());
-    let run = |threads: &str| {
-        let out = Test::new()
-            .arg("analyze")
-            .arg(&file)
-            .args([
-                "-c",
-                "/user",
-                "--time-field",
-                "/ts",
-                "--format",
-                "json",
-                "-q",
-            ])
-            .args(["--threads", threads])
-            .run();
-        assert_eq!(out.status, 0, "{}", out.stderr);
-        out.stdout
-    };
+    let run = |threads: &str| analyze(&file, &["-c", "/user", "--time-field", "/ts"], threads);
     let one = run("1");
     let r: Value = serde_json::from_str(&one).unwrap();
     let c = &r["candidates"][0];
@@ -172,16 +160,7 @@ fn keys_appended_unprobed_count_exactly_for_any_thread_count() {
         ));
     }
     std::fs::write(&file, s).unwrap();
-    let run = |threads: &str| {
-        let out = Test::new()
-            .arg("analyze")
-            .arg(&file)
-            .args(["-c", "/id", "-c", "/user", "--format", "json", "-q"])
-            .args(["--threads", threads])
-            .run();
-        assert_eq!(out.status, 0, "{}", out.stderr);
-        out.stdout
-    };
+    let run = |threads: &str| analyze(&file, &["-c", "/id", "-c", "/user"], threads);
     let one = run("1");
     let r: Value = serde_json::from_str(&one).unwrap();
     let by_path = |p: &str| {
