@@ -370,11 +370,8 @@ pub fn summarize_drained(
         max_key: max_key_seen,
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let by_bytes = largest(&partitions, top);
-
-    let documents: u64 =
-        partitions.iter().map(|p| p.sample.documents).sum::<u64>() + dropped.documents;
-    let mut total_bytes: f64 = partitions.iter().map(|p| p.bytes).sum();
+    let (kept_documents, mut total_bytes, by_bytes) = totals_and_largest(&partitions, top);
+    let documents = kept_documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
     let (mut max_key_bytes, mut max_key) = match &max_key_seen {
@@ -437,9 +434,11 @@ pub fn summarize_drained(
     }
 }
 
-/// Indices of the `top` largest partitions by bytes, largest first (ties: key order), in one
-/// pass that keeps a short sorted list.
-fn largest(partitions: &[PartitionRow], top: usize) -> Vec<usize> {
+/// The rows' sample documents, their projected bytes (summed in key order from -0.0, as
+/// `Sum` does, so the total is the same bit for bit) and the indices of the `top` largest
+/// partitions by bytes, largest first (ties: key order): one pass over the rows, with a short
+/// sorted list (each pass over millions of rows is a read of all of them).
+fn totals_and_largest(partitions: &[PartitionRow], top: usize) -> (u64, f64, Vec<usize>) {
     let larger_first = |a: usize, b: usize| {
         partitions[b]
             .bytes
@@ -447,7 +446,10 @@ fn largest(partitions: &[PartitionRow], top: usize) -> Vec<usize> {
             .then(a.cmp(&b))
     };
     let mut best: Vec<usize> = Vec::with_capacity(top + 1);
-    for i in 0..partitions.len() {
+    let (mut documents, mut bytes) = (0u64, -0.0f64);
+    for (i, p) in partitions.iter().enumerate() {
+        documents += p.sample.documents;
+        bytes += p.bytes;
         if best.len() == top {
             match best.last() {
                 Some(&w) if larger_first(i, w).is_lt() => {}
@@ -458,7 +460,7 @@ fn largest(partitions: &[PartitionRow], top: usize) -> Vec<usize> {
         best.insert(at, i);
         best.truncate(top);
     }
-    best
+    (documents, bytes, best)
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
