@@ -116,9 +116,18 @@ fn project_and_sort(
     overhead_bytes: f64,
 ) {
     use rayon::prelude::*;
+    // `scale` depends on the count alone, and neighbouring rows mostly share theirs.
+    let mut last: Option<(u64, f64)> = None;
     for p in partitions.iter_mut() {
         let c = p.sample;
-        let f = scale(c.documents);
+        let f = match last {
+            Some((n, f)) if n == c.documents => f,
+            _ => {
+                let f = scale(c.documents);
+                last = Some((c.documents, f));
+                f
+            }
+        };
         p.documents = c.documents as f64 * f;
         p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
     }
@@ -228,17 +237,37 @@ impl Sampled<'_> {
     }
 }
 
-/// What the drain learns from the key bytes.
-#[derive(Default)]
+/// Document counts below this are tallied in an array ([`DrainAcc::keys_by_count`]).
+const SMALL_COUNTS: usize = 1024;
+
+/// What the drain learns from the key bytes and counts.
 struct DrainAcc {
+    /// The sampling level (0: every key kept).
+    level: u32,
     undefined_documents: u64,
     null_documents: u64,
     defined_keys: u64,
     /// The largest key value and, among equals, the first key in key order.
     max_key: Option<(u64, Vec<u8>)>,
+    /// Keys by document count, each weighted by the keys it stands for ([`Drained::weighted_counts`]):
+    /// counts below [`SMALL_COUNTS`] by index, larger ones in `large_counts`.
+    keys_by_count: Vec<u64>,
+    large_counts: hashbrown::HashMap<u64, u64>,
 }
 
 impl DrainAcc {
+    fn new(level: u32) -> DrainAcc {
+        DrainAcc {
+            level,
+            undefined_documents: 0,
+            null_documents: 0,
+            defined_keys: 0,
+            max_key: None,
+            keys_by_count: vec![0; SMALL_COUNTS],
+            large_counts: hashbrown::HashMap::new(),
+        }
+    }
+
     fn add(&mut self, key: &[u8], documents: u64) {
         let shape = keys::key_shape(key);
         if shape.undefined {
@@ -247,10 +276,17 @@ impl DrainAcc {
         if shape.null {
             self.null_documents += documents;
         }
-        self.defined_keys += u64::from(!always_kept(key));
+        let special = always_kept(key);
+        self.defined_keys += u64::from(!special);
         let kb = shape.value_bytes;
         if Self::bigger(&self.max_key, kb, key) {
             self.max_key = Some((kb, key.to_vec()));
+        }
+        // A key kept by sampling stands for 2^level keys; Undefined and Null for themselves.
+        let w = if special { 1 } else { 1u64 << self.level };
+        match self.keys_by_count.get_mut(documents as usize) {
+            Some(k) => *k += w,
+            None => *self.large_counts.entry(documents).or_default() += w,
         }
     }
 
@@ -259,6 +295,12 @@ impl DrainAcc {
         self.undefined_documents += o.undefined_documents;
         self.null_documents += o.null_documents;
         self.defined_keys += o.defined_keys;
+        for (a, b) in self.keys_by_count.iter_mut().zip(&o.keys_by_count) {
+            *a += b;
+        }
+        for (c, w) in o.large_counts {
+            *self.large_counts.entry(c).or_default() += w;
+        }
         if let Some((kb, key)) = o.max_key {
             if Self::bigger(&self.max_key, kb, &key) {
                 self.max_key = Some((kb, key));
@@ -305,7 +347,7 @@ pub struct Drained {
 pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
     let (partitions, arenas, seen) = map.drain_with(
-        DrainAcc::default,
+        || DrainAcc::new(level),
         |seen, key, bytes, c| {
             seen.add(bytes, c.documents);
             PartitionRow {
@@ -331,14 +373,15 @@ pub fn drain(mut map: KeyMap) -> Drained {
 }
 
 impl Drained {
-    /// Every key's document count with how many keys it stands for: 2^level for a key kept by
-    /// sampling, 1 for Undefined and Null (always kept) and when nothing was sampled.
+    /// The keys' document counts, each with how many keys it stands for (2^level for a key
+    /// kept by sampling, 1 for Undefined and Null, which are always kept, and for every key
+    /// when nothing was sampled), summed by count: tallied while draining, not read off the
+    /// rows again.
     pub fn weighted_counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let w = 1u64 << self.level;
-        self.partitions.iter().map(move |p| {
-            let special = self.level > 0 && always_kept(self.arenas.get(p.key));
-            (p.sample.documents, if special { 1 } else { w })
-        })
+        let small = (self.seen.keys_by_count.iter().enumerate())
+            .filter(|&(_, &w)| w > 0)
+            .map(|(c, &w)| (c as u64, w));
+        small.chain(self.seen.large_counts.iter().map(|(&c, &w)| (c, w)))
     }
 
     /// No key has an Undefined or Null component.
@@ -368,6 +411,7 @@ pub fn summarize_drained(
         null_documents,
         defined_keys,
         max_key: max_key_seen,
+        ..
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let (kept_documents, mut total_bytes, by_bytes) = totals_and_largest(&partitions, top);
@@ -600,6 +644,43 @@ mod tests {
         assert_eq!(s.levels[0].largest_prefix_bytes, (220.0) * 2.0);
         assert_eq!(s.max_key_bytes, 4);
         assert_eq!(s.total_bytes, (100.0 + 100.0 + 50.0 + 40.0 + 40.0) * 2.0);
+    }
+
+    #[test]
+    fn weighted_counts_are_tallied_while_draining() {
+        // Keys seen 1–3 times and 1,500–1,502 times (past the tally's array), with Undefined,
+        // at sampling level 2: each kept key stands for 4 keys, Undefined for itself. The
+        // drain's tally equals the kept keys' counts read back one by one.
+        let mut map = KeyMap::default();
+        map.raise_to(2);
+        let undefined = crate::keys::encode_strings(&[None]);
+        for i in 0..3_000u64 {
+            let key = crate::keys::encode_strings(&[Some(&format!("k{i}"))]);
+            let docs = if i % 100 == 0 {
+                1_500 + i % 3
+            } else {
+                1 + i % 3
+            };
+            map.add(&key, docs, docs * 10, i64::MAX, i64::MIN);
+        }
+        map.add(&undefined, 7, 70, i64::MAX, i64::MIN);
+        map.flush();
+        let mut want = std::collections::BTreeMap::new();
+        for (k, c) in map.iter() {
+            let w = if always_kept(k) { 1 } else { 4 };
+            *want.entry(c.documents).or_insert(0u64) += w;
+        }
+        assert_eq!(want.get(&7), Some(&1), "Undefined stands for itself");
+        assert!(
+            want.keys().any(|&c| c >= 1_500) && want.len() > 4,
+            "{want:?}"
+        );
+        let d = drain(map);
+        let mut got = std::collections::BTreeMap::new();
+        for (c, w) in d.weighted_counts() {
+            *got.entry(c).or_insert(0u64) += w;
+        }
+        assert_eq!(got, want);
     }
 
     #[test]
