@@ -1,0 +1,89 @@
+//! Tests of [`super`] (`summary.rs`), kept beside it in their own file.
+
+use super::*;
+
+#[test]
+fn summarize_counts_special_partitions_and_levels() {
+    let mut acc = crate::stats::CandidateAcc::default();
+    let key = |a: &str, b: Option<&str>| crate::keys::encode_strings(&[Some(a), b]);
+    acc.add(&key("a", Some("u1")), 100, None);
+    acc.add(&key("a", Some("u2")), 100, None);
+    acc.add(&key("ab", Some("u1")), 50, None);
+    acc.add(&key("ab", None), 40, None);
+    let s = summarize(acc.partitions, 2, &|_| 2.0, 10.0, 10);
+    assert_eq!(s.documents, 4);
+    assert_eq!(s.logical_partitions, 4);
+    assert_eq!(s.undefined_documents, 1);
+    assert_eq!(s.levels.len(), 1);
+    assert_eq!(
+        s.levels[0].distinct_prefixes, 2,
+        "`a` and `ab` are different prefixes"
+    );
+    assert_eq!(s.levels[0].largest_prefix, serde_json::json!(["a"]));
+    assert_eq!(s.levels[0].largest_prefix_bytes, (220.0) * 2.0);
+    assert_eq!(s.max_key_bytes, 4);
+    assert_eq!(s.total_bytes, (100.0 + 100.0 + 50.0 + 40.0 + 40.0) * 2.0);
+}
+
+#[test]
+fn weighted_counts_are_tallied_while_draining() {
+    // Keys seen 1–3 times and 1,500–1,502 times (past the tally's array), with Undefined,
+    // at sampling level 2: each kept key stands for 4 keys, Undefined for itself. The
+    // drain's tally equals the kept keys' counts read back one by one.
+    let mut map = KeyMap::default();
+    map.raise_to(2);
+    let undefined = crate::keys::encode_strings(&[None]);
+    for i in 0..3_000u64 {
+        let key = crate::keys::encode_strings(&[Some(&format!("k{i}"))]);
+        let docs = if i % 100 == 0 {
+            1_500 + i % 3
+        } else {
+            1 + i % 3
+        };
+        map.add(&key, docs, docs * 10, i64::MAX, i64::MIN);
+    }
+    map.add(&undefined, 7, 70, i64::MAX, i64::MIN);
+    map.flush();
+    let mut want = std::collections::BTreeMap::new();
+    for (k, c) in map.iter() {
+        let w = if always_kept(k) { 1 } else { 4 };
+        *want.entry(c.documents).or_insert(0u64) += w;
+    }
+    assert_eq!(want.get(&7), Some(&1), "Undefined stands for itself");
+    assert!(
+        want.keys().any(|&c| c >= 1_500) && want.len() > 4,
+        "{want:?}"
+    );
+    let d = drain(map);
+    let mut got = std::collections::BTreeMap::new();
+    for (c, w) in d.weighted_counts() {
+        *got.entry(c).or_insert(0u64) += w;
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+fn partitions_come_out_in_key_order_when_keys_share_their_first_16_bytes() {
+    // 40 tenants of 20-character names (their heads: the encoding's tag and the first 15
+    // characters, shared by all) with 500 users each, added in a scrambled order, and 2,000
+    // short keys: the rows are sorted by heads, then runs of equal heads by whole keys.
+    let mut map = KeyMap::default();
+    let mut want = Vec::new();
+    for n in 0..22_000u64 {
+        let i = n * 7_919 % 22_000;
+        let key = if i < 20_000 {
+            let tenant = format!("tenant-0000000000{:03}", i / 500);
+            crate::keys::encode_strings(&[Some(&tenant), Some(&format!("u{}", i % 500))])
+        } else {
+            crate::keys::encode_strings(&[Some(&format!("t{i}")), None])
+        };
+        map.add(&key, 1, 10, i64::MAX, i64::MIN);
+        want.push(key);
+    }
+    map.flush();
+    let s = summarize(map, 2, &|_| 1.0, 0.0, 5);
+    want.sort();
+    let got: Vec<&[u8]> = (0..s.partitions.len()).map(|i| s.key(i)).collect();
+    assert_eq!(got, want.iter().map(Vec::as_slice).collect::<Vec<_>>());
+    assert_eq!(s.levels[0].distinct_prefixes, 40 + 2_000);
+}
