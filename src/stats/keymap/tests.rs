@@ -348,7 +348,7 @@ fn buffered_adds_count_like_direct_adds() {
         buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);
     }
     assert!(
-        buffered.parts.iter().any(|p| !p.pending.is_empty()),
+        buffered.parts.iter().any(|p| p.buffered() > 0),
         "some buffered"
     );
     buffered.flush();
@@ -399,7 +399,7 @@ fn drain_with_folds_every_key_once() {
     assert_eq!(longest, key(49_999).len(), "5 digits and 49 more bytes");
 }
 
-/// `n` keys that all fall in part 0, so that one part passes [`LOG_FROM`] and [`LOG_MIN`].
+/// `n` keys that all fall in part 0, so that one part passes `LOG_FROM` and `LOG_MIN`.
 fn part0_keys(n: usize) -> Vec<Vec<u8>> {
     (0u64..)
         .map(|i| format!("id-{i}").into_bytes())

@@ -1,0 +1,431 @@
+//! One radix part of a [`KeyMap`](super::KeyMap): its hash table of slots, its arena of
+//! records, the short buffer of the scan's documents, and the appended records of a part whose
+//! keys are nearly all new (`Part::log`, `Part::consolidate`). The record format and the
+//! helpers that read it are in `keymap.rs`.
+
+use super::*;
+
+/// Keys of at most this many bytes wait in their buffer entry; longer ones in a buffer arena.
+pub(super) const INLINE: usize = 16;
+/// Buffered documents per part before a flush.
+pub(super) const PENDING: usize = 256;
+/// A part holding fewer keys than this (its table a few tens of KiB, in cache) counts documents
+/// directly: buffering only pays where probes would miss the cache.
+pub(super) const BUFFER_FROM: usize = 1024;
+/// A part holding at least this many keys whose buffered documents were nearly all new keys
+/// switches to appending records ([`Part::log`]).
+pub(super) const LOG_FROM: usize = 4096;
+/// A logging part consolidates once its unindexed records reach its keys or this many.
+pub(super) const LOG_MIN: usize = 16_384;
+
+/// A document's key waiting to be counted.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    hash: u64,
+    len: u32,
+    off: u32,
+    inline: [u8; INLINE],
+    documents: u64,
+    bytes: u64,
+    first: i64,
+    last: i64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Part {
+    pub(super) table: HashTable<Slot>,
+    /// Every key's record, in insertion order.
+    pub(super) arena: Vec<u8>,
+    /// Keys (records) in the arena.
+    pub(super) keys: usize,
+    /// Whether the records carry first and last times (from the first time seen on).
+    pub(super) timed: bool,
+    pending: Vec<Pending>,
+    pending_arena: Vec<u8>,
+    /// Whether documents are appended as records without a table probe ([`Part::log`]).
+    pub(super) logging: bool,
+    /// Records at the arena's end not yet in the table (some may repeat a key).
+    pub(super) unindexed: usize,
+    /// Where those records start.
+    pub(super) indexed_to: usize,
+}
+
+impl Part {
+    /// Documents waiting in the short buffer.
+    pub(super) fn buffered(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The offset of `key`'s record (hash `hash`), appended with empty counts if new.
+    #[inline]
+    pub(super) fn record(&mut self, hash: u64, key: &[u8]) -> usize {
+        if self.unindexed != 0 {
+            // A record appended here must not land among unindexed ones.
+            self.consolidate();
+        }
+        let h = hash as u32;
+        let Part {
+            table,
+            arena,
+            keys,
+            timed,
+            ..
+        } = self;
+        let timed = *timed;
+        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key);
+        match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
+            hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                let at = arena.len();
+                let at32 = u32::try_from(at + header(timed) + key.len())
+                    .map(|_| at as u32)
+                    .expect(
+                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
+                    );
+                let empty = PartitionCounts::default();
+                arena.extend_from_slice(&empty.documents.to_ne_bytes());
+                arena.extend_from_slice(&empty.minified_bytes.to_ne_bytes());
+                if timed {
+                    arena.extend_from_slice(&empty.first_ts.to_ne_bytes());
+                    arena.extend_from_slice(&empty.last_ts.to_ne_bytes());
+                }
+                arena.extend_from_slice(&(key.len() as u32).to_ne_bytes());
+                arena.extend_from_slice(key);
+                *keys += 1;
+                v.insert(Slot { h, at: at32 });
+                at
+            }
+        }
+    }
+
+    /// Adds documents to `key` (hash `hash`), inserting it if new.
+    #[inline]
+    pub(super) fn add(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        documents: u64,
+        bytes: u64,
+        first: i64,
+        last: i64,
+    ) {
+        if !self.timed && has_time(first, last) {
+            self.make_timed();
+        }
+        let at = self.record(hash, key);
+        record_add(
+            &mut self.arena,
+            at,
+            self.timed,
+            documents,
+            bytes,
+            first,
+            last,
+        );
+    }
+
+    /// [`Part::add`] of another map's counts for `key`.
+    #[inline]
+    pub(super) fn add_counts(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
+        self.add(
+            hash,
+            key,
+            c.documents,
+            c.minified_bytes,
+            c.first_ts,
+            c.last_ts,
+        );
+    }
+
+    /// Rewrites the records with room for times (once, at the first time the part sees); an
+    /// unindexed record is folded in like any other.
+    pub(super) fn make_timed(&mut self) {
+        let old = std::mem::take(&mut self.arena);
+        self.table.clear();
+        self.keys = 0;
+        self.unindexed = 0;
+        self.timed = true;
+        for (_, key, c) in records(&old, false) {
+            self.add_counts(key_hash(key), key, &c);
+        }
+    }
+
+    /// Appends a document as a record of its own, without a table probe: the scan's path for a
+    /// part whose documents are nearly all new keys (as for `/id`), where each probe of a table
+    /// grown out of the cache waits for a miss or two, and each doubling moves it all again.
+    /// [`Part::consolidate`] indexes the records later, in one pass with the table in cache.
+    #[inline]
+    pub(super) fn log(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+        if !self.timed && has_time(first, last) {
+            self.make_timed();
+        }
+        if self.unindexed == 0 {
+            self.indexed_to = self.arena.len();
+        }
+        let a = &mut self.arena;
+        a.extend_from_slice(&documents.to_ne_bytes());
+        a.extend_from_slice(&bytes.to_ne_bytes());
+        if self.timed {
+            a.extend_from_slice(&first.to_ne_bytes());
+            a.extend_from_slice(&last.to_ne_bytes());
+        }
+        a.extend_from_slice(&(key.len() as u32).to_ne_bytes());
+        a.extend_from_slice(key);
+        self.unindexed += 1;
+        if self.unindexed >= self.keys.max(LOG_MIN) {
+            self.consolidate();
+        }
+    }
+
+    /// Indexes the records [`Part::log`] appended, in order: the table is reserved for all of
+    /// them first (it does not grow on the way, and being one part's it stays in cache); a
+    /// record whose key is already indexed adds its counts to that key's record and is
+    /// dropped, a new key's record moves down over the dropped ones and is inserted. Most of
+    /// them repeating keys, the part goes back to probing.
+    pub(super) fn consolidate(&mut self) {
+        let n = self.unindexed;
+        if n == 0 {
+            return;
+        }
+        self.table.reserve(n, |s| table_hash(s.h));
+        let timed = self.timed;
+        let (mut w, mut r) = (self.indexed_to, self.indexed_to);
+        let mut repeats = 0;
+        while r < self.arena.len() {
+            let arena = &self.arena;
+            let (key, from) = record_key(arena, r, timed);
+            let end = from + key.len();
+            let h = key_hash(key) as u32;
+            let found = self
+                .table
+                .find(table_hash(h), |s| {
+                    s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+                })
+                .map(|s| s.at as usize);
+            match found {
+                Some(at) => {
+                    let c = record_counts(&self.arena, r, timed);
+                    record_add(
+                        &mut self.arena,
+                        at,
+                        timed,
+                        c.documents,
+                        c.minified_bytes,
+                        c.first_ts,
+                        c.last_ts,
+                    );
+                    repeats += 1;
+                }
+                None => {
+                    let at = u32::try_from(w + (end - r)).map(|_| w as u32).expect(
+                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
+                    );
+                    if w != r {
+                        self.arena.copy_within(r..end, w);
+                    }
+                    self.table
+                        .insert_unique(table_hash(h), Slot { h, at }, |s| table_hash(s.h));
+                    self.keys += 1;
+                    w += end - r;
+                }
+            }
+            r = end;
+        }
+        self.arena.truncate(w);
+        self.unindexed = 0;
+        if repeats * 2 > n {
+            self.logging = false;
+        }
+    }
+
+    /// The bytes of the keys alone (without the record headers), counting an unindexed
+    /// record's as a key's (an upper bound, exact once consolidated).
+    pub(super) fn key_bytes(&self) -> usize {
+        self.arena.len() - (self.keys + self.unindexed) * header(self.timed)
+    }
+
+    #[inline]
+    pub(super) fn push(
+        &mut self,
+        hash: u64,
+        key: &[u8],
+        documents: u64,
+        bytes: u64,
+        first: i64,
+        last: i64,
+    ) {
+        let mut e = Pending {
+            hash,
+            len: key.len() as u32,
+            off: 0,
+            inline: [0; INLINE],
+            documents,
+            bytes,
+            first,
+            last,
+        };
+        if key.len() <= INLINE {
+            e.inline[..key.len()].copy_from_slice(key);
+        } else {
+            e.off = self.pending_arena.len() as u32;
+            self.pending_arena.extend_from_slice(key);
+        }
+        self.pending.push(e);
+        if self.pending.len() >= PENDING {
+            self.flush_pending();
+        }
+    }
+
+    /// Counts every document this part holds back: buffered ones and unindexed records.
+    pub(super) fn flush(&mut self) {
+        self.flush_pending();
+        self.consolidate();
+    }
+
+    /// Counts the buffered documents in the table. A full buffer of nearly all new keys in a
+    /// part past [`LOG_FROM`] keys switches the part to appending records ([`Part::log`]).
+    pub(super) fn flush_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let keys_before = self.keys;
+        let pending = std::mem::take(&mut self.pending);
+        let pa = std::mem::take(&mut self.pending_arena);
+        self.warm(pending.iter().map(|e| e.hash));
+        for e in &pending {
+            let len = e.len as usize;
+            let key = if len <= INLINE {
+                &e.inline[..len]
+            } else {
+                &pa[e.off as usize..e.off as usize + len]
+            };
+            self.add(e.hash, key, e.documents, e.bytes, e.first, e.last);
+        }
+        let new = self.keys - keys_before;
+        if pending.len() == PENDING && self.keys >= LOG_FROM && new * 8 >= PENDING * 7 {
+            self.logging = true;
+        }
+        self.pending = pending;
+        self.pending.clear();
+        self.pending_arena = pa;
+        self.pending_arena.clear();
+    }
+
+    /// Brings the table slots and records of the buffered keys into the cache before they are
+    /// counted: a lookup by the 32 stored hash bits alone and a read of the record it points
+    /// to, whose results only feed a sink. The entries' lookups do not depend on each other,
+    /// so the processor overlaps their cache misses; counting one key after another would
+    /// wait for each miss in turn (slot, then record), as the profile showed.
+    /// (At most [`PENDING`] hashes are warmed.)
+    pub(super) fn warm(&self, hashes: impl Iterator<Item = u64>) {
+        let mut found = [u32::MAX; PENDING];
+        let mut n = 0;
+        for (f, hash) in found.iter_mut().zip(hashes) {
+            let h = hash as u32;
+            if let Some(s) = self.table.find(table_hash(h), |s| s.h == h) {
+                *f = s.at;
+            }
+            n += 1;
+        }
+        let mut sink = 0u8;
+        let head = header(self.timed);
+        for &at in found.iter().take(n) {
+            let at = at as usize;
+            sink ^= self.arena.get(at).copied().unwrap_or(0);
+            sink ^= self.arena.get(at + head).copied().unwrap_or(0);
+        }
+        std::hint::black_box(sink);
+    }
+
+    pub(super) fn merge(&mut self, mut o: Part) {
+        self.flush();
+        o.flush();
+        if o.keys > self.keys {
+            std::mem::swap(self, &mut o);
+        }
+        // (The first of `o`'s records that carries a time makes `self` timed, in `add`.)
+        self.table.reserve(o.keys, |s| table_hash(s.h));
+        self.arena.reserve(o.arena.len());
+        self.in_warmed_batches(&o.arena, o.timed, |p, hash, _, key, c| {
+            p.add_counts(hash, key, &c)
+        });
+    }
+
+    /// Calls `each(self, hash, offset, key, counts)` for the records of `arena` (`timed` as
+    /// its part), [`PENDING`] at a time, each batch's lookups in this part warmed first
+    /// ([`Part::warm`]).
+    pub(super) fn in_warmed_batches<'o>(
+        &mut self,
+        arena: &'o [u8],
+        timed: bool,
+        mut each: impl FnMut(&mut Part, u64, usize, &'o [u8], PartitionCounts),
+    ) {
+        let mut batch = Vec::with_capacity(PENDING);
+        let mut recs = records(arena, timed).peekable();
+        while recs.peek().is_some() {
+            batch.clear();
+            batch.extend(
+                recs.by_ref()
+                    .take(PENDING)
+                    .map(|(at, k, c)| (key_hash(k), at, k, c)),
+            );
+            self.warm(batch.iter().map(|b| b.0));
+            for &(hash, at, key, c) in &batch {
+                each(self, hash, at, key, c);
+            }
+        }
+    }
+
+    /// Adds the counts of `o`'s keys that this part holds to their records, and returns the
+    /// offsets (in `o`'s arena) of the others. If `o` carries times, so must this part.
+    pub(super) fn absorb(&mut self, o: &Part) -> Vec<u32> {
+        // `o`'s times need room here (a part turns timed with its first time, and only this map
+        // takes documents after the merge, so the reverse can happen and is harmless).
+        debug_assert!(
+            self.timed || !o.timed,
+            "absorb needs room for the other part's times"
+        );
+        debug_assert!(self.pending.is_empty() && o.pending.is_empty());
+        let mut new = Vec::new();
+        self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
+            let (h, arena, timed) = (hash as u32, &p.arena, p.timed);
+            let found = p.table.find(table_hash(h), |s| {
+                s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+            });
+            match found.map(|s| s.at as usize) {
+                Some(mine) => record_add(
+                    &mut p.arena,
+                    mine,
+                    timed,
+                    c.documents,
+                    c.minified_bytes,
+                    c.first_ts,
+                    c.last_ts,
+                ),
+                None => new.push(at as u32),
+            }
+        });
+        new
+    }
+
+    pub(super) fn bytes(&self) -> usize {
+        self.table.capacity() * (std::mem::size_of::<Slot>() + 1) + self.arena.capacity()
+    }
+
+    /// Drops the keys not kept at `level` into `dropped`, and rebuilds the part from the kept
+    /// keys (insertion order kept).
+    pub(super) fn retain(&mut self, level: u32, dropped: &mut Dropped) {
+        self.flush();
+        let old = std::mem::take(self);
+        for (_, key, c) in records(&old.arena, old.timed) {
+            let hash = key_hash(key);
+            if always_kept(key) || kept(sample_hash(key, hash), level) {
+                self.add_counts(hash, key, &c);
+            } else {
+                dropped.add(hash, key, c.documents, c.minified_bytes);
+            }
+        }
+        self.table.shrink_to_fit(|s| table_hash(s.h));
+        self.arena.shrink_to_fit();
+    }
+}
