@@ -493,4 +493,18 @@ fn settle_charges_waiting_records_at_most_once() {
     assert!(direct.settle(exact - 1));
     assert_eq!(m.level(), direct.level());
     assert_eq!(kept_keys(&m), kept_keys(&direct));
+
+    // Waiting records that are all new keys: the bound must not fall below the exact cost,
+    // or a budget just under it would keep every key.
+    let (mut m, mut direct) = (KeyMap::default(), KeyMap::default());
+    for k in &keys {
+        m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+        direct.add(k, 1, 10, i64::MAX, i64::MIN);
+    }
+    assert!(m.parts[0].unindexed > 10_000, "most keys wait");
+    let exact = direct.cost();
+    assert!(m.own_cost() >= exact);
+    assert!(m.settle(exact - 1), "one byte over the budget samples");
+    assert!(direct.settle(exact - 1));
+    assert_eq!(kept_keys(&m), kept_keys(&direct));
 }
