@@ -136,7 +136,6 @@ pub fn scan(
                         }
                         worker.block(&block, &mut acc);
                         ingest::recycle(block.into_buffer());
-                        acc.flush_buffers();
                         settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
                             stop.store(true, Ordering::Relaxed);

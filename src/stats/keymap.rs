@@ -116,6 +116,41 @@ fn record_add(
     }
 }
 
+/// [`record_add`] of another record's counts.
+#[inline]
+fn record_fold(arena: &mut [u8], at: usize, timed: bool, c: &PartitionCounts) {
+    record_add(
+        arena,
+        at,
+        timed,
+        c.documents,
+        c.minified_bytes,
+        c.first_ts,
+        c.last_ts,
+    );
+}
+
+/// Appends a record holding `c` (its times only if `timed`) and `key`, and returns its offset
+/// as a table slot stores it.
+#[inline]
+fn append_record(arena: &mut Vec<u8>, timed: bool, c: &PartitionCounts, key: &[u8]) -> u32 {
+    let at = arena.len();
+    let at32 = u32::try_from(at + header(timed) + key.len())
+        .map(|_| at as u32)
+        .expect(
+            "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
+        );
+    arena.extend_from_slice(&c.documents.to_ne_bytes());
+    arena.extend_from_slice(&c.minified_bytes.to_ne_bytes());
+    if timed {
+        arena.extend_from_slice(&c.first_ts.to_ne_bytes());
+        arena.extend_from_slice(&c.last_ts.to_ne_bytes());
+    }
+    arena.extend_from_slice(&(key.len() as u32).to_ne_bytes());
+    arena.extend_from_slice(key);
+    at32
+}
+
 /// The records of an arena, front to back: (offset, key bytes, counts).
 fn records(
     arena: &[u8],
@@ -265,8 +300,8 @@ impl KeyMap {
 
     /// Counts the documents in the parts' short buffers ([`KeyMap::add_buffered`]), leaving
     /// the appended records of logging parts (`Part::log`) for a later [`KeyMap::flush`]:
-    /// cheap enough for every block of a scan.
-    pub fn flush_buffers(&mut self) {
+    /// cheap enough for every memory check of a scan ([`KeyMap::settle`]).
+    fn flush_buffers(&mut self) {
         for p in self.parts.iter_mut() {
             p.flush_pending();
         }
@@ -398,12 +433,8 @@ impl KeyMap {
     fn own_get(&self, key: &[u8]) -> Option<PartitionCounts> {
         let h = key_hash(key);
         let p = &self.parts[part_of(h)];
-        let h = h as u32;
-        p.table
-            .find(table_hash(h), |s| {
-                s.h == h && record_key(&p.arena, s.at as usize, p.timed).0 == key
-            })
-            .map(|s| record_counts(&p.arena, s.at as usize, p.timed))
+        p.find(h as u32, key)
+            .map(|at| record_counts(&p.arena, at, p.timed))
     }
 
     /// Distinct keys.

@@ -225,14 +225,6 @@ impl Accumulator {
         }
     }
 
-    /// Counts the documents in the key maps' short buffers, cheaply
-    /// ([`KeyMap::flush_buffers`]); [`Accumulator::flush`] before reading.
-    pub fn flush_buffers(&mut self) {
-        for c in self.candidates.iter_mut() {
-            c.partitions.flush_buffers();
-        }
-    }
-
     /// Counts every document buffered by [`CandidateAcc::add_buffered`].
     pub fn flush(&mut self) {
         for c in self.candidates.iter_mut() {

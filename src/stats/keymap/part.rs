@@ -76,24 +76,10 @@ impl Part {
         match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
             hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
-                let at = arena.len();
-                let at32 = u32::try_from(at + header(timed) + key.len())
-                    .map(|_| at as u32)
-                    .expect(
-                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
-                    );
-                let empty = PartitionCounts::default();
-                arena.extend_from_slice(&empty.documents.to_ne_bytes());
-                arena.extend_from_slice(&empty.minified_bytes.to_ne_bytes());
-                if timed {
-                    arena.extend_from_slice(&empty.first_ts.to_ne_bytes());
-                    arena.extend_from_slice(&empty.last_ts.to_ne_bytes());
-                }
-                arena.extend_from_slice(&(key.len() as u32).to_ne_bytes());
-                arena.extend_from_slice(key);
+                let at = append_record(arena, timed, &PartitionCounts::default(), key);
                 *keys += 1;
-                v.insert(Slot { h, at: at32 });
-                at
+                v.insert(Slot { h, at });
+                at as usize
             }
         }
     }
@@ -162,15 +148,13 @@ impl Part {
         if self.unindexed == 0 {
             self.indexed_to = self.arena.len();
         }
-        let a = &mut self.arena;
-        a.extend_from_slice(&documents.to_ne_bytes());
-        a.extend_from_slice(&bytes.to_ne_bytes());
-        if self.timed {
-            a.extend_from_slice(&first.to_ne_bytes());
-            a.extend_from_slice(&last.to_ne_bytes());
-        }
-        a.extend_from_slice(&(key.len() as u32).to_ne_bytes());
-        a.extend_from_slice(key);
+        let c = PartitionCounts {
+            documents,
+            minified_bytes: bytes,
+            first_ts: first,
+            last_ts: last,
+        };
+        append_record(&mut self.arena, self.timed, &c, key);
         self.unindexed += 1;
         if self.unindexed >= self.keys.max(LOG_MIN) {
             self.consolidate();
@@ -192,37 +176,21 @@ impl Part {
         let (mut w, mut r) = (self.indexed_to, self.indexed_to);
         let mut repeats = 0;
         while r < self.arena.len() {
-            let arena = &self.arena;
-            let (key, from) = record_key(arena, r, timed);
+            let (key, from) = record_key(&self.arena, r, timed);
             let end = from + key.len();
             let h = key_hash(key) as u32;
-            let found = self
-                .table
-                .find(table_hash(h), |s| {
-                    s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
-                })
-                .map(|s| s.at as usize);
-            match found {
+            match self.find(h, key) {
                 Some(at) => {
                     let c = record_counts(&self.arena, r, timed);
-                    record_add(
-                        &mut self.arena,
-                        at,
-                        timed,
-                        c.documents,
-                        c.minified_bytes,
-                        c.first_ts,
-                        c.last_ts,
-                    );
+                    record_fold(&mut self.arena, at, timed, &c);
                     repeats += 1;
                 }
                 None => {
-                    let at = u32::try_from(w + (end - r)).map(|_| w as u32).expect(
-                        "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
-                    );
                     if w != r {
                         self.arena.copy_within(r..end, w);
                     }
+                    // `w` is at most `r`, whose offset `append_record` checked.
+                    let at = w as u32;
                     self.table
                         .insert_unique(table_hash(h), Slot { h, at }, |s| table_hash(s.h));
                     self.keys += 1;
@@ -388,24 +356,23 @@ impl Part {
         debug_assert!(self.pending.is_empty() && o.pending.is_empty());
         let mut new = Vec::new();
         self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
-            let (h, arena, timed) = (hash as u32, &p.arena, p.timed);
-            let found = p.table.find(table_hash(h), |s| {
-                s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
-            });
-            match found.map(|s| s.at as usize) {
-                Some(mine) => record_add(
-                    &mut p.arena,
-                    mine,
-                    timed,
-                    c.documents,
-                    c.minified_bytes,
-                    c.first_ts,
-                    c.last_ts,
-                ),
+            match p.find(hash as u32, key) {
+                Some(mine) => record_fold(&mut p.arena, mine, p.timed, &c),
                 None => new.push(at as u32),
             }
         });
         new
+    }
+
+    /// The offset of `key`'s record (the low 32 bits of its hash `h`), if indexed.
+    #[inline]
+    pub(super) fn find(&self, h: u32, key: &[u8]) -> Option<usize> {
+        let (arena, timed) = (&self.arena, self.timed);
+        self.table
+            .find(table_hash(h), |s| {
+                s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+            })
+            .map(|s| s.at as usize)
     }
 
     pub(super) fn bytes(&self) -> usize {
