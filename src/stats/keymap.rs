@@ -94,40 +94,17 @@ fn record_counts(arena: &[u8], at: usize, timed: bool) -> PartitionCounts {
     c
 }
 
-/// Adds documents to the counts of the record at `at` ([`PartitionCounts::add`]; the times only
-/// in a timed part).
+/// Adds counts to those of the record at `at` ([`PartitionCounts::merge`]; the times only in a
+/// timed part).
 #[inline]
-#[allow(clippy::too_many_arguments)]
-fn record_add(
-    arena: &mut [u8],
-    at: usize,
-    timed: bool,
-    documents: u64,
-    bytes: u64,
-    first: i64,
-    last: i64,
-) {
+fn record_add(arena: &mut [u8], at: usize, timed: bool, c: &PartitionCounts) {
     let r = &mut arena[at..at + COUNTS + TIMES * usize::from(timed)];
-    set_word(r, 0, word(r, 0) + documents);
-    set_word(r, 8, word(r, 8) + bytes);
+    set_word(r, 0, word(r, 0) + c.documents);
+    set_word(r, 8, word(r, 8) + c.minified_bytes);
     if timed {
-        set_word(r, 16, (word(r, 16) as i64).min(first) as u64);
-        set_word(r, 24, (word(r, 24) as i64).max(last) as u64);
+        set_word(r, 16, (word(r, 16) as i64).min(c.first_ts) as u64);
+        set_word(r, 24, (word(r, 24) as i64).max(c.last_ts) as u64);
     }
-}
-
-/// [`record_add`] of another record's counts.
-#[inline]
-fn record_fold(arena: &mut [u8], at: usize, timed: bool, c: &PartitionCounts) {
-    record_add(
-        arena,
-        at,
-        timed,
-        c.documents,
-        c.minified_bytes,
-        c.first_ts,
-        c.last_ts,
-    );
 }
 
 /// Appends a record holding `c` (its times only if `timed`) and `key`, and returns its offset
@@ -205,6 +182,18 @@ mod part;
 use part::LOG_MIN;
 use part::{Part, BUFFER_FROM};
 
+/// Counts of `documents` documents of `bytes` minified bytes, first and last seen at `first`
+/// and `last`.
+#[inline]
+fn counts(documents: u64, bytes: u64, first: i64, last: i64) -> PartitionCounts {
+    PartitionCounts {
+        documents,
+        minified_bytes: bytes,
+        first_ts: first,
+        last_ts: last,
+    }
+}
+
 /// The fixed hash of an encoded key (the same in every run, so memory use is reproducible).
 #[inline]
 pub fn key_hash(key: &[u8]) -> u64 {
@@ -265,7 +254,7 @@ impl KeyMap {
     pub fn add(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
         let h = key_hash(key);
         if !self.drops(key, h, documents, bytes) {
-            self.parts[part_of(h)].add(h, key, documents, bytes, first, last);
+            self.parts[part_of(h)].add(h, key, &counts(documents, bytes, first, last));
         }
     }
 
@@ -289,12 +278,13 @@ impl KeyMap {
             return;
         }
         let part = &mut self.parts[part_of(h)];
+        let c = counts(documents, bytes, first, last);
         if part.logging {
-            part.log(key, documents, bytes, first, last);
+            part.log(key, &c);
         } else if part.table.len() < BUFFER_FROM {
-            part.add(h, key, documents, bytes, first, last);
+            part.add(h, key, &c);
         } else {
-            part.push(h, key, documents, bytes, first, last);
+            part.push(h, key, &c);
         }
     }
 

@@ -25,10 +25,7 @@ struct Pending {
     len: u32,
     off: u32,
     inline: [u8; INLINE],
-    documents: u64,
-    bytes: u64,
-    first: i64,
-    last: i64,
+    counts: PartitionCounts,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -84,43 +81,14 @@ impl Part {
         }
     }
 
-    /// Adds documents to `key` (hash `hash`), inserting it if new.
+    /// Adds counts to `key` (hash `hash`), inserting it if new.
     #[inline]
-    pub(super) fn add(
-        &mut self,
-        hash: u64,
-        key: &[u8],
-        documents: u64,
-        bytes: u64,
-        first: i64,
-        last: i64,
-    ) {
-        if !self.timed && has_time(first, last) {
+    pub(super) fn add(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
+        if !self.timed && has_time(c.first_ts, c.last_ts) {
             self.make_timed();
         }
         let at = self.record(hash, key);
-        record_add(
-            &mut self.arena,
-            at,
-            self.timed,
-            documents,
-            bytes,
-            first,
-            last,
-        );
-    }
-
-    /// [`Part::add`] of another map's counts for `key`.
-    #[inline]
-    pub(super) fn add_counts(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
-        self.add(
-            hash,
-            key,
-            c.documents,
-            c.minified_bytes,
-            c.first_ts,
-            c.last_ts,
-        );
+        record_add(&mut self.arena, at, self.timed, c);
     }
 
     /// Rewrites the records with room for times (once, at the first time the part sees); an
@@ -132,7 +100,7 @@ impl Part {
         self.unindexed = 0;
         self.timed = true;
         for (_, key, c) in records(&old, false) {
-            self.add_counts(key_hash(key), key, &c);
+            self.add(key_hash(key), key, &c);
         }
     }
 
@@ -141,20 +109,14 @@ impl Part {
     /// grown out of the cache waits for a miss or two, and each doubling moves it all again.
     /// [`Part::consolidate`] indexes the records later, in one pass with the table in cache.
     #[inline]
-    pub(super) fn log(&mut self, key: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
-        if !self.timed && has_time(first, last) {
+    pub(super) fn log(&mut self, key: &[u8], c: &PartitionCounts) {
+        if !self.timed && has_time(c.first_ts, c.last_ts) {
             self.make_timed();
         }
         if self.unindexed == 0 {
             self.indexed_to = self.arena.len();
         }
-        let c = PartitionCounts {
-            documents,
-            minified_bytes: bytes,
-            first_ts: first,
-            last_ts: last,
-        };
-        append_record(&mut self.arena, self.timed, &c, key);
+        append_record(&mut self.arena, self.timed, c, key);
         self.unindexed += 1;
         if self.unindexed >= self.keys.max(LOG_MIN) {
             self.consolidate();
@@ -182,7 +144,7 @@ impl Part {
             match self.find(h, key) {
                 Some(at) => {
                     let c = record_counts(&self.arena, r, timed);
-                    record_fold(&mut self.arena, at, timed, &c);
+                    record_add(&mut self.arena, at, timed, &c);
                     repeats += 1;
                 }
                 None => {
@@ -213,24 +175,13 @@ impl Part {
     }
 
     #[inline]
-    pub(super) fn push(
-        &mut self,
-        hash: u64,
-        key: &[u8],
-        documents: u64,
-        bytes: u64,
-        first: i64,
-        last: i64,
-    ) {
+    pub(super) fn push(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
         let mut e = Pending {
             hash,
             len: key.len() as u32,
             off: 0,
             inline: [0; INLINE],
-            documents,
-            bytes,
-            first,
-            last,
+            counts: *c,
         };
         if key.len() <= INLINE {
             e.inline[..key.len()].copy_from_slice(key);
@@ -267,7 +218,7 @@ impl Part {
             } else {
                 &pa[e.off as usize..e.off as usize + len]
             };
-            self.add(e.hash, key, e.documents, e.bytes, e.first, e.last);
+            self.add(e.hash, key, &e.counts);
         }
         let new = self.keys - keys_before;
         if pending.len() == PENDING && self.keys >= LOG_FROM && new * 8 >= PENDING * 7 {
@@ -314,9 +265,7 @@ impl Part {
         // (The first of `o`'s records that carries a time makes `self` timed, in `add`.)
         self.table.reserve(o.keys, |s| table_hash(s.h));
         self.arena.reserve(o.arena.len());
-        self.in_warmed_batches(&o.arena, o.timed, |p, hash, _, key, c| {
-            p.add_counts(hash, key, &c)
-        });
+        self.in_warmed_batches(&o.arena, o.timed, |p, hash, _, key, c| p.add(hash, key, &c));
     }
 
     /// Calls `each(self, hash, offset, key, counts)` for the records of `arena` (`timed` as
@@ -357,7 +306,7 @@ impl Part {
         let mut new = Vec::new();
         self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
             match p.find(hash as u32, key) {
-                Some(mine) => record_fold(&mut p.arena, mine, p.timed, &c),
+                Some(mine) => record_add(&mut p.arena, mine, p.timed, &c),
                 None => new.push(at as u32),
             }
         });
@@ -387,7 +336,7 @@ impl Part {
         for (_, key, c) in records(&old.arena, old.timed) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
-                self.add_counts(hash, key, &c);
+                self.add(hash, key, &c);
             } else {
                 dropped.add(hash, key, c.documents, c.minified_bytes);
             }
