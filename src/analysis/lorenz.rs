@@ -28,11 +28,11 @@ pub fn lorenz_of_runs(runs: &[(f64, usize)], total: f64) -> Vec<[f64; 2]> {
     let ks: Vec<usize> = (0..=steps)
         .map(|j| (j * n).div_ceil(steps).min(n))
         .collect();
-    let mut ascending = runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
+    let mut ascending = crate::stats::spread::RunCursor::new(runs);
     let mut sums = Vec::with_capacity(ks.len());
     let (mut sum, mut at) = (0.0, 0);
     for &k in &ks {
-        sum += ascending.by_ref().take(k - at).sum::<f64>();
+        sum += ascending.add_next(k - at, -0.0);
         at = k;
         sums.push(sum);
     }

@@ -51,7 +51,7 @@ pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
     // are recorded at once: a histogram record costs more than the rest of the loop.
     let mut run: (u64, u64) = (0, 0);
     for v in values {
-        let r = v.round().max(0.0) as u64;
+        let r = round_to_count(v);
         if r == run.0 && run.1 > 0 {
             run.1 += 1;
         } else {
@@ -80,6 +80,68 @@ pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
         p99: q(0.99),
         max,
         mean: sum / n as f64,
+    }
+}
+
+/// `v.round().max(0.0) as u64` (half away from zero, negatives and NaN to 0, saturating),
+/// without `round`: x86-64's baseline has no rounding instruction, so `f64::round` is a libm
+/// call, a quarter of the distributions' time on 10 M partitions. `v - trunc(v)` is exact.
+#[inline]
+fn round_to_count(v: f64) -> u64 {
+    let t = v as u64;
+    if v - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// Sequential sums over sizes given as ascending runs of equal values (`(size, count)`): the
+/// same additions, in the same order, as a fold over the runs expanded, without expanding them.
+pub(crate) struct RunCursor<'a> {
+    runs: &'a [(f64, usize)],
+    run: usize,
+    used: usize,
+}
+
+impl<'a> RunCursor<'a> {
+    pub(crate) fn new(runs: &'a [(f64, usize)]) -> Self {
+        RunCursor {
+            runs,
+            run: 0,
+            used: 0,
+        }
+    }
+
+    /// Folds the next `k` sizes (fewer if the runs end) into `acc`, one `+` at a time.
+    pub(crate) fn add_next(&mut self, mut k: usize, mut acc: f64) -> f64 {
+        while k > 0 && self.run < self.runs.len() {
+            let (v, m) = self.runs[self.run];
+            let t = k.min(m - self.used);
+            for _ in 0..t {
+                acc += v;
+            }
+            k -= t;
+            self.used += t;
+            if self.used == m {
+                self.run += 1;
+                self.used = 0;
+            }
+        }
+        acc
+    }
+
+    /// Passes over the next `k` sizes.
+    pub(crate) fn skip(&mut self, mut k: usize) {
+        while k > 0 && self.run < self.runs.len() {
+            let t = k.min(self.runs[self.run].1 - self.used);
+            k -= t;
+            self.used += t;
+            if self.used == self.runs[self.run].1 {
+                self.run += 1;
+                self.used = 0;
+            }
+        }
     }
 }
 
@@ -125,17 +187,32 @@ fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
         n: 0,
         total: 0.0,
     };
+    // A size equal to the one before goes where it went: counted sizes are counted in a run
+    // (neighbouring partitions mostly share their size), added to the map when the run ends.
+    let mut run: (u64, usize) = (0, 0);
     for v in values {
         c.n += 1;
         c.total += v;
-        if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&v.to_bits())) {
-            *c.counts.entry(v.to_bits()).or_insert(0) += 1;
+        let bits = v.to_bits();
+        if run.1 > 0 && bits == run.0 {
+            run.1 += 1;
+            continue;
+        }
+        if run.1 > 0 {
+            *c.counts.entry(run.0).or_insert(0) += run.1;
+            run.1 = 0;
+        }
+        if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&bits)) {
+            run = (bits, 1);
         } else {
             if c.rest.is_empty() {
                 c.rest.reserve(hint);
             }
             c.rest.push(v);
         }
+    }
+    if run.1 > 0 {
+        *c.counts.entry(run.0).or_insert(0) += run.1;
     }
     c
 }
@@ -183,17 +260,27 @@ pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes 
     let nf = n as f64;
     let mean = total / nf;
     let runs = runs_of(counted);
-    let ascending = || runs.iter().flat_map(|&(v, m)| std::iter::repeat_n(v, m));
-    let weighted: f64 = ascending()
-        .enumerate()
-        .map(|(i, v)| (i as f64 + 1.0) * v)
-        .sum();
+    // Σ (i + 1)·vᵢ over the ascending sizes, one addition at a time as `f64: Sum` adds.
+    let mut weighted = -0.0f64;
+    let mut i = 0usize;
+    for &(v, m) in &runs {
+        for _ in 0..m {
+            i += 1;
+            weighted += i as f64 * v;
+        }
+    }
     let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
     // (-0.0 is the neutral element `f64: Sum` starts from.)
+    // A size equal to the one before has the same entropy term: its logarithm is not taken
+    // again (the sums still add every term, in order).
+    let mut memo: (u64, f64) = (f64::NAN.to_bits(), 0.0);
     let (squares, h) = values().fold((-0.0f64, -0.0f64), |(sq, h), v| {
         let h = if v > 0.0 {
-            let p = v / total;
-            h + -p * p.ln()
+            if v.to_bits() != memo.0 {
+                let p = v / total;
+                memo = (v.to_bits(), -p * p.ln());
+            }
+            h + memo.1
         } else {
             h
         };
@@ -203,7 +290,9 @@ pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes 
     let max = runs.last().map_or(0.0, |r| r.0);
     let entropy = if n == 1 { 1.0 } else { h / nf.ln() };
     let top = n.div_ceil(100).max(1);
-    let top_sum: f64 = ascending().skip(n - top).sum();
+    let mut tail = RunCursor::new(&runs);
+    tail.skip(n - top);
+    let top_sum = tail.add_next(top, -0.0);
     let skew = Skew {
         gini: gini.max(0.0),
         max_over_mean: max / mean,
@@ -278,13 +367,41 @@ mod tests {
         let many: Vec<f64> = (0..200_000u64)
             .map(|i| ((i * 2_654_435_761) % 150_001) as f64 * 1.37 + (i % 3) as f64)
             .collect();
-        for v in [&few, &many] {
+        // Runs of equal sizes next to each other (as partitions in key order mostly come),
+        // with a size that repeats only after others and distinct sizes past MAX_RUNS, so a
+        // run is under way when the counting stops.
+        let runs: Vec<f64> = (0..300_000u64)
+            .map(|i| match i {
+                0..100_000 => (i / 1_000 % 7) as f64 * 3.5 + 1.0,
+                100_000..170_000 => (i - 100_000) as f64 + 0.25,
+                _ => (i / 10 % 5) as f64 + 0.5,
+            })
+            .collect();
+        for v in [&few, &many, &runs] {
             let s = skew(v);
             let (gini, top1, top1pct) = skew_by_sorting(v);
             assert_eq!(s.gini.to_bits(), gini.max(0.0).to_bits());
             assert_eq!(s.top1_share.to_bits(), top1.to_bits());
             assert_eq!(s.top1pct_share.to_bits(), top1pct.to_bits());
+            // The variance and the entropy: every term added in the sizes' order, each
+            // logarithm as if taken anew.
+            let total: f64 = v.iter().sum();
+            let mean = total / v.len() as f64;
+            let (sq, h) = v.iter().fold((-0.0f64, -0.0f64), |(sq, h), &x| {
+                let p = x / total;
+                (
+                    sq + (x - mean).powi(2),
+                    if x > 0.0 { h + -p * p.ln() } else { h },
+                )
+            });
+            let cv = (sq / v.len() as f64).sqrt() / mean;
+            assert_eq!(s.cv.to_bits(), cv.to_bits());
+            assert_eq!(s.entropy.to_bits(), (h / (v.len() as f64).ln()).to_bits());
         }
+        assert_eq!(
+            sorted_runs(runs.iter().copied(), runs.len()).len(),
+            7 + 70_000 + 5 - 1
+        );
         assert!(sorted_runs(few.iter().copied(), few.len()).len() == 13);
         assert!(sorted_runs(many.iter().copied(), many.len()).len() > MAX_RUNS);
     }
@@ -311,6 +428,70 @@ mod tests {
                 "the 99th of 100 values is among the thousands"
             );
             assert!((d.mean - 101.7).abs() < 1e-9, "{}", d.mean);
+        }
+    }
+
+    #[test]
+    fn counts_round_like_f64_round() {
+        let cases = [
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            2.4999999999999996,
+            1e6 + 0.5,
+            4503599627370495.5,
+            4503599627370497.0,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e300,
+            f64::INFINITY,
+            -0.3,
+            -0.5,
+            -7.0,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for v in cases {
+            assert_eq!(round_to_count(v), v.round().max(0.0) as u64, "{v}");
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = f64::from_bits(x >> 2) % 1e7;
+            assert_eq!(round_to_count(v), v.round().max(0.0) as u64, "{v}");
+        }
+    }
+
+    #[test]
+    fn a_run_cursor_adds_like_the_expanded_runs() {
+        let runs = [(0.1, 3), (0.7, 1), (1e16, 2), (3.3, 5)];
+        let flat: Vec<f64> = runs
+            .iter()
+            .flat_map(|&(v, m)| std::iter::repeat_n(v, m))
+            .collect();
+        for split in 0..=flat.len() {
+            let mut c = RunCursor::new(&runs);
+            let a = c.add_next(split, -0.0);
+            let b = c.add_next(usize::MAX, 1.0);
+            let want_a: f64 = flat[..split].iter().sum();
+            let want_b = flat[split..].iter().fold(1.0, |s, v| s + v);
+            assert_eq!(
+                (a.to_bits(), b.to_bits()),
+                (want_a.to_bits(), want_b.to_bits())
+            );
+            let mut c = RunCursor::new(&runs);
+            c.skip(split);
+            let want: f64 = flat[split..].iter().sum();
+            assert_eq!(
+                c.add_next(flat.len(), -0.0).to_bits(),
+                want.to_bits(),
+                "{split}"
+            );
         }
     }
 
