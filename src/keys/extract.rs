@@ -127,7 +127,7 @@ pub struct ScanSummary {
 
 /// Scans one JSON document that must be an object, filling `values` (one entry per trie slot).
 ///
-/// `values` is cleared and refilled with [`Extracted::Missing`] first, so the caller can reuse it.
+/// `values` is reset to [`Extracted::Missing`] (one per trie slot) first, so the caller can reuse it.
 pub fn scan_document<'a>(
     doc: &'a [u8],
     trie: &PathTrie,
@@ -148,8 +148,17 @@ pub fn scan_validated<'a>(
     values: &mut Vec<Extracted<'a>>,
 ) -> Result<ScanSummary, ScanError> {
     debug_assert!(text.is_none_or(|t| t.as_bytes() == doc));
-    values.clear();
-    values.resize(trie.slot_count(), Extracted::Missing);
+    // Reset in place: the caller reuses one vector, already of the right length after the
+    // first record (`resize` was an out-of-line call per record, a twentieth of a small
+    // record's time).
+    if values.len() == trie.slot_count() {
+        for v in values.iter_mut() {
+            *v = Extracted::Missing;
+        }
+    } else {
+        values.clear();
+        values.resize(trie.slot_count(), Extracted::Missing);
+    }
     let mut s = Scanner {
         buf: doc,
         text,
@@ -572,6 +581,36 @@ mod tests {
         assert_eq!(v[1], Extracted::Number(b"98052"));
         assert_eq!(v[2], Extracted::Str(Cow::Borrowed("R&D")));
         assert_eq!(ws, 0);
+    }
+
+    #[test]
+    fn a_reused_vector_keeps_nothing_from_the_record_before() {
+        // One vector for every record, as the scan uses it: values of the first record (an
+        // unescaped string owned by the vector, a number) must not show through in the next.
+        let t = trie(&[&["a"], &["b"], &["c", "d"]]);
+        let docs = [
+            r#"{"a":"x\u00e9","b":7,"c":{"d":true}}"#,
+            r#"{"z":1}"#,
+            r#"{"b":"y","c":5}"#,
+        ];
+        let mut v = Vec::new();
+        let mut seen = Vec::new();
+        for d in docs {
+            scan_document(d.as_bytes(), &t, &mut v).unwrap();
+            seen.push(
+                v.clone()
+                    .into_iter()
+                    .map(|e| format!("{e:?}"))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        assert_eq!(seen[0], ["Str(\"xé\")", "Number([55])", "Bool(true)"]);
+        assert_eq!(seen[1], ["Missing", "Missing", "Missing"]);
+        assert_eq!(seen[2], ["Missing", "Str(\"y\")", "Missing"]);
+        // A vector of another length (another trie) is sized afresh.
+        let mut long = vec![Extracted::Null; 9];
+        scan_document(b"{}", &t, &mut long).unwrap();
+        assert_eq!(long, vec![Extracted::Missing; 3]);
     }
 
     #[test]
