@@ -108,30 +108,9 @@ impl CandidateStats {
     }
 }
 
-/// Fills each row's projected documents and bytes, then sorts the rows by key.
-fn project_and_sort(
-    partitions: &mut [PartitionRow],
-    arenas: &KeyArenas,
-    scale: &(dyn Fn(u64) -> f64 + Sync),
-    overhead_bytes: f64,
-) {
+/// Sorts the rows by key.
+fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) {
     use rayon::prelude::*;
-    // `scale` depends on the count alone, and neighbouring rows mostly share theirs.
-    let mut last: Option<(u64, f64)> = None;
-    for p in partitions.iter_mut() {
-        let c = p.sample;
-        let f = match last {
-            Some((n, f)) if n == c.documents => f,
-            _ => {
-                let f = scale(c.documents);
-                last = Some((c.documents, f));
-                f
-            }
-        };
-        p.documents = c.documents as f64 * f;
-        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
-    }
-    crate::timing::mark("summary: drained");
     // Keys are distinct, so the unstable sorts have one result. By the 16-byte heads first, a
     // plain integer sort (about 10 % faster on 10 M keys than comparing through the arenas),
     // then each run of keys sharing a head by their whole bytes: the same order as sorting by
@@ -405,7 +384,7 @@ pub fn summarize_drained(
         dropped,
         seen,
     } = d;
-    project_and_sort(&mut partitions, &arenas, scale, overhead_bytes);
+    sort_by_key(&mut partitions, &arenas);
     let DrainAcc {
         undefined_documents,
         null_documents,
@@ -414,7 +393,8 @@ pub fn summarize_drained(
         ..
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let (kept_documents, mut total_bytes, by_bytes) = totals_and_largest(&partitions, top);
+    let (kept_documents, mut total_bytes, by_bytes) =
+        project_and_total(&mut partitions, scale, overhead_bytes, top);
     let documents = kept_documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
@@ -478,22 +458,42 @@ pub fn summarize_drained(
     }
 }
 
-/// The rows' sample documents, their projected bytes (summed in key order from -0.0, as
-/// `Sum` does, so the total is the same bit for bit) and the indices of the `top` largest
-/// partitions by bytes, largest first (ties: key order): one pass over the rows, with a short
-/// sorted list (each pass over millions of rows is a read of all of them).
-fn totals_and_largest(partitions: &[PartitionRow], top: usize) -> (u64, f64, Vec<usize>) {
-    let larger_first = |a: usize, b: usize| {
-        partitions[b]
-            .bytes
-            .total_cmp(&partitions[a].bytes)
-            .then(a.cmp(&b))
-    };
+/// Fills each row's projected documents and bytes, in key order, and returns the rows' sample
+/// documents, their projected bytes (summed in key order from -0.0, as `Sum` does, so the
+/// total is the same bit for bit) and the indices of the `top` largest partitions by bytes,
+/// largest first (ties: key order): one pass over the sorted rows, with a short sorted list
+/// (each pass over millions of rows is a read of all of them).
+fn project_and_total(
+    partitions: &mut [PartitionRow],
+    scale: &(dyn Fn(u64) -> f64 + Sync),
+    overhead_bytes: f64,
+    top: usize,
+) -> (u64, f64, Vec<usize>) {
     let mut best: Vec<usize> = Vec::with_capacity(top + 1);
     let (mut documents, mut bytes) = (0u64, -0.0f64);
-    for (i, p) in partitions.iter().enumerate() {
-        documents += p.sample.documents;
+    // `scale` depends on the count alone, and neighbouring rows often share theirs.
+    let mut last: Option<(u64, f64)> = None;
+    for i in 0..partitions.len() {
+        let p = &mut partitions[i];
+        let c = p.sample;
+        let f = match last {
+            Some((n, f)) if n == c.documents => f,
+            _ => {
+                let f = scale(c.documents);
+                last = Some((c.documents, f));
+                f
+            }
+        };
+        p.documents = c.documents as f64 * f;
+        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
+        documents += c.documents;
         bytes += p.bytes;
+        let larger_first = |a: usize, b: usize| {
+            partitions[b]
+                .bytes
+                .total_cmp(&partitions[a].bytes)
+                .then(a.cmp(&b))
+        };
         if best.len() == top {
             match best.last() {
                 Some(&w) if larger_first(i, w).is_lt() => {}
