@@ -163,7 +163,7 @@ pub fn v1_collisions(stats: &CandidateStats, l: &Limits) -> Option<Finding> {
             .entry(epk(PkVersion::V1, &comps))
             .or_insert((0, 0.0, i));
         g.0 += 1;
-        g.1 += p.bytes;
+        g.1 += stats.bytes_of(p);
     }
     let merged: u64 = groups.values().filter(|g| g.0 > 1).map(|g| g.0).sum();
     if merged == 0 {

@@ -388,10 +388,10 @@ fn candidate_report(
             .take(cfg.top)
             .map(|&p| TopPartition {
                 key: keys::key_json(stats.key(p), hierarchical),
-                documents: stats.partitions[p].documents,
-                bytes: stats.partitions[p].bytes,
-                bytes_range: estimate::sizes::bytes_range(&stats.partitions[p], ctx.proj),
-                share: stats.partitions[p].bytes / stats.total_bytes.max(f64::MIN_POSITIVE),
+                documents: stats.documents_of(&stats.partitions[p]),
+                bytes: stats.bytes_at(p),
+                bytes_range: estimate::sizes::bytes_range(stats, &stats.partitions[p], ctx.proj),
+                share: stats.bytes_at(p) / stats.total_bytes.max(f64::MIN_POSITIVE),
             })
             .collect(),
         skew: stats.skew,

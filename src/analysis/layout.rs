@@ -215,7 +215,9 @@ fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
 fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> PrefixFanout {
     let mut entries: Vec<PrefixFanoutEntry> = Vec::new();
     let (mut weighted, mut weight) = (0.0, 0.0);
-    for g in crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, level) {
+    for g in
+        crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, &stats.scale, level)
+    {
         let docs: u64 = stats.partitions[g.members.clone()]
             .iter()
             .map(|p| p.sample.documents)

@@ -134,9 +134,10 @@ pub(super) fn time_to_limit(
     };
     if let Some(&i) = stats.by_bytes.iter().find(|&&i| active(i)) {
         let p = &stats.partitions[i];
-        let per_day = p.bytes * daily_factor;
+        let bytes = stats.bytes_of(p);
+        let per_day = bytes * daily_factor;
         let days = crate::workload::time_to_limit(
-            p.bytes,
+            bytes,
             per_day,
             l.logical_partition_bytes,
             l.warn_fraction,
@@ -146,7 +147,7 @@ pub(super) fn time_to_limit(
             advise::workload::TimeToLimitEval {
                 basis,
                 key: keys::key_json(stats.key_of(p), ctx.cand.kind == KeyKind::Hierarchical),
-                bytes: p.bytes,
+                bytes,
                 bytes_per_day: per_day,
                 warn_date: days
                     .days_to_warn

@@ -68,7 +68,7 @@ pub fn place(
     let push_real = |out: &mut Placement, i: usize| {
         out.items.push(LayoutItem {
             epk: epk_of(i),
-            bytes: stats.partitions[i].bytes,
+            bytes: stats.bytes_at(i),
             ru_demand: ru(i),
         });
         out.source.push(Some(i));
@@ -104,7 +104,7 @@ pub fn place(
     let hierarchical = version == PkVersion::MultiHash && !stats.levels.is_empty();
     if hierarchical && proj.projected {
         // Heavy first-level prefixes keep their tail inside their own range.
-        for g in prefix_groups(&stats.partitions, &stats.keys, 1) {
+        for g in prefix_groups(&stats.partitions, &stats.keys, &stats.scale, 1) {
             let docs: u64 = stats.partitions[g.members.clone()]
                 .iter()
                 .map(|p| p.sample.documents)
@@ -121,7 +121,7 @@ pub fn place(
             for i in g.members.clone() {
                 if heavy(i) {
                     push_real(&mut out, i);
-                    heavy_bytes += stats.partitions[i].bytes;
+                    heavy_bytes += stats.bytes_at(i);
                 } else {
                     rest_ru += ru(i);
                     rest_docs += stats.partitions[i].sample.documents;
@@ -138,7 +138,7 @@ pub fn place(
         for i in 0..stats.partitions.len() {
             if heavy(i) {
                 push_real(&mut out, i);
-                placed_bytes += stats.partitions[i].bytes;
+                placed_bytes += stats.bytes_at(i);
             } else {
                 tail_ru += ru(i);
                 tail_sample_docs += stats.partitions[i].sample.documents;

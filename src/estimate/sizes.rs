@@ -40,16 +40,20 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
     if !proj.projected {
         return;
     }
+    let scale = &stats.scale;
     for lv in stats.levels.iter_mut() {
         let mut best: Option<(f64, usize)> = None;
-        for g in crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, lv.level) {
+        for g in
+            crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, scale, lv.level)
+        {
             let members = &stats.partitions[g.members.clone()];
             let docs: u64 = members.iter().map(|p| p.sample.documents).sum();
             let bytes = if docs >= HEAVY_MIN_COUNT {
                 let sample: f64 = members
                     .iter()
                     .map(|p| {
-                        p.bytes / p.documents.max(f64::MIN_POSITIVE) * p.sample.documents as f64
+                        let (bytes, documents) = (scale.bytes(p.sample), scale.documents(p.sample));
+                        bytes / documents.max(f64::MIN_POSITIVE) * p.sample.documents as f64
                     })
                     .sum();
                 sample * proj.heavy_scale
@@ -70,8 +74,8 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
 }
 
 /// A partition's 95 % byte range: its document range times its own mean stored bytes.
-pub fn bytes_range(p: &PartitionRow, proj: &Projector) -> [f64; 2] {
-    let per_doc = p.bytes / p.documents.max(f64::MIN_POSITIVE);
+pub fn bytes_range(stats: &CandidateStats, p: &PartitionRow, proj: &Projector) -> [f64; 2] {
+    let per_doc = stats.bytes_of(p) / stats.documents_of(p).max(f64::MIN_POSITIVE);
     let (lo, hi) = proj.documents_range(p.sample.documents);
     [lo * per_doc, hi * per_doc]
 }
@@ -87,7 +91,7 @@ pub fn project_sizes(
     let (mut low, mut low_key) = (0.0f64, String::new());
     let (mut heavy_high, mut heavy_key) = (0.0f64, String::new());
     for (i, p) in stats.partitions.iter().enumerate() {
-        let [lo, hi] = bytes_range(p, proj);
+        let [lo, hi] = bytes_range(stats, p, proj);
         if lo > low {
             (low, low_key) = (lo, key(i));
         }
@@ -106,7 +110,7 @@ pub fn project_sizes(
         proj.tail_bound_documents() * mean_doc_bytes
     };
     let (max_bytes, max_key) = match stats.by_bytes.first() {
-        Some(&i) => (stats.partitions[i].bytes, key(i)),
+        Some(&i) => (stats.bytes_at(i), key(i)),
         None => (0.0, String::new()),
     };
     SizeProjection {

@@ -11,18 +11,118 @@ pub use super::spread::{skew, Distribution, Skew};
 use super::SampleCounts;
 use crate::keys::{self, prefix_len};
 
-/// One logical partition after projection.
+/// One logical partition: its key and sample counts (40 bytes; its projected documents and
+/// bytes come from [`RowScale`], [`CandidateStats::documents_of`] and
+/// [`CandidateStats::bytes_of`], not stored: 16 bytes a row fewer to fault in and sort).
 #[derive(Debug, Clone)]
 pub struct PartitionRow {
     /// Where the encoded key is stored ([`CandidateStats::key`] gives its bytes).
     pub key: KeyRef,
     /// Sample counts.
     pub sample: SampleCounts,
-    /// Projected documents (`sample.documents × scale(sample.documents)`; see `estimate`).
-    pub documents: f64,
-    /// Projected stored bytes: (minified bytes + overhead per document) × the same scale. An
-    /// estimate.
-    pub bytes: f64,
+}
+
+/// Counts below this have their scale in a table; larger ones in a map.
+const SCALE_TABLE: usize = 4096;
+
+/// A partition's projection from its sample counts: documents `c × scale(c)` and stored bytes
+/// `(minified bytes + overhead × c) × scale(c)` for a key seen `c` times (estimates when the
+/// sample is projected, see `estimate`). `scale` is evaluated once per distinct count.
+#[derive(Debug, Clone, Default)]
+pub struct RowScale {
+    /// `scale(c)` by count `c` (NaN for counts no partition has).
+    table: Vec<f64>,
+    large: hashbrown::HashMap<u64, f64>,
+    overhead_bytes: f64,
+}
+
+impl RowScale {
+    /// The scale of every count in `counts` (the counts the rows have).
+    pub fn new(
+        counts: impl Iterator<Item = u64>,
+        scale: &(dyn Fn(u64) -> f64 + Sync),
+        overhead_bytes: f64,
+    ) -> RowScale {
+        let mut s = RowScale {
+            table: Vec::new(),
+            large: hashbrown::HashMap::new(),
+            overhead_bytes,
+        };
+        for c in counts {
+            let f = scale(c);
+            match usize::try_from(c) {
+                Ok(i) if i < SCALE_TABLE => {
+                    if s.table.len() <= i {
+                        s.table.resize(i + 1, f64::NAN);
+                    }
+                    s.table[i] = f;
+                }
+                _ => {
+                    s.large.insert(c, f);
+                }
+            }
+        }
+        s
+    }
+
+    #[inline]
+    fn factor(&self, c: u64) -> f64 {
+        let f = if c < SCALE_TABLE as u64 {
+            self.table.get(c as usize).copied()
+        } else {
+            self.large.get(&c).copied()
+        };
+        debug_assert!(f.is_some_and(|f| !f.is_nan()), "no scale for count {c}");
+        f.unwrap_or(f64::NAN)
+    }
+
+    /// [`RowScale::documents`] of each row, in order (the scale looked up once per run of
+    /// rows sharing a count: passes over millions of rows use these).
+    pub fn documents_of_rows<'a>(
+        &'a self,
+        rows: &'a [PartitionRow],
+    ) -> impl Iterator<Item = f64> + 'a {
+        let mut memo: Option<(u64, f64)> = None;
+        rows.iter().map(move |p| {
+            let c = p.sample.documents;
+            c as f64 * self.memo_factor(&mut memo, c)
+        })
+    }
+
+    /// [`RowScale::bytes`] of each row, in order, as [`RowScale::documents_of_rows`].
+    pub fn bytes_of_rows<'a>(&'a self, rows: &'a [PartitionRow]) -> impl Iterator<Item = f64> + 'a {
+        let mut memo: Option<(u64, f64)> = None;
+        rows.iter().map(move |p| {
+            let c = p.sample;
+            (c.minified_bytes as f64 + self.overhead_bytes * c.documents as f64)
+                * self.memo_factor(&mut memo, c.documents)
+        })
+    }
+
+    #[inline]
+    fn memo_factor(&self, memo: &mut Option<(u64, f64)>, c: u64) -> f64 {
+        match *memo {
+            Some((n, f)) if n == c => f,
+            _ => {
+                let f = self.factor(c);
+                *memo = Some((c, f));
+                f
+            }
+        }
+    }
+
+    /// Projected documents of a partition with these sample counts.
+    #[inline]
+    pub fn documents(&self, c: SampleCounts) -> f64 {
+        c.documents as f64 * self.factor(c.documents)
+    }
+
+    /// Projected stored bytes of a partition with these sample counts. An estimate.
+    #[inline]
+    pub fn bytes(&self, c: SampleCounts) -> f64 {
+        (c.minified_bytes as f64 + self.overhead_bytes * c.documents as f64)
+            * self.factor(c.documents)
+    }
 }
 
 /// Distinct prefixes at one level of a hierarchical key.
@@ -75,6 +175,8 @@ pub struct CandidateStats {
     pub defined_keys: u64,
     /// The bytes of the partitions' keys.
     pub keys: KeyArenas,
+    /// The partitions' projection from their sample counts.
+    pub scale: RowScale,
     /// Indices into `partitions` of the `top` largest by bytes, largest first (ties: key order).
     pub by_bytes: Vec<usize>,
     /// The sample's stored bytes per partition (as [`CandidateStats::skew`] measures them), in
@@ -106,6 +208,24 @@ impl CandidateStats {
     pub fn key_of(&self, p: &PartitionRow) -> &[u8] {
         self.keys.get(p.key)
     }
+
+    /// Projected documents of a partition row of these statistics.
+    #[inline]
+    pub fn documents_of(&self, p: &PartitionRow) -> f64 {
+        self.scale.documents(p.sample)
+    }
+
+    /// Projected stored bytes of a partition row of these statistics. An estimate.
+    #[inline]
+    pub fn bytes_of(&self, p: &PartitionRow) -> f64 {
+        self.scale.bytes(p.sample)
+    }
+
+    /// Projected stored bytes of `partitions[i]`.
+    #[inline]
+    pub fn bytes_at(&self, i: usize) -> f64 {
+        self.bytes_of(&self.partitions[i])
+    }
 }
 
 /// Sorts the rows by key.
@@ -128,6 +248,7 @@ fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) {
 /// sample's stored bytes: three independent passes over the rows, run on both cores.
 fn spreads(
     partitions: &[PartitionRow],
+    scale: &RowScale,
     overhead_bytes: f64,
 ) -> (Distribution, Distribution, Sizes) {
     let sample_bytes = |p: &PartitionRow| {
@@ -136,8 +257,8 @@ fn spreads(
     let ((d, b), s) = rayon::join(
         || {
             rayon::join(
-                || distribution(partitions.iter().map(|p| p.documents)),
-                || distribution(partitions.iter().map(|p| p.bytes)),
+                || distribution(scale.documents_of_rows(partitions)),
+                || distribution(scale.bytes_of_rows(partitions)),
             )
         },
         || skew_of(|| partitions.iter().map(sample_bytes)),
@@ -149,6 +270,7 @@ fn spreads(
 struct Sampled<'a> {
     partitions: &'a [PartitionRow],
     arenas: &'a KeyArenas,
+    rows_scale: &'a RowScale,
     weight: u64,
     defined_keys: u64,
     overhead_bytes: f64,
@@ -183,7 +305,7 @@ impl Sampled<'_> {
             .filter(|p| !always_kept(self.arenas.get(p.key)))
             .fold((0.0, 0.0), |(s, b), p| {
                 let sample = p.sample.minified_bytes as f64 + overhead * p.sample.documents as f64;
-                (s + sample, b + p.bytes)
+                (s + sample, b + self.rows_scale.bytes(p.sample))
             });
         let factor = if kept_sample > 0.0 {
             kept_projected / kept_sample
@@ -335,8 +457,6 @@ pub fn drain(mut map: KeyMap) -> Drained {
                     documents: c.documents,
                     minified_bytes: c.minified_bytes,
                 },
-                documents: 0.0,
-                bytes: 0.0,
             }
         },
         DrainAcc::merge,
@@ -377,6 +497,7 @@ pub fn summarize_drained(
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
+    let d_counts: Vec<u64> = d.weighted_counts().map(|(c, _)| c).collect();
     let Drained {
         mut partitions,
         arenas,
@@ -384,6 +505,7 @@ pub fn summarize_drained(
         dropped,
         seen,
     } = d;
+    let rows_scale = RowScale::new(d_counts.into_iter(), scale, overhead_bytes);
     sort_by_key(&mut partitions, &arenas);
     let DrainAcc {
         undefined_documents,
@@ -394,7 +516,7 @@ pub fn summarize_drained(
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let (kept_documents, mut total_bytes, by_bytes) =
-        project_and_total(&mut partitions, scale, overhead_bytes, top);
+        totals_and_largest(&partitions, &rows_scale, top);
     let documents = kept_documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
@@ -409,6 +531,7 @@ pub fn summarize_drained(
         let est = Sampled {
             partitions: &partitions,
             arenas: &arenas,
+            rows_scale: &rows_scale,
             weight,
             defined_keys,
             overhead_bytes,
@@ -428,13 +551,16 @@ pub fn summarize_drained(
 
     let levels = if hierarchical {
         (1..hierarchical_levels)
-            .map(|l| level_stats(&partitions, &arenas, l, (level > 0).then_some(&dropped)))
+            .map(|l| {
+                let dropped = (level > 0).then_some(&dropped);
+                level_stats(&partitions, &arenas, &rows_scale, l, dropped)
+            })
             .collect()
     } else {
         Vec::new()
     };
     let (documents_per_partition, bytes_per_partition, sizes) =
-        spreads(&partitions, overhead_bytes);
+        spreads(&partitions, &rows_scale, overhead_bytes);
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
@@ -450,6 +576,7 @@ pub fn summarize_drained(
         levels,
         partitions,
         keys: arenas,
+        scale: rows_scale,
         defined_keys,
         by_bytes,
         size_runs: sizes.runs,
@@ -458,53 +585,38 @@ pub fn summarize_drained(
     }
 }
 
-/// Fills each row's projected documents and bytes, in key order, and returns the rows' sample
-/// documents, their projected bytes (summed in key order from -0.0, as `Sum` does, so the
-/// total is the same bit for bit) and the indices of the `top` largest partitions by bytes,
-/// largest first (ties: key order): one pass over the sorted rows, with a short sorted list
-/// (each pass over millions of rows is a read of all of them).
-fn project_and_total(
-    partitions: &mut [PartitionRow],
-    scale: &(dyn Fn(u64) -> f64 + Sync),
-    overhead_bytes: f64,
+/// The rows' sample documents, their projected bytes (summed in key order from -0.0, as `Sum`
+/// does, so the total is the same bit for bit) and the indices of the `top` largest partitions
+/// by bytes, largest first (ties: key order): one pass over the sorted rows, with a short
+/// sorted list (each pass over millions of rows is a read of all of them).
+fn totals_and_largest(
+    partitions: &[PartitionRow],
+    scale: &RowScale,
     top: usize,
 ) -> (u64, f64, Vec<usize>) {
-    let mut best: Vec<usize> = Vec::with_capacity(top + 1);
+    // (bytes, index), largest first; ties by index, which is key order.
+    let larger_first = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let mut best: Vec<(f64, usize)> = Vec::with_capacity(top + 1);
     let (mut documents, mut bytes) = (0u64, -0.0f64);
-    // `scale` depends on the count alone, and neighbouring rows often share theirs.
-    let mut last: Option<(u64, f64)> = None;
-    for i in 0..partitions.len() {
-        let p = &mut partitions[i];
-        let c = p.sample;
-        let f = match last {
-            Some((n, f)) if n == c.documents => f,
-            _ => {
-                let f = scale(c.documents);
-                last = Some((c.documents, f));
-                f
-            }
-        };
-        p.documents = c.documents as f64 * f;
-        p.bytes = (c.minified_bytes as f64 + overhead_bytes * c.documents as f64) * f;
-        documents += c.documents;
-        bytes += p.bytes;
-        let larger_first = |a: usize, b: usize| {
-            partitions[b]
-                .bytes
-                .total_cmp(&partitions[a].bytes)
-                .then(a.cmp(&b))
-        };
+    for (i, (p, b)) in partitions
+        .iter()
+        .zip(scale.bytes_of_rows(partitions))
+        .enumerate()
+    {
+        documents += p.sample.documents;
+        bytes += b;
+        let row = (b, i);
         if best.len() == top {
             match best.last() {
-                Some(&w) if larger_first(i, w).is_lt() => {}
+                Some(w) if larger_first(&row, w).is_lt() => {}
                 _ => continue,
             }
         }
-        let at = best.partition_point(|&b| larger_first(b, i).is_lt());
-        best.insert(at, i);
+        let at = best.partition_point(|x| larger_first(x, &row).is_lt());
+        best.insert(at, row);
         best.truncate(top);
     }
-    (documents, bytes, best)
+    (documents, bytes, best.into_iter().map(|(_, i)| i).collect())
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
@@ -525,6 +637,7 @@ pub struct PrefixGroup<'a> {
 pub fn prefix_groups<'a>(
     partitions: &[PartitionRow],
     arenas: &'a KeyArenas,
+    scale: &RowScale,
     level: usize,
 ) -> Vec<PrefixGroup<'a>> {
     let mut out = Vec::new();
@@ -545,7 +658,7 @@ pub fn prefix_groups<'a>(
                 && masked(partitions[j].key.head, mask) == h
                 && partitions[j].key.len() >= plen
             {
-                bytes += partitions[j].bytes;
+                bytes += scale.bytes(partitions[j].sample);
                 j += 1;
             }
         } else {
@@ -553,7 +666,7 @@ pub fn prefix_groups<'a>(
                 let k = arenas.get(partitions[j].key);
                 k.starts_with(prefix) && prefix_len(k, level) == plen
             } {
-                bytes += partitions[j].bytes;
+                bytes += scale.bytes(partitions[j].sample);
                 j += 1;
             }
         }
@@ -585,10 +698,11 @@ fn masked(h: [u64; 2], m: [u64; 2]) -> [u64; 2] {
 fn level_stats(
     partitions: &[PartitionRow],
     arenas: &KeyArenas,
+    scale: &RowScale,
     level: usize,
     dropped: Option<&super::sampling::Dropped>,
 ) -> LevelStats {
-    let groups = prefix_groups(partitions, arenas, level);
+    let groups = prefix_groups(partitions, arenas, scale, level);
     let mut best: Option<(f64, usize)> = None;
     for g in &groups {
         if best.is_none_or(|(b, _)| g.bytes > b) {

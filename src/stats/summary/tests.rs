@@ -87,3 +87,41 @@ fn partitions_come_out_in_key_order_when_keys_share_their_first_16_bytes() {
     assert_eq!(got, want.iter().map(Vec::as_slice).collect::<Vec<_>>());
     assert_eq!(s.levels[0].distinct_prefixes, 40 + 2_000);
 }
+
+#[test]
+fn rows_project_through_their_count_scale() {
+    // Keys seen 1, 2, 4,095 (the table's last count) and 5,000 times (past the table), with a
+    // scale that depends on the count: each row's projected documents and bytes are its counts
+    // times its own count's scale, the totals their sums, the largest first.
+    let mut map = KeyMap::default();
+    let counts = [1u64, 2, 4_095, 5_000, 2, 1];
+    for (i, &c) in counts.iter().enumerate() {
+        let key = crate::keys::encode_strings(&[Some(&format!("k{i}"))]);
+        map.add(&key, c, c * 100 + i as u64, i64::MAX, i64::MIN);
+    }
+    let scale = |c: u64| 1.0 + c as f64 / 1_000.0;
+    let s = summarize(map, 1, &scale, 10.0, 3);
+    assert_eq!(s.partitions.len(), 6);
+    let mut total = 0.0;
+    for (i, p) in s.partitions.iter().enumerate() {
+        // Key order is k0..k5, as inserted.
+        let (c, mb) = (counts[i], counts[i] * 100 + i as u64);
+        assert_eq!(p.sample.documents, c);
+        assert_eq!(s.documents_of(p), c as f64 * scale(c), "k{i}");
+        assert_eq!(
+            s.bytes_of(p),
+            (mb as f64 + 10.0 * c as f64) * scale(c),
+            "k{i}"
+        );
+        assert_eq!(s.bytes_at(i), s.bytes_of(p));
+        total += s.bytes_of(p);
+    }
+    assert_eq!(s.total_bytes, total);
+    assert_eq!(
+        s.by_bytes,
+        [3, 2, 4],
+        "5,000, 4,095, then the later of the two 2s"
+    );
+    assert_eq!(s.bytes_per_partition.max, (500_003.0 + 50_000.0) * 6.0);
+    assert_eq!(s.documents_per_partition.min, 1.001);
+}
