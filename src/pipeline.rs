@@ -142,8 +142,9 @@ pub fn scan(
                         }
                     }
                     // On this worker's thread, beside the other workers: the records that
-                    // logging parts appended are indexed here, not in the merge.
-                    acc.flush();
+                    // logging parts appended are indexed here, not in the merge (except
+                    // those of keys that seldom repeat, which the drain takes as they are).
+                    acc.flush_for_drain();
                     crate::timing::mark("scan: worker done");
                     acc
                 })

@@ -94,6 +94,30 @@ impl KeyArenas {
         (first <= last).then_some((first, last))
     }
 
+    /// Merges the first and last time of the record holding `from`'s key into that holding
+    /// `into`'s (two records of one key in the arenas of one part, so both or neither timed).
+    pub(super) fn merge_times(&mut self, into: KeyRef, from: KeyRef) {
+        let (pi, pf) = (into.part(), from.part());
+        if !self.timed[pi] || !self.timed[pf] {
+            debug_assert!(
+                !self.timed[pi] && !self.timed[pf],
+                "one of two records timed"
+            );
+            return;
+        }
+        let (ai, af) = (
+            into.off as usize - super::keymap::TIMED_KEY_OFFSET,
+            from.off as usize - super::keymap::TIMED_KEY_OFFSET,
+        );
+        let word =
+            |a: &[u8], i: usize| i64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"));
+        let (first, last) = (word(&self.arenas[pf], af), word(&self.arenas[pf], af + 8));
+        let a = &mut self.arenas[pi];
+        let (f0, l0) = (word(a, ai), word(a, ai + 8));
+        a[ai..ai + 8].copy_from_slice(&f0.min(first).to_ne_bytes());
+        a[ai + 8..ai + 16].copy_from_slice(&l0.max(last).to_ne_bytes());
+    }
+
     /// The bytes of a key.
     #[inline]
     pub fn get(&self, r: KeyRef) -> &[u8] {

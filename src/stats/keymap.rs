@@ -178,9 +178,9 @@ fn table_hash(h: u32) -> u64 {
 }
 
 mod part;
-#[cfg(test)]
-use part::LOG_MIN;
 use part::{Part, BUFFER_FROM};
+#[cfg(test)]
+use part::{LOG_FROM, LOG_MIN, PENDING};
 
 /// Counts of `documents` documents of `bytes` minified bytes, first and last seen at `first`
 /// and `last`.
@@ -202,7 +202,7 @@ pub fn key_hash(key: &[u8]) -> u64 {
 }
 
 #[inline]
-fn part_of(hash: u64) -> usize {
+pub(super) fn part_of(hash: u64) -> usize {
     (hash >> PART_SHIFT) as usize & (PARTS - 1)
 }
 
@@ -280,7 +280,7 @@ impl KeyMap {
         let part = &mut self.parts[part_of(h)];
         let c = counts(documents, bytes, first, last);
         if part.logging {
-            part.log(key, &c);
+            part.log(h, key, &c);
         } else if part.table.len() < BUFFER_FROM {
             part.add(h, key, &c);
         } else {
@@ -294,6 +294,20 @@ impl KeyMap {
     fn flush_buffers(&mut self) {
         for p in self.parts.iter_mut() {
             p.flush_pending();
+        }
+    }
+
+    /// Counts the buffered documents and indexes the appended records of the logging parts
+    /// whose sample shows repeated keys; those of parts whose keys seldom repeat are left for
+    /// the drain, which takes them as rows as they are ([`KeyMap::drain`]). What a scan's
+    /// worker does at its end, beside the other workers. (Reading methods other than the
+    /// drain still expect [`KeyMap::flush`].)
+    pub fn flush_for_drain(&mut self) {
+        for p in self.parts.iter_mut() {
+            p.flush_pending();
+            if !(p.logging && part::few_repeats(p, None)) {
+                p.consolidate();
+            }
         }
     }
 
@@ -489,24 +503,33 @@ impl KeyMap {
             .for_each(|(a, b)| a.merge(b));
     }
 
-    /// Consumes the map into one value per key, `row(key, bytes, counts)`, in part and
+    /// Consumes the map into one value per record, `row(key, bytes, counts)`, in part and
     /// insertion order, built on the caller's rayon pool (the rows' first-touch page faults, the
     /// larger part of the cost for millions of keys, shared among the threads); the key bytes
     /// stay in the returned [`KeyArenas`]. (Take the sampling state first.)
     ///
-    /// A deferred map ([`KeyMap::merge`]) is combined here: each of its keys is looked up in
-    /// this map's part; one found adds its counts to the record there, one not found becomes a
-    /// row of its own, its bytes left in the deferred map's arena (arenas `PARTS..2 × PARTS`).
+    /// One value per key, except in a loose part: an exact map's logging part whose sample of
+    /// logged records shows keys that seldom repeat (`part::few_repeats`, with the deferred
+    /// map's part), where every record, indexed or not, becomes a row: building an index only
+    /// to find each key new costs more than sorting the few repeats together. The returned flag
+    /// says whether any part was loose; if so a key may have several rows (never in two
+    /// parts), whose counts add up to the key's, and the caller combines them after sorting.
+    ///
+    /// A deferred map ([`KeyMap::merge`]) is otherwise combined here: each of its keys is
+    /// looked up in this map's part; one found adds its counts to the record there, one not
+    /// found becomes a row of its own, its bytes left in the deferred map's arena (arenas
+    /// `PARTS..2 × PARTS`).
     pub fn drain<R: Send>(
         self,
         row: impl Fn(KeyRef, &[u8], PartitionCounts) -> R + Sync,
-    ) -> (Vec<R>, KeyArenas) {
-        let (rows, arenas, ()) = self.drain_with(|| (), |_, r, k, c| row(r, k, c), |(), ()| ());
-        (rows, arenas)
+    ) -> (Vec<R>, KeyArenas, bool) {
+        let (rows, arenas, (), repeats) =
+            self.drain_with(|| (), |_, r, k, c| row(r, k, c), |(), ()| ());
+        (rows, arenas, repeats)
     }
 
-    /// [`KeyMap::drain`] that also folds every key into an accumulator as its row is built
-    /// (a second pass over millions of keys would read them all again): `add` sees each key
+    /// [`KeyMap::drain`] that also folds every row into an accumulator as it is built
+    /// (a second pass over millions of keys would read them all again): `add` sees each row
     /// once, in some thread's `init()` accumulator, and `merge` combines them in an order that
     /// depends on the threads, so it must give the same result whatever the order.
     pub fn drain_with<R: Send, A: Send>(
@@ -514,36 +537,66 @@ impl KeyMap {
         init: impl Fn() -> A + Sync,
         add: impl Fn(&mut A, KeyRef, &[u8], PartitionCounts) -> R + Sync,
         merge: impl Fn(A, A) -> A + Sync,
-    ) -> (Vec<R>, KeyArenas, A) {
+    ) -> (Vec<R>, KeyArenas, A, bool) {
         use rayon::prelude::*;
-        self.flush();
+        let exact = self.level == 0;
         let deferred = self.deferred.take();
-        // Which records become rows, by arena: every record of this map's parts, then the
-        // deferred map's records that are new here.
-        let mut offsets: Vec<Vec<u32>> = self
+        let mut other: Vec<Option<Part>> = match deferred {
+            Some(o) => o.parts.into_iter().map(Some).collect(),
+            None => (0..PARTS).map(|_| None).collect(),
+        };
+        // Which records become rows, by part: this map's, then the deferred map's (all of
+        // them in a loose part, else those of keys new here); and whether the part was loose.
+        let plans: Vec<(Vec<u32>, Vec<u32>, bool)> = self
             .parts
-            .par_iter()
-            .map(|p| {
-                records(&p.arena, p.timed)
-                    .map(|(at, _, _)| at as u32)
-                    .collect()
+            .par_iter_mut()
+            .zip(other.par_iter_mut())
+            .map(|(a, b)| {
+                a.flush_pending();
+                if let Some(b) = b.as_mut() {
+                    b.flush_pending();
+                }
+                let b = b.as_mut();
+                let loose = exact
+                    && a.logging
+                    && b.as_ref().is_none_or(|b| b.logging && b.timed == a.timed)
+                    && part::few_repeats(a, b.as_deref());
+                let all = |p: &Part| -> Vec<u32> {
+                    records(&p.arena, p.timed)
+                        .map(|(at, _, _)| at as u32)
+                        .collect()
+                };
+                if loose {
+                    return (all(a), b.map(|b| all(b)).unwrap_or_default(), true);
+                }
+                a.flush();
+                let new = match b {
+                    Some(b) => {
+                        b.flush();
+                        a.absorb(b)
+                    }
+                    None => Vec::new(),
+                };
+                (all(a), new, false)
             })
             .collect();
+        let repeats = plans.iter().any(|p| p.2);
+        let has_other = other.iter().any(Option::is_some);
+        let mut offsets: Vec<Vec<u32>> = Vec::with_capacity(2 * PARTS);
+        let mut new_offsets = Vec::with_capacity(PARTS);
+        for (mine, new, _) in plans {
+            offsets.push(mine);
+            new_offsets.push(new);
+        }
         let mut timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
         let mut arenas: Vec<Vec<u8>> = Vec::with_capacity(2 * PARTS);
-        if let Some(o) = deferred {
-            let new: Vec<Vec<u32>> = self
-                .parts
-                .par_iter_mut()
-                .zip(o.parts.par_iter())
-                .map(|(a, b)| a.absorb(b))
-                .collect();
-            arenas.extend(self.parts.into_iter().map(|p| p.arena));
-            offsets.extend(new);
-            timed.extend(o.parts.iter().map(|p| p.timed));
-            arenas.extend(o.parts.into_iter().map(|p| p.arena));
-        } else {
-            arenas.extend(self.parts.into_iter().map(|p| p.arena));
+        arenas.extend(self.parts.into_iter().map(|p| p.arena));
+        if has_other {
+            offsets.extend(new_offsets);
+            for p in other.into_iter().flatten() {
+                timed.push(p.timed);
+                arenas.push(p.arena);
+            }
         }
         let mut starts = Vec::with_capacity(offsets.len());
         let mut n = 0;
@@ -582,7 +635,7 @@ impl KeyMap {
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())
             .unwrap_or_else(init);
-        (rows, KeyArenas::new(arenas, timed), acc)
+        (rows, KeyArenas::new(arenas, timed), acc, repeats)
     }
 }
 

@@ -225,10 +225,11 @@ impl Accumulator {
         }
     }
 
-    /// Counts every document buffered by [`CandidateAcc::add_buffered`].
-    pub fn flush(&mut self) {
+    /// Counts every document buffered by [`CandidateAcc::add_buffered`], leaving the records
+    /// of keys that seldom repeat for the drain ([`KeyMap::flush_for_drain`]).
+    pub fn flush_for_drain(&mut self) {
         for c in self.candidates.iter_mut() {
-            c.partitions.flush();
+            c.partitions.flush_for_drain();
         }
     }
 

@@ -14,7 +14,7 @@ use crate::keys::{self, prefix_len};
 /// One logical partition: its key and sample counts (40 bytes; its projected documents and
 /// bytes come from [`RowScale`], [`CandidateStats::documents_of`] and
 /// [`CandidateStats::bytes_of`], not stored: 16 bytes a row fewer to fault in and sort).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct PartitionRow {
     /// Where the encoded key is stored ([`CandidateStats::key`] gives its bytes).
     pub key: KeyRef,
@@ -231,7 +231,8 @@ impl CandidateStats {
 /// Sorts the rows by key.
 fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) {
     use rayon::prelude::*;
-    // Keys are distinct, so the unstable sorts have one result. By the 16-byte heads first, a
+    // Keys are distinct (or, before `combine_repeats`, equal keys' rows are combined whatever
+    // their order), so the unstable sorts have one result. By the 16-byte heads first, a
     // plain integer sort (about 10 % faster on 10 M keys than comparing through the arenas),
     // then each run of keys sharing a head by their whole bytes: the same order as sorting by
     // key, since heads order as keys do.
@@ -242,6 +243,36 @@ fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) {
         }
     }
     crate::timing::mark("summary: sorted");
+}
+
+/// Combines the rows of a key into one (rows sorted by key; a loose drain leaves a key one
+/// row per record, [`KeyMap::drain`]): counts added, times merged into the first row's record,
+/// and the drain's tallies told that rows of `a` and `b` documents were one key of `a + b`.
+fn combine_repeats(rows: &mut Vec<PartitionRow>, arenas: &mut KeyArenas, seen: &mut DrainAcc) {
+    let mut w = 0;
+    for r in 0..rows.len() {
+        let row = rows[r];
+        if w > 0 {
+            let into = &mut rows[w - 1];
+            if into.key.head128() == row.key.head128()
+                && arenas.get(into.key) == arenas.get(row.key)
+            {
+                seen.combine(
+                    arenas.get(row.key),
+                    into.sample.documents,
+                    row.sample.documents,
+                );
+                into.sample.documents += row.sample.documents;
+                into.sample.minified_bytes += row.sample.minified_bytes;
+                arenas.merge_times(into.key, row.key);
+                continue;
+            }
+        }
+        rows[w] = row;
+        w += 1;
+    }
+    rows.truncate(w);
+    crate::timing::mark("summary: repeats combined");
 }
 
 /// The distributions of projected documents and bytes per partition, and the skew of the
@@ -385,10 +416,34 @@ impl DrainAcc {
         }
         // A key kept by sampling stands for 2^level keys; Undefined and Null for themselves.
         let w = if special { 1 } else { 1u64 << self.level };
-        match self.keys_by_count.get_mut(documents as usize) {
-            Some(k) => *k += w,
-            None => *self.large_counts.entry(documents).or_default() += w,
+        self.tally(documents, w, true);
+    }
+
+    /// The tally of one key of `documents` documents.
+    fn tally(&mut self, documents: u64, w: u64, add: bool) {
+        let slot = match self.keys_by_count.get_mut(documents as usize) {
+            Some(k) => k,
+            None => self.large_counts.entry(documents).or_default(),
+        };
+        if add {
+            *slot += w;
+        } else {
+            *slot -= w;
         }
+        if *slot == 0 && documents as usize >= SMALL_COUNTS {
+            self.large_counts.remove(&documents);
+        }
+    }
+
+    /// Two rows of `key`, of `a` and `b` documents, tallied by [`DrainAcc::add`] as two keys,
+    /// are one key of `a + b` documents.
+    fn combine(&mut self, key: &[u8], a: u64, b: u64) {
+        let special = always_kept(key);
+        self.defined_keys -= u64::from(!special);
+        let w = if special { 1 } else { 1u64 << self.level };
+        self.tally(a, w, false);
+        self.tally(b, w, false);
+        self.tally(a + b, w, true);
     }
 
     /// Both accumulators' findings (the largest key: the same whichever order).
@@ -441,13 +496,18 @@ pub struct Drained {
     level: u32,
     dropped: super::sampling::Dropped,
     seen: DrainAcc,
+    /// The rows are already sorted by key.
+    sorted: bool,
 }
 
 /// Drains a key map into rows on the caller's rayon pool, reading each key's bytes once as
 /// its row is built, in storage order (later passes in key order would read them at random).
+/// Where the drain left a key several rows (its loose parts, [`KeyMap::drain`]), the rows are
+/// sorted here and each key's rows combined into one, its tallies corrected: everything after
+/// sees one row per key.
 pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
-    let (partitions, arenas, seen) = map.drain_with(
+    let (mut partitions, mut arenas, mut seen, repeats) = map.drain_with(
         || DrainAcc::new(level),
         |seen, key, bytes, c| {
             seen.add(bytes, c.documents);
@@ -462,12 +522,17 @@ pub fn drain(mut map: KeyMap) -> Drained {
         DrainAcc::merge,
     );
     crate::timing::mark("summary: rows");
+    if repeats {
+        sort_by_key(&mut partitions, &arenas);
+        combine_repeats(&mut partitions, &mut arenas, &mut seen);
+    }
     Drained {
         partitions,
         arenas,
         level,
         dropped,
         seen,
+        sorted: repeats,
     }
 }
 
@@ -504,9 +569,12 @@ pub fn summarize_drained(
         level,
         dropped,
         seen,
+        sorted,
     } = d;
     let rows_scale = RowScale::new(d_counts.into_iter(), scale, overhead_bytes);
-    sort_by_key(&mut partitions, &arenas);
+    if !sorted {
+        sort_by_key(&mut partitions, &arenas);
+    }
     let DrainAcc {
         undefined_documents,
         null_documents,

@@ -17,6 +17,12 @@ pub(super) const BUFFER_FROM: usize = 1024;
 pub(super) const LOG_FROM: usize = 4096;
 /// A logging part consolidates once its unindexed records reach its keys or this many.
 pub(super) const LOG_MIN: usize = 16_384;
+/// One logged record in about this many (by its key's hash, so every record of a key or none)
+/// has its hash kept in the part's sample ([`few_repeats`]).
+pub(super) const LOGGED_SAMPLE: u32 = 1024;
+/// A sample in which fewer than one hash in this many repeats another shows keys that seldom
+/// repeat: their records are left as they are ([`few_repeats`]).
+pub(super) const LOOSE_REPEATS: usize = 16;
 
 /// A document's key waiting to be counted.
 #[derive(Debug, Clone, Copy)]
@@ -45,6 +51,25 @@ pub(super) struct Part {
     pub(super) unindexed: usize,
     /// Where those records start.
     pub(super) indexed_to: usize,
+    /// The hashes of the logged records whose low 32 bits fall below `u32::MAX /`
+    /// [`LOGGED_SAMPLE`]: a sample of keys in which a repeat at any distance shows.
+    logged_sample: Vec<u64>,
+    /// The unindexed records at which a part whose sample showed few repeats looks again.
+    check_at: usize,
+}
+
+/// Whether the sample of logged records of `a` and `b` (a part of another map holding the same
+/// hashes' keys) shows keys that seldom repeat: fewer than one hash in [`LOOSE_REPEATS`] equal
+/// to another. Such records are worth no table: the records themselves stand for their keys, a
+/// few repeats among them combined after the summaries' sort.
+pub(super) fn few_repeats(a: &Part, b: Option<&Part>) -> bool {
+    let mut s = a.logged_sample.clone();
+    if let Some(b) = b {
+        s.extend_from_slice(&b.logged_sample);
+    }
+    s.sort_unstable();
+    let repeats = s.windows(2).filter(|w| w[0] == w[1]).count();
+    repeats * LOOSE_REPEATS < s.len().max(1)
 }
 
 impl Part {
@@ -108,8 +133,12 @@ impl Part {
     /// part whose documents are nearly all new keys (as for `/id`), where each probe of a table
     /// grown out of the cache waits for a miss or two, and each doubling moves it all again.
     /// [`Part::consolidate`] indexes the records later, in one pass with the table in cache.
+    ///
+    /// While the sample of logged records shows keys that seldom repeat ([`few_repeats`]), the
+    /// records stay unindexed, to become rows of the drain as they are (an index would be built
+    /// for nothing); the sample is looked at again each time the unindexed records double.
     #[inline]
-    pub(super) fn log(&mut self, key: &[u8], c: &PartitionCounts) {
+    pub(super) fn log(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
         if !self.timed && has_time(c.first_ts, c.last_ts) {
             self.make_timed();
         }
@@ -117,9 +146,16 @@ impl Part {
             self.indexed_to = self.arena.len();
         }
         append_record(&mut self.arena, self.timed, c, key);
+        if (hash as u32) < u32::MAX / LOGGED_SAMPLE {
+            self.logged_sample.push(hash);
+        }
         self.unindexed += 1;
-        if self.unindexed >= self.keys.max(LOG_MIN) {
-            self.consolidate();
+        if self.unindexed >= self.keys.max(LOG_MIN).max(self.check_at) {
+            if few_repeats(self, None) {
+                self.check_at = 2 * self.unindexed;
+            } else {
+                self.consolidate();
+            }
         }
     }
 
@@ -163,6 +199,7 @@ impl Part {
         }
         self.arena.truncate(w);
         self.unindexed = 0;
+        self.check_at = 0;
         if repeats * 2 > n {
             self.logging = false;
         }
@@ -325,7 +362,9 @@ impl Part {
     }
 
     pub(super) fn bytes(&self) -> usize {
-        self.table.capacity() * (std::mem::size_of::<Slot>() + 1) + self.arena.capacity()
+        self.table.capacity() * (std::mem::size_of::<Slot>() + 1)
+            + self.arena.capacity()
+            + self.logged_sample.capacity() * 8
     }
 
     /// Drops the keys not kept at `level` into `dropped`, and rebuilds the part from the kept

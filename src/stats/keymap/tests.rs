@@ -23,8 +23,9 @@ fn key_eq_is_byte_equality() {
 /// A drained key: its bytes, documents, minified bytes and time range.
 type DrainedKey = (Vec<u8>, u64, u64, Option<(i64, i64)>);
 
+/// A loose drain's rows of one key are combined, as the summaries do after their sort.
 fn drained(m: KeyMap) -> Vec<DrainedKey> {
-    let (rows, arenas) = m.drain(|r, k, c| (r, k.to_vec(), c));
+    let (rows, arenas, repeats) = m.drain(|r, k, c| (r, k.to_vec(), c));
     let mut out: Vec<_> = rows
         .into_iter()
         .map(|(r, k, c)| {
@@ -34,7 +35,22 @@ fn drained(m: KeyMap) -> Vec<DrainedKey> {
         })
         .collect();
     out.sort();
-    out
+    let mut combined: Vec<DrainedKey> = Vec::with_capacity(out.len());
+    for r in out {
+        match combined.last_mut() {
+            Some(l) if l.0 == r.0 => {
+                assert!(repeats, "a key has two rows only after a loose drain");
+                l.1 += r.1;
+                l.2 += r.2;
+                l.3 = match (l.3, r.3) {
+                    (Some((f, t)), Some((g, u))) => Some((f.min(g), t.max(u))),
+                    (a, b) => a.or(b),
+                };
+            }
+            _ => combined.push(r),
+        }
+    }
+    combined
 }
 
 /// `a` merged with `b` at once ([`KeyMap::merge_now`]) and deferred ([`KeyMap::merge`]), both
@@ -239,10 +255,11 @@ fn counts_and_merges_like_a_plain_map() {
         assert_eq!(total, expect.values().sum::<u64>());
     }
     assert!(ab.get(b"absent").is_none());
-    let (drained, arenas) = ab.drain(|r, k, c| {
+    let (drained, arenas, repeats) = ab.drain(|r, k, c| {
         assert_eq!(expect[k], c.documents);
         (r, k.to_vec())
     });
+    assert!(!repeats, "parts of a few hundred keys are never loose");
     assert_eq!(drained.len(), 20_000);
     for (r, k) in &drained {
         assert_eq!(arenas.get(*r), &k[..], "a drained reference finds its key");
@@ -379,7 +396,7 @@ fn drain_with_folds_every_key_once() {
         .num_threads(2)
         .build()
         .unwrap();
-    let (rows, _, (keys, documents, longest)) = pool.install(|| {
+    let (rows, _, (keys, documents, longest), _) = pool.install(|| {
         a.drain_with(
             || (0u64, 0u64, 0usize),
             |acc, _, k, c| {
@@ -439,8 +456,13 @@ fn a_logging_part_counts_like_a_plain_map() {
     }
     let p = &m.parts[0];
     assert!(p.logging, "a part of new keys appends records");
-    assert!(p.keys >= LOG_MIN, "indexed mid-way: {} keys", p.keys);
-    assert!(p.unindexed > 0 && !p.timed);
+    assert!(
+        p.keys < LOG_FROM + PENDING && p.unindexed > LOG_MIN,
+        "records of keys that never repeat stay unindexed: {} keys, {} records",
+        p.keys,
+        p.unindexed
+    );
+    assert!(!p.timed);
     add(&mut m, &mut plain, &keys[5], 1, 7, 100, 100);
     // The waiting records are folded in by the rewrite; the timed document waits on its own.
     assert!(m.parts[0].timed && m.parts[0].unindexed == 1);
@@ -507,4 +529,94 @@ fn settle_charges_waiting_records_at_most_once() {
     assert!(m.settle(exact - 1), "one byte over the budget samples");
     assert!(direct.settle(exact - 1));
     assert_eq!(kept_keys(&m), kept_keys(&direct));
+}
+
+/// The drain of `a` with `b` merged in (deferred): its rows' keys, whether it was loose, and
+/// the combined keys with their counts.
+fn drain_rows(mut a: KeyMap, b: KeyMap) -> (usize, bool, Vec<DrainedKey>) {
+    a.merge(b);
+    assert!(a.deferred.is_some());
+    let rows = a.clone().drain(|_, _, _| ()).0.len();
+    let (_, _, loose) = a.clone().drain(|_, _, _| ());
+    (rows, loose, drained(a))
+}
+
+#[test]
+fn parts_of_new_keys_drain_every_record_and_add_up() {
+    // Two workers' part 0: 30,000 keys each, none shared, and one key in a hundred seen a
+    // second time by the other worker and once more by its own (1 % repeats: the sample shows
+    // keys that seldom repeat). Neither worker indexes its records; the drain makes a row of
+    // every record, and the rows of a key add up to its counts and times.
+    let keys = part0_keys(60_000);
+    let (mut a, mut b, mut plain) = (KeyMap::default(), KeyMap::default(), Plain::new());
+    let mut add = |m: &mut KeyMap, k: &[u8], t: i64| {
+        m.add_buffered(k, 1, 10, t, t);
+        plain_add(&mut plain, k, 1, 10, t, t);
+    };
+    for i in 0..30_000 {
+        add(&mut a, &keys[i], i as i64);
+        add(&mut b, &keys[30_000 + i], i as i64);
+        if i % 100 == 99 {
+            add(&mut b, &keys[i], -(i as i64));
+            add(&mut a, &keys[i], 1_000_000);
+        }
+    }
+    a.flush_for_drain();
+    b.flush_for_drain();
+    assert!(a.parts[0].unindexed > 25_000 && b.parts[0].unindexed > 25_000);
+    let (rows, loose, got) = drain_rows(a, b);
+    assert!(loose);
+    // A row per record: the repeats of the first ~4,100 keys, counted before the part
+    // appended records, are the only ones folded in the scan.
+    assert!((60_550..=60_600).contains(&rows), "{rows} rows");
+    let mut expect: Vec<DrainedKey> = plain
+        .iter()
+        .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
+        .collect();
+    expect.sort();
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn parts_that_share_their_keys_are_combined_by_lookups() {
+    // The same two workers, but sharing a third of their keys (each seen by both): the sample
+    // shows repeats, so each worker indexes its records and the drain looks the second map's
+    // keys up in the first's: one row per key.
+    let keys = part0_keys(45_000);
+    let (mut a, mut b, mut plain) = (KeyMap::default(), KeyMap::default(), Plain::new());
+    for i in 0..30_000 {
+        for (m, k) in [(&mut a, &keys[i]), (&mut b, &keys[15_000 + i])] {
+            m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+            plain_add(&mut plain, k, 1, 10, i64::MAX, i64::MIN);
+        }
+    }
+    a.flush_for_drain();
+    b.flush_for_drain();
+    assert!(a.parts[0].unindexed > 25_000, "no repeat within a worker");
+    let (rows, loose, got) = drain_rows(a, b);
+    assert!(!loose);
+    assert_eq!(rows, 45_000);
+    let mut expect: Vec<DrainedKey> = plain
+        .iter()
+        .map(|(k, &(d, b, _, _))| (k.clone(), d, b, None))
+        .collect();
+    expect.sort();
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn records_that_repeat_keys_at_a_distance_are_indexed_in_the_scan() {
+    // One worker sees 40,000 new keys, then all of them again: past the first pass every
+    // sampled key repeats, so the records are indexed as they wait (memory for 40,000 keys,
+    // not 80,000 records) and the worker's end leaves none unindexed.
+    let keys = part0_keys(40_000);
+    let mut m = KeyMap::default();
+    for k in keys.iter().chain(&keys) {
+        m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+    }
+    assert!(m.parts[0].unindexed < 40_000, "{}", m.parts[0].unindexed);
+    m.flush_for_drain();
+    assert_eq!((m.parts[0].unindexed, m.parts[0].keys), (0, 40_000));
+    let (rows, _, loose) = m.drain(|_, _, c| assert_eq!(c.documents, 2));
+    assert_eq!((rows.len(), loose), (40_000, false));
 }

@@ -125,3 +125,68 @@ fn rows_project_through_their_count_scale() {
     assert_eq!(s.bytes_per_partition.max, (500_003.0 + 50_000.0) * 6.0);
     assert_eq!(s.documents_per_partition.min, 1.001);
 }
+
+#[test]
+fn rows_a_key_left_twice_combine_into_its_statistics() {
+    // Two workers' maps of 30,000 new keys each in one radix part (so the part appends
+    // records and its drain is loose), one key in fifty seen by both and with a time, a few
+    // of those three times: the drain leaves those keys two or three rows, which must
+    // summarise exactly as one map that counted every document in its table.
+    use crate::stats::keymap::{key_hash, part_of};
+    let keys: Vec<Vec<u8>> = (0u64..)
+        .map(|i| crate::keys::encode_strings(&[Some(&format!("id-{i}"))]))
+        .filter(|k| part_of(key_hash(k)) == 0)
+        .take(60_000)
+        .collect();
+    let (mut a, mut b, mut exact) = (KeyMap::default(), KeyMap::default(), KeyMap::default());
+    let mut add = |m: &mut KeyMap, k: &[u8], d: u64, t: i64| {
+        m.add_buffered(k, d, 100 * d, t, t);
+        exact.add(k, d, 100 * d, t, t);
+    };
+    for i in 0..30_000 {
+        add(&mut a, &keys[i], 1, i64::MAX);
+        add(&mut b, &keys[30_000 + i], 2, i64::MAX);
+        if i % 50 == 49 {
+            add(&mut b, &keys[i], 3, i as i64);
+        }
+        if i % 1_000 == 999 {
+            add(&mut b, &keys[i], 1_500, -(i as i64));
+        }
+    }
+    for m in [&mut a, &mut b] {
+        m.flush_for_drain();
+    }
+    a.merge(b);
+    let loose = drain(a);
+    assert!(loose.sorted, "the drain was loose and sorted its rows");
+    exact.flush();
+    let exact = drain(exact);
+    assert!(!exact.sorted);
+    let counts =
+        |d: &Drained| -> std::collections::BTreeMap<u64, u64> { d.weighted_counts().collect() };
+    assert_eq!(counts(&loose), counts(&exact));
+    assert_eq!(
+        counts(&loose).get(&1_504),
+        Some(&30),
+        "1 + 3 + 1,500 documents"
+    );
+    let scale = |c: u64| 1.0 + 1.0 / c as f64;
+    let (l, e) = (
+        summarize_drained(loose, 1, &scale, 10.0, 5),
+        summarize_drained(exact, 1, &scale, 10.0, 5),
+    );
+    assert_eq!(l.partitions.len(), 60_000);
+    assert_eq!(
+        (l.documents, l.logical_partitions, l.defined_keys),
+        (e.documents, e.logical_partitions, e.defined_keys)
+    );
+    assert_eq!(l.documents_per_partition, e.documents_per_partition);
+    assert_eq!(l.bytes_per_partition, e.bytes_per_partition);
+    assert_eq!((l.total_bytes, l.skew), (e.total_bytes, e.skew));
+    assert_eq!(l.by_bytes, e.by_bytes);
+    for i in 0..60_000 {
+        assert_eq!(l.key(i), e.key(i));
+        assert_eq!(l.partitions[i].sample, e.partitions[i].sample, "row {i}");
+        assert_eq!(l.time_range(i), e.time_range(i), "row {i}");
+    }
+}
