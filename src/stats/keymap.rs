@@ -24,6 +24,10 @@
 //!   table reserved for them and in cache (`Part::consolidate`: at the worker's end, when they
 //!   reach the part's key count, before any read). Repeats found there are folded into the
 //!   key's record; a pass of mostly repeats switches the part back to probing.
+//! - **Never indexed while keys seldom repeat.** A logging part keeps a sample of its records'
+//!   hashes (one in 1,024, by hash, so a key's records all or none). While fewer than one in
+//!   sixteen repeats another, the records are not indexed at all: the drain makes a row of each
+//!   (a loose part, [`KeyMap::drain`]) and the summaries' sort combines a key's rows.
 //!
 //! Iteration order depends on the hash and on the order of inserts; everything a report shows is
 //! computed after sorting by key ([`crate::stats::summary`]), so it does not.
