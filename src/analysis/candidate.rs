@@ -133,14 +133,18 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         findings.extend(advise::workload::query_findings(&e));
         eval = Some(e);
     }
-    let layout = if wants_layout {
-        let (demand, even) = match &eval {
-            Some(e) => (e.lp_demand.as_slice(), e.even_ru_per_sec),
-            None => (&[][..], 0.0),
-        };
-        Some(layout_for(cand.kind, stats, ctx.proj, demand, even, cfg))
-    } else {
-        None
+    // Without a workload the demand is none, and the layout is the shape already projected
+    // (a second projection cost seconds and twice the memory for millions of keys).
+    let layout = match &eval {
+        Some(e) if wants_layout => Some(layout_for(
+            cand.kind,
+            stats,
+            ctx.proj,
+            &e.lp_demand,
+            e.even_ru_per_sec,
+            cfg,
+        )),
+        _ => shape,
     };
     if let Some((lr, lf, _)) = &layout {
         summary.hottest_physical_utilisation = lr.hottest_utilisation;
@@ -149,6 +153,7 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     if let Some(t) = &ctx.time {
         let lp_phys = layout.as_ref().map(|(_, _, map)| map.as_slice());
         let te = time_eval(stats, t, lp_phys);
+        crate::timing::mark("time: evaluated");
         findings.extend(advise::workload::time_findings(
             cand,
             &te,

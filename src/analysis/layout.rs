@@ -30,6 +30,7 @@ pub(super) fn layout_for(
         cfg.hash_version
     };
     let epk_of = |i: usize| key_epk(stats.key(i), version);
+    crate::timing::mark("layout: start");
     let placement = estimate::placement::place(
         stats,
         proj,
@@ -39,6 +40,7 @@ pub(super) fn layout_for(
         &epk_of,
     );
     let items = &placement.items;
+    crate::timing::mark("layout: placed");
     let params = CountParams {
         manual_ru_per_partition: l.manual_ru_per_partition,
         autoscale_ru_per_partition: l.autoscale_ru_per_partition,
@@ -67,16 +69,16 @@ pub(super) fn layout_for(
             provisioned_ru_per_sec: cfg.provisioning.map(|p| p.ru_per_sec()),
         },
     );
+    crate::timing::mark("layout: projected");
     // Without a workload there is no demand: utilisation would read as a measured 0 %.
     let has_demand = !demand.is_empty() || even_ru_per_sec > 0.0;
     // Fan-out queries visit every physical partition: their RU/s is spread evenly.
     for p in layout.partitions.iter_mut() {
         p.ru_demand += even_ru_per_sec;
     }
-    // Each sampled key's physical partition: placed keys by membership, the rest by their EPK.
-    let mut lp_phys: Vec<usize> = (0..stats.partitions.len())
-        .map(|i| layout.partition_of(&epk_of(i)))
-        .collect();
+    // Each sampled key's physical partition: placed keys by membership, the rest by their EPK
+    // (computed only for those: a hash per key is the larger cost with millions of keys).
+    let mut lp_phys: Vec<usize> = vec![usize::MAX; stats.partitions.len()];
     let mut keys_in: Vec<f64> = vec![0.0; layout.partitions.len()];
     for (pi, p) in layout.partitions.iter().enumerate() {
         for &item in &layout.order[p.members.clone()] {
@@ -89,6 +91,12 @@ pub(super) fn layout_for(
             }
         }
     }
+    for (i, phys) in lp_phys.iter_mut().enumerate() {
+        if *phys == usize::MAX {
+            *phys = layout.partition_of(&epk_of(i));
+        }
+    }
+    crate::timing::mark("layout: keys mapped");
     let mut findings = Vec::new();
     for &u in &layout.unsplittable {
         let p = &layout.partitions[u];

@@ -59,15 +59,15 @@ pub fn place(
     version: PkVersion,
     demand: &[f64],
     phys_limit: f64,
-    epk_of: &dyn Fn(usize) -> Epk,
+    epk_of: &(dyn Fn(usize) -> Epk + Sync),
 ) -> Placement {
     let mut out = Placement::default();
     let ru = |i: usize| demand.get(i).copied().unwrap_or(0.0);
     let heavy =
         |i: usize| !proj.projected || stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT;
-    let push_real = |out: &mut Placement, i: usize| {
+    let push_real = |out: &mut Placement, i: usize, epk: Epk| {
         out.items.push(LayoutItem {
-            epk: epk_of(i),
+            epk,
             bytes: stats.bytes_at(i),
             ru_demand: ru(i),
         });
@@ -120,7 +120,7 @@ pub fn place(
             let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
             for i in g.members.clone() {
                 if heavy(i) {
-                    push_real(&mut out, i);
+                    push_real(&mut out, i, epk_of(i));
                     heavy_bytes += stats.bytes_at(i);
                 } else {
                     rest_ru += ru(i);
@@ -135,9 +135,17 @@ pub fn place(
             placed_bytes += heavy_bytes + rest;
         }
     } else {
-        for i in 0..stats.partitions.len() {
-            if heavy(i) {
-                push_real(&mut out, i);
+        // The keys' EPKs first, on the caller's rayon pool: with millions of keys, each hash
+        // waits for its key's bytes to come from memory.
+        use rayon::prelude::*;
+        let epks: Vec<Option<Epk>> = (0..stats.partitions.len())
+            .into_par_iter()
+            .map(|i| heavy(i).then(|| epk_of(i)))
+            .collect();
+        crate::timing::mark("placement: hashed");
+        for (i, epk) in epks.into_iter().enumerate() {
+            if let Some(epk) = epk {
+                push_real(&mut out, i, epk);
                 placed_bytes += stats.bytes_at(i);
             } else {
                 tail_ru += ru(i);
