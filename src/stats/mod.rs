@@ -140,7 +140,7 @@ impl CandidateAcc {
     }
 
     /// [`CandidateAcc::add`] through the key map's per-part buffer (the scan's hot path; call
-    /// [`Accumulator::flush`] before reading).
+    /// [`Accumulator::flush_for_drain`] before draining, [`KeyMap::flush`] before reading).
     #[inline]
     pub fn add_buffered(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
         let (first, last) = ts.map_or((i64::MAX, i64::MIN), |t| (t, t));
