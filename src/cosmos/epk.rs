@@ -5,6 +5,7 @@
 //! in its statistics; it is also exactly the V2 hash input, so V2 and MultiHash EPKs can be computed
 //! from it without decoding. V1 (legacy) EPKs need the decoded components ([`decode_encoded`]).
 
+use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -185,11 +186,9 @@ pub fn epk_v2_encoded(encoded: &[u8]) -> Epk {
         return Epk::min();
     }
     let (h1, h2) = murmur3_x64_128(encoded, 0);
-    let mut b = ((u128::from(h2) << 64) | u128::from(h1))
-        .to_be_bytes()
-        .to_vec();
+    let mut b = ((u128::from(h2) << 64) | u128::from(h1)).to_be_bytes();
     b[0] &= 0x3F;
-    Epk::from_bytes(b)
+    Epk::from_slice(&b)
 }
 
 /// MultiHash EPK of an encoded key (epk.md §5): the V2 EPK of each component alone, concatenated.
@@ -325,25 +324,43 @@ pub fn binary_number(x: f64, out: &mut Vec<u8>) {
 /// Equality, ordering and hashing are length-aware: trailing zero bytes are ignored, so `34AB`,
 /// `34AB00` and `34AB0000` are the same key (MultiHash boundaries may come zero-padded). This is
 /// the ordinal order of the upper-case hex strings once they are padded to the same length.
+///
+/// Up to 16 bytes (a V1 or V2 EPK, a MultiHash prefix of one level) are held inline: a layout
+/// of millions of keys holds one EPK per key, and a heap allocation each cost 32 bytes more and
+/// a `malloc` and a `free`.
 #[derive(Clone, Default)]
 pub struct Epk {
-    bytes: Vec<u8>,
+    bytes: SmallVec<[u8; 16]>,
 }
 
 impl Epk {
     /// The minimum EPK `""` (inclusive start of the key space).
     pub fn min() -> Epk {
-        Epk { bytes: Vec::new() }
+        Epk {
+            bytes: SmallVec::new(),
+        }
     }
 
     /// The maximum EPK `"FF"` (exclusive end of the key space).
     pub fn max() -> Epk {
-        Epk { bytes: vec![0xFF] }
+        Epk::from_slice(&[0xFF])
     }
 
     /// Wraps raw EPK bytes.
     pub fn from_bytes(bytes: Vec<u8>) -> Epk {
-        Epk { bytes }
+        if bytes.len() <= 16 {
+            return Epk::from_slice(&bytes);
+        }
+        Epk {
+            bytes: SmallVec::from_vec(bytes),
+        }
+    }
+
+    /// Copies raw EPK bytes.
+    pub fn from_slice(bytes: &[u8]) -> Epk {
+        Epk {
+            bytes: SmallVec::from_slice(bytes),
+        }
     }
 
     /// The raw bytes, as given (not trimmed).
@@ -362,7 +379,7 @@ impl Epk {
             .as_bytes()
             .chunks_exact(2)
             .map(|pair| Ok(digit(pair[0])? << 4 | digit(pair[1])?))
-            .collect::<Result<Vec<u8>, EpkError>>()?;
+            .collect::<Result<SmallVec<[u8; 16]>, EpkError>>()?;
         Ok(Epk { bytes })
     }
 
@@ -449,6 +466,33 @@ impl<'de> Deserialize<'de> for Epk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_and_heap_epks_compare_as_bytes() {
+        // 16 bytes inline, 17 and 48 on the heap, one built from a vector with room to spare:
+        // equality, order and hex see only the bytes (trailing zeros aside).
+        let sixteen: Vec<u8> = (1..=16).collect();
+        let mut roomy = Vec::with_capacity(64);
+        roomy.extend_from_slice(&sixteen);
+        let (a, b) = (Epk::from_slice(&sixteen), Epk::from_bytes(roomy));
+        assert_eq!(a, b);
+        assert_eq!(a.to_hex(), "0102030405060708090A0B0C0D0E0F10");
+        let ff = a.with_ff_suffix();
+        assert_eq!(ff.as_bytes().len(), 17);
+        assert!(a < ff && ff.to_hex().ends_with("10FF"));
+        let mut padded = sixteen.clone();
+        padded.push(0);
+        assert_eq!(
+            Epk::from_bytes(padded),
+            a,
+            "a trailing zero is no difference"
+        );
+        let long: Vec<u8> = (0..48).map(|i| 200 - i).collect();
+        let e = Epk::from_bytes(long.clone());
+        assert_eq!(e.as_bytes(), &long[..]);
+        assert_eq!(Epk::from_hex(&e.to_hex()).unwrap(), e);
+        assert!(Epk::max() > e && Epk::min() < a);
+    }
 
     #[derive(Deserialize)]
     struct Vector {

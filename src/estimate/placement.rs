@@ -135,17 +135,24 @@ pub fn place(
             placed_bytes += heavy_bytes + rest;
         }
     } else {
-        // The keys' EPKs first, on the caller's rayon pool: with millions of keys, each hash
-        // waits for its key's bytes to come from memory.
+        // The heavy keys' items built on the caller's rayon pool, in key order: with millions
+        // of keys, each EPK's hash waits for its key's bytes to come from memory.
         use rayon::prelude::*;
-        let epks: Vec<Option<Epk>> = (0..stats.partitions.len())
-            .into_par_iter()
-            .map(|i| heavy(i).then(|| epk_of(i)))
+        let real: Vec<usize> = (0..stats.partitions.len()).filter(|&i| heavy(i)).collect();
+        out.items = real
+            .par_iter()
+            .map(|&i| LayoutItem {
+                epk: epk_of(i),
+                bytes: stats.bytes_at(i),
+                ru_demand: ru(i),
+            })
             .collect();
+        out.source = real.iter().map(|&i| Some(i)).collect();
+        out.keys_per_virtual = vec![0.0; real.len()];
         crate::timing::mark("placement: hashed");
-        for (i, epk) in epks.into_iter().enumerate() {
-            if let Some(epk) = epk {
-                push_real(&mut out, i, epk);
+        // The sums in key order, as always (the same bits).
+        for i in 0..stats.partitions.len() {
+            if heavy(i) {
                 placed_bytes += stats.bytes_at(i);
             } else {
                 tail_ru += ru(i);
