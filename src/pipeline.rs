@@ -135,7 +135,7 @@ pub fn scan(
                             continue; // drain so the reader never blocks
                         }
                         worker.block(&block, &mut acc);
-                        ingest::recycle(block.into_buffer());
+                        block.finish();
                         settle(&mut acc, opts);
                         if !opts.skip_invalid && acc.invalid_records.count > 0 {
                             stop.store(true, Ordering::Relaxed);

@@ -37,15 +37,19 @@ impl<R: BufRead + Send> JsonLinesReader<R> {
 
     fn too_long(&self, data: &[u8], line_start: usize) -> IngestError {
         let line = self.next_line + memchr::memchr_iter(b'\n', &data[..line_start]).count() as u64;
-        IngestError::Structure {
-            file: self.name.clone(),
-            line,
-            column: 1,
-            message: format!(
-                "a line longer than {} bytes with no newline: a Cosmos DB item is at most 2 MB, so this is not JSON Lines (a pretty-printed file? pass --input-format json) or not text at all; if it really is one record, raise --max-record-bytes",
-                self.max_record
-            ),
-        }
+        line_too_long(&self.name, line, self.max_record)
+    }
+}
+
+/// The error for line `line` of `file`, longer than `max` bytes.
+pub(super) fn line_too_long(file: &str, line: u64, max: usize) -> IngestError {
+    IngestError::Structure {
+        file: file.to_string(),
+        line,
+        column: 1,
+        message: format!(
+            "a line longer than {max} bytes with no newline: a Cosmos DB item is at most 2 MB, so this is not JSON Lines (a pretty-printed file? pass --input-format json) or not text at all; if it really is one record, raise --max-record-bytes"
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ pub mod ejson;
 mod json_array;
 mod jsonl;
 pub mod key_stats;
+mod mapped;
 pub mod peek;
 
 use std::fs::File;
@@ -165,6 +166,7 @@ pub struct Block {
     /// initialised, so that refilling it needs no zeroing ([`recycle`]).
     buf: Vec<u8>,
     len: usize,
+    mapped: Option<(Arc<memmap2::Mmap>, usize)>,
     /// How records are laid out in [`Block::data`].
     pub framing: Framing,
 }
@@ -183,6 +185,24 @@ impl Block {
             file,
             buf,
             len,
+            mapped: None,
+            framing,
+        }
+    }
+
+    /// A block of the records in `range` of a mapped file.
+    pub fn mapped(
+        file: u32,
+        map: Arc<memmap2::Mmap>,
+        range: std::ops::Range<usize>,
+        framing: Framing,
+    ) -> Block {
+        assert!(range.end <= map.len());
+        Block {
+            file,
+            buf: Vec::new(),
+            len: range.len(),
+            mapped: Some((map, range.start)),
             framing,
         }
     }
@@ -190,12 +210,25 @@ impl Block {
     /// The bytes of the records.
     #[inline]
     pub fn data(&self) -> &[u8] {
-        &self.buf[..self.len]
+        match &self.mapped {
+            Some((map, start)) => &map[*start..*start + self.len],
+            None => &self.buf[..self.len],
+        }
     }
 
     /// The buffer, for [`recycle`].
     pub fn into_buffer(self) -> Vec<u8> {
         self.buf
+    }
+
+    /// Gives the block's memory back once its records are counted: a buffer to the pool
+    /// ([`recycle`]); a mapped range's whole pages out of the process (the file's pages stay in
+    /// the page cache), so that the mapping does not hold the whole file resident.
+    pub fn finish(self) {
+        match &self.mapped {
+            Some((map, start)) => mapped::release(map, *start, self.len),
+            None => recycle(self.buf),
+        }
     }
 }
 
@@ -469,7 +502,13 @@ pub fn open(
         return open_columnar(src, file_index, counter, f == InputFormat::Delta);
     }
     let raw: Box<dyn Read + Send> = match &src.path {
-        Some(p) => Box::new(File::open(p).map_err(io_err)?),
+        Some(p) => {
+            let file = File::open(p).map_err(io_err)?;
+            match open_mapped(src, file_index, &file, &counter) {
+                Some(r) => return Ok(r),
+                None => Box::new(file),
+            }
+        }
         None => Box::new(io::stdin()),
     };
     let counted = CountingReader {
@@ -482,6 +521,69 @@ pub fn open(
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
     };
     reader_from(decoded, src, file_index, csv_strings).map_err(io_err)
+}
+
+/// A reader of a large plain JSON Lines file through a mapping ([`mapped`]); `None` for any
+/// other input (compressed, small, not a regular file, a JSON array, or a system that refuses
+/// the mapping), which is read instead.
+fn open_mapped(
+    src: &InputSource,
+    file_index: u32,
+    file: &File,
+    counter: &Arc<AtomicU64>,
+) -> Option<Box<dyn RecordReader>> {
+    let meta = file.metadata().ok()?;
+    if src.compression != Compression::None
+        || !meta.is_file()
+        || meta.len() < mapped::MAP_FROM_BYTES
+        || !matches!(src.format, None | Some(InputFormat::Jsonl))
+    {
+        return None;
+    }
+    let map = mapped::map(file)?;
+    let start = if map.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    // What `reader_from` looks at: its first buffer (1 MiB), after the byte-order mark.
+    let head = &map[start..map.len().min(start + (1 << 20))];
+    if src.format.is_none() && sniff(&mut &head[..]).ok()? != InputFormat::Jsonl {
+        return None;
+    }
+    let extended = extended_json(src, InputFormat::Jsonl, head);
+    let inner: Box<dyn RecordReader> = Box::new(mapped::MappedLinesReader::new(
+        Arc::clone(&map),
+        start,
+        file_index,
+        src.display.clone(),
+        src.max_record_bytes,
+        Arc::clone(counter),
+    ));
+    Some(if extended {
+        Box::new(ejson::ExtendedJsonReader::new(inner))
+    } else {
+        inner
+    })
+}
+
+/// Whether Extended JSON wrappers are unwrapped: as asked, else when the first buffer `head` of
+/// a JSON input holds one (announced on stderr).
+fn extended_json(src: &InputSource, format: InputFormat, head: &[u8]) -> bool {
+    match src.extended_json {
+        Some(on) => on,
+        None if format == InputFormat::Csv => false,
+        None => match ejson::detect(head) {
+            Some(marker) => {
+                eprintln!(
+                    "pkadvisor: note: {}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)",
+                    src.display
+                );
+                true
+            }
+            None => false,
+        },
+    }
 }
 
 #[cfg(feature = "parquet")]
@@ -527,19 +629,7 @@ pub fn reader_from(
         None => sniff(&mut reader)?,
     };
     let name = src.display.clone();
-    let extended = match src.extended_json {
-        Some(on) => on,
-        None if format == InputFormat::Csv => false,
-        None => match ejson::detect(reader.fill_buf()?) {
-            Some(marker) => {
-                eprintln!(
-                    "pkadvisor: note: {name}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)"
-                );
-                true
-            }
-            None => false,
-        },
-    };
+    let extended = extended_json(src, format, reader.fill_buf()?);
     let inner: Box<dyn RecordReader> = match format {
         InputFormat::Jsonl => Box::new(
             JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),

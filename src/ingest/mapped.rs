@@ -1,0 +1,275 @@
+//! JSON Lines from a memory-mapped file: the blocks are ranges of the mapping, cut on line
+//! boundaries, so the input is never copied (`read` into a block buffer copied every byte from
+//! the page cache: 16 % of the CPU of the 4-candidate benchmark, docs/benchmarks.md). Only
+//! large plain files are mapped (`open_mapped` in `ingest/mod.rs`); everything else goes
+//! through [`super::JsonLinesReader`], whose blocks and line numbers these equal. A block's
+//! pages leave the process once its records are counted ([`release`]), so the mapping never
+//! holds the file resident.
+//!
+//! The one risk of a mapping: a file truncated by another process while it is read makes the
+//! pages past its new end unreadable, and the process dies of `SIGBUS` instead of reporting an
+//! error (ripgrep, which maps files too, documents the same). A file rewritten while it is
+//! analysed gives no meaningful report either way.
+
+use std::fs::File;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use super::{Block, Framing, IngestError, RecordReader, BLOCK_BYTES};
+
+/// Files smaller than this are read: mapping pays for itself only over many blocks.
+pub const MAP_FROM_BYTES: u64 = 8 << 20;
+
+/// Maps `file` (a regular file of at least [`MAP_FROM_BYTES`]); `None` where the system
+/// refuses, and the caller reads the file instead.
+pub fn map(file: &File) -> Option<Arc<Mmap>> {
+    // SAFETY: a read-only private mapping. Its bytes change only if another process writes
+    // the file meanwhile (see the module notes): records then read wrong, as they would
+    // through `read`, or a truncation ends the run with SIGBUS.
+    let map = unsafe { Mmap::map(file) }.ok()?;
+    // Read front to back once: let the kernel read ahead.
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(Arc::new(map))
+}
+
+/// Blocks of whole lines from a mapped file.
+pub struct MappedLinesReader {
+    map: Arc<Mmap>,
+    pos: usize,
+    file: u32,
+    name: String,
+    next_line: u64,
+    max_record: usize,
+    counter: Arc<AtomicU64>,
+}
+
+impl MappedLinesReader {
+    /// Lines of `map` from byte `start` (past a byte-order mark); `file` is the input's index,
+    /// `name` its display name, `max_record` the longest line accepted, and `counter` counts
+    /// the bytes handed out, for progress.
+    pub fn new(
+        map: Arc<Mmap>,
+        start: usize,
+        file: u32,
+        name: String,
+        max_record: usize,
+        counter: Arc<AtomicU64>,
+    ) -> Self {
+        counter.fetch_add(start as u64, Ordering::Relaxed);
+        MappedLinesReader {
+            map,
+            pos: start,
+            file,
+            name,
+            next_line: 1,
+            max_record,
+            counter,
+        }
+    }
+}
+
+impl RecordReader for MappedLinesReader {
+    fn next_block(&mut self) -> Result<Option<Block>, IngestError> {
+        let data: &[u8] = &self.map;
+        let (pos, len) = (self.pos, data.len());
+        if pos >= len {
+            return Ok(None);
+        }
+        let target = (pos + BLOCK_BYTES).min(len);
+        let end = if target == len {
+            len
+        } else if let Some(i) = memchr::memrchr(b'\n', &data[pos..target]) {
+            pos + i + 1
+        } else {
+            // One line longer than a block: the block is that line.
+            let end = memchr::memchr(b'\n', &data[target..]).map_or(len, |i| target + i + 1);
+            let line = &data[pos..end];
+            let content = line.strip_suffix(b"\n").unwrap_or(line).len();
+            if content > self.max_record {
+                return Err(super::jsonl::line_too_long(
+                    &self.name,
+                    self.next_line,
+                    self.max_record,
+                ));
+            }
+            end
+        };
+        let first_line = self.next_line;
+        self.next_line += memchr::memchr_iter(b'\n', &data[pos..end]).count() as u64;
+        self.counter
+            .fetch_add((end - pos) as u64, Ordering::Relaxed);
+        self.pos = end;
+        Ok(Some(Block::mapped(
+            self.file,
+            Arc::clone(&self.map),
+            pos..end,
+            Framing::Lines { first_line },
+        )))
+    }
+}
+
+/// Drops the pages wholly inside `start..start + len` from the process's mapping (a range whose
+/// records are counted; the pages at its edges may hold another block's records and stay).
+pub fn release(map: &Mmap, start: usize, len: usize) {
+    // 4 KiB pages (elsewhere, a larger page's edge may be dropped while another block is read
+    // from it: it reads the same bytes again from the page cache).
+    const PAGE: usize = 4096;
+    let base = map.as_ptr() as usize;
+    let from = (base + start).next_multiple_of(PAGE) - base;
+    let to = ((base + start + len) / PAGE * PAGE).saturating_sub(base);
+    if to > from {
+        // SAFETY: a read-only private mapping of an unmodified file: a dropped page reads the
+        // same bytes from the page cache if touched again, so no reference sees a change.
+        let _ = unsafe {
+            map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{InputSource, JsonLinesReader};
+    use std::io::Write;
+
+    /// Every block of a reader: its first line and its bytes (each block finished, as the scan
+    /// does, before the next is read).
+    fn blocks(mut r: Box<dyn RecordReader>) -> Result<Vec<(u64, Vec<u8>)>, IngestError> {
+        let mut out = Vec::new();
+        while let Some(b) = r.next_block()? {
+            let Framing::Lines { first_line } = b.framing else {
+                panic!("lines")
+            };
+            out.push((first_line, b.data().to_vec()));
+            b.finish();
+        }
+        Ok(out)
+    }
+
+    /// About 9 MB of lines: short ones, CRLF ones, one of 3 MB (longer than a block), and a
+    /// last line without a newline.
+    fn content() -> Vec<u8> {
+        let mut c = Vec::new();
+        for i in 0..120_000 {
+            writeln!(c, "{{\"id\":\"{i}\",\"pad\":\"{}\"}}", "x".repeat(i % 97)).unwrap();
+            if i % 1_000 == 0 {
+                c.extend_from_slice(b"{\"crlf\":1}\r\n");
+            }
+            if i == 20_000 {
+                writeln!(c, "{{\"long\":\"{}\"}}", "y".repeat(3 << 20)).unwrap();
+            }
+        }
+        c.extend_from_slice(b"{\"last\":true}");
+        c
+    }
+
+    /// Checks that `blocks` are `c` cut on line boundaries, each with its right first line;
+    /// returns the bytes they cover.
+    fn lines_right(c: &[u8], blocks: &[(u64, Vec<u8>)]) -> usize {
+        let (mut at, mut line) = (0, 1u64);
+        for (i, (first, data)) in blocks.iter().enumerate() {
+            assert_eq!(*first, line, "block {i}'s first line");
+            assert!(c[at..].starts_with(data), "block {i}'s bytes");
+            at += data.len();
+            assert!(at == c.len() || c[at - 1] == b'\n', "block {i} ends a line");
+            line += data.iter().filter(|&&b| b == b'\n').count() as u64;
+        }
+        at
+    }
+
+    fn file_of(bytes: &[u8]) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new()
+            .suffix(".jsonl")
+            .tempfile()
+            .unwrap();
+        f.write_all(bytes).unwrap();
+        f.flush().unwrap();
+        f
+    }
+
+    #[test]
+    fn mapped_blocks_equal_read_blocks() {
+        // The file's lines as reading it gives them; the counter reaches the file's size; the
+        // 3 MB line is a block of its own.
+        let c = content();
+        let f = file_of(&c);
+        let map = map(f.as_file()).unwrap();
+        let counter = Arc::new(AtomicU64::new(0));
+        let mapped = MappedLinesReader::new(map, 0, 0, "f".into(), 4 << 20, counter.clone());
+        let got = blocks(Box::new(mapped)).unwrap();
+        let read = JsonLinesReader::new(
+            std::io::BufReader::new(std::io::Cursor::new(c.clone())),
+            0,
+            "f".into(),
+        );
+        let want = blocks(Box::new(read)).unwrap();
+        // The same bytes, cut on line boundaries, each block's first line right (the cuts
+        // differ only around the long line, which the reader's block carries on past).
+        assert_eq!(lines_right(&c, &got), c.len());
+        assert_eq!(lines_right(&c, &want), c.len());
+        assert!(got.len() >= 5, "{} blocks", got.len());
+        assert_eq!(counter.load(Ordering::Relaxed), c.len() as u64);
+        assert!(got
+            .iter()
+            .any(|b| b.1.len() > 3 << 20 && b.1.starts_with(b"{\"long")));
+        assert!(got.last().unwrap().1.ends_with(b"{\"last\":true}"));
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_an_error_at_its_line() {
+        let c = content();
+        let f = file_of(&c);
+        let long_line = c[..c.windows(7).position(|w| w == b"{\"long\"").unwrap()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64
+            + 1;
+        let counter = Arc::new(AtomicU64::new(0));
+        let r = MappedLinesReader::new(
+            map(f.as_file()).unwrap(),
+            0,
+            0,
+            "f".into(),
+            1 << 20,
+            counter,
+        );
+        match blocks(Box::new(r)) {
+            Err(IngestError::Structure { line, message, .. }) => {
+                assert_eq!(line, long_line);
+                assert!(message.contains("longer than 1048576 bytes"), "{message}");
+            }
+            other => panic!("{:?}", other.map(|b| b.len())),
+        }
+    }
+
+    #[test]
+    fn open_maps_a_large_file_past_its_byte_order_mark() {
+        // Through `open`, as a run does: a file past the mapping threshold, with a byte-order
+        // mark, reads as the stream reader reads its bytes.
+        let mut c = b"\xEF\xBB\xBF".to_vec();
+        c.extend_from_slice(&content());
+        assert!(c.len() as u64 >= MAP_FROM_BYTES);
+        let f = file_of(&c);
+        let src = InputSource {
+            path: Some(f.path().to_path_buf()),
+            display: "f.jsonl".into(),
+            format: Some(crate::ingest::InputFormat::Jsonl),
+            compression: crate::ingest::Compression::None,
+            size_bytes: Some(c.len() as u64),
+            max_record_bytes: crate::ingest::DEFAULT_MAX_RECORD_BYTES,
+            extended_json: None,
+        };
+        let counter = Arc::new(AtomicU64::new(0));
+        let mut r = crate::ingest::open(&src, 0, Arc::new(AtomicU64::new(0)), false).unwrap();
+        assert!(r.next_block().unwrap().unwrap().mapped.is_some(), "mapped");
+        let got = blocks(crate::ingest::open(&src, 0, counter.clone(), false).unwrap()).unwrap();
+        let stream: Box<dyn std::io::Read + Send> = Box::new(std::io::Cursor::new(c.clone()));
+        let want = blocks(crate::ingest::reader_from(stream, &src, 0, false).unwrap()).unwrap();
+        assert_eq!(lines_right(&c[3..], &got), c.len() - 3);
+        assert_eq!(lines_right(&c[3..], &want), c.len() - 3);
+        assert!(got[0].1.starts_with(b"{\"id\":\"0\""));
+        assert_eq!(counter.load(Ordering::Relaxed), c.len() as u64);
+    }
+}
