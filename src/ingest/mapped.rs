@@ -24,6 +24,7 @@ pub const MAP_FROM_BYTES: u64 = 8 << 20;
 
 /// Maps `file` (a regular file of at least [`MAP_FROM_BYTES`]); `None` where the system
 /// refuses, and the caller reads the file instead.
+#[cfg(unix)]
 pub fn map(file: &File) -> Option<Arc<Mmap>> {
     // SAFETY: a read-only private mapping. Its bytes change only if another process writes
     // the file meanwhile (see the module notes): records then read wrong, as they would
@@ -32,6 +33,12 @@ pub fn map(file: &File) -> Option<Arc<Mmap>> {
     // Read front to back once: let the kernel read ahead.
     let _ = map.advise(memmap2::Advice::Sequential);
     Some(Arc::new(map))
+}
+
+/// Elsewhere than on Unix, files are read: the release of counted pages below is Unix's.
+#[cfg(not(unix))]
+pub fn map(_file: &File) -> Option<Arc<Mmap>> {
+    None
 }
 
 /// Blocks of whole lines from a mapped file.
@@ -112,6 +119,7 @@ impl RecordReader for MappedLinesReader {
 
 /// Drops the pages wholly inside `start..start + len` from the process's mapping (a range whose
 /// records are counted; the pages at its edges may hold another block's records and stay).
+#[cfg(unix)]
 pub fn release(map: &Mmap, start: usize, len: usize) {
     // 4 KiB pages (elsewhere, a larger page's edge may be dropped while another block is read
     // from it: it reads the same bytes again from the page cache).
@@ -128,7 +136,11 @@ pub fn release(map: &Mmap, start: usize, len: usize) {
     }
 }
 
-#[cfg(test)]
+/// Never called elsewhere than on Unix ([`map`] maps nothing there).
+#[cfg(not(unix))]
+pub fn release(_map: &Mmap, _start: usize, _len: usize) {}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::ingest::{InputSource, JsonLinesReader};

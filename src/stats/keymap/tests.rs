@@ -428,6 +428,16 @@ fn part0_keys(n: usize) -> Vec<Vec<u8>> {
 /// A plain map's counts: documents, bytes, first and last time.
 type Plain = std::collections::HashMap<Vec<u8>, (u64, u64, i64, i64)>;
 
+/// A plain map's keys as [`drained`] gives them: counts and time range, in key order.
+fn expected(plain: &Plain) -> Vec<DrainedKey> {
+    let mut expect: Vec<DrainedKey> = plain
+        .iter()
+        .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
+        .collect();
+    expect.sort();
+    expect
+}
+
 fn plain_add(plain: &mut Plain, k: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
     let e = plain
         .entry(k.to_vec())
@@ -487,11 +497,7 @@ fn a_logging_part_counts_like_a_plain_map() {
     }
     m.flush();
     assert_eq!(m.len(), plain.len());
-    let mut expect: Vec<DrainedKey> = plain
-        .iter()
-        .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
-        .collect();
-    expect.sort();
+    let expect = expected(&plain);
     assert_eq!(drained(m), expect);
 }
 
@@ -569,11 +575,7 @@ fn parts_of_new_keys_drain_every_record_and_add_up() {
     // A row per record: the repeats of the first ~4,100 keys, counted before the part
     // appended records, are the only ones folded in the scan.
     assert!((60_550..=60_600).contains(&rows), "{rows} rows");
-    let mut expect: Vec<DrainedKey> = plain
-        .iter()
-        .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
-        .collect();
-    expect.sort();
+    let expect = expected(&plain);
     assert_eq!(got, expect);
 }
 
@@ -596,11 +598,7 @@ fn parts_that_share_their_keys_are_combined_by_lookups() {
     let (rows, loose, got) = drain_rows(a, b);
     assert!(!loose);
     assert_eq!(rows, 45_000);
-    let mut expect: Vec<DrainedKey> = plain
-        .iter()
-        .map(|(k, &(d, b, _, _))| (k.clone(), d, b, None))
-        .collect();
-    expect.sort();
+    let expect = expected(&plain);
     assert_eq!(got, expect);
 }
 
