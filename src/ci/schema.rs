@@ -151,6 +151,7 @@ pub fn examine(
                     }
                 }
             }
+            block.finish();
         }
     }
     out

@@ -177,7 +177,10 @@ pub fn rewrite(b: Block) -> Block {
             }
         }
     }
-    Block::new(b.file, data, Framing::Spans(spans))
+    let file = b.file;
+    // The input's block is done with: its buffer back to the pool, or its mapped pages out.
+    b.finish();
+    Block::new(file, data, Framing::Spans(spans))
 }
 
 #[cfg(test)]

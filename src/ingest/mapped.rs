@@ -257,6 +257,57 @@ mod tests {
     }
 
     #[test]
+    fn a_mapped_extended_json_file_unwraps_as_a_read_one() {
+        // Extended JSON detected in the mapping's first megabyte, as in the stream's first
+        // buffer: both give the same unwrapped records at the same lines.
+        let mut c = Vec::new();
+        for i in 0..200_000 {
+            writeln!(c, "{{\"_id\":{{\"$oid\":\"{i:024x}\"}},\"n\":{i}}}").unwrap();
+        }
+        assert!(c.len() as u64 >= MAP_FROM_BYTES);
+        let f = file_of(&c);
+        let src = source(f.path(), c.len());
+        let spans = |r: Box<dyn RecordReader>| -> Vec<(u64, Vec<u8>)> {
+            let mut out = Vec::new();
+            let mut r = r;
+            while let Some(b) = r.next_block().unwrap() {
+                let Framing::Spans(list) = &b.framing else {
+                    panic!("unwrapped records are spans")
+                };
+                out.extend(
+                    list.iter()
+                        .map(|s| (s.line, b.data()[s.start..s.end].to_vec())),
+                );
+                b.finish();
+            }
+            out
+        };
+        let counter = Arc::new(AtomicU64::new(0));
+        assert!(super::super::open_mapped(&src, 0, f.as_file(), &counter).is_some());
+        let got = spans(crate::ingest::open(&src, 0, Arc::new(AtomicU64::new(0)), false).unwrap());
+        let stream: Box<dyn std::io::Read + Send> = Box::new(std::io::Cursor::new(c.clone()));
+        let want = spans(crate::ingest::reader_from(stream, &src, 0, false).unwrap());
+        assert_eq!(got.len(), 200_000);
+        assert_eq!(got, want);
+        assert_eq!(
+            got[7],
+            (8, br#"{"_id":"000000000000000000000007","n":7}"#.to_vec())
+        );
+    }
+
+    fn source(path: &std::path::Path, len: usize) -> InputSource {
+        InputSource {
+            path: Some(path.to_path_buf()),
+            display: "f.jsonl".into(),
+            format: Some(crate::ingest::InputFormat::Jsonl),
+            compression: crate::ingest::Compression::None,
+            size_bytes: Some(len as u64),
+            max_record_bytes: crate::ingest::DEFAULT_MAX_RECORD_BYTES,
+            extended_json: None,
+        }
+    }
+
+    #[test]
     fn open_maps_a_large_file_past_its_byte_order_mark() {
         // Through `open`, as a run does: a file past the mapping threshold, with a byte-order
         // mark, reads as the stream reader reads its bytes.
@@ -264,15 +315,7 @@ mod tests {
         c.extend_from_slice(&content());
         assert!(c.len() as u64 >= MAP_FROM_BYTES);
         let f = file_of(&c);
-        let src = InputSource {
-            path: Some(f.path().to_path_buf()),
-            display: "f.jsonl".into(),
-            format: Some(crate::ingest::InputFormat::Jsonl),
-            compression: crate::ingest::Compression::None,
-            size_bytes: Some(c.len() as u64),
-            max_record_bytes: crate::ingest::DEFAULT_MAX_RECORD_BYTES,
-            extended_json: None,
-        };
+        let src = source(f.path(), c.len());
         let counter = Arc::new(AtomicU64::new(0));
         let mut r = crate::ingest::open(&src, 0, Arc::new(AtomicU64::new(0)), false).unwrap();
         assert!(r.next_block().unwrap().unwrap().mapped.is_some(), "mapped");

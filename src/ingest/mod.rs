@@ -166,6 +166,8 @@ pub struct Block {
     /// initialised, so that refilling it needs no zeroing ([`recycle`]).
     buf: Vec<u8>,
     len: usize,
+    /// A block of a mapped file ([`mapped`]): the mapping and where the records start in it
+    /// (`buf` is then empty).
     mapped: Option<(Arc<memmap2::Mmap>, usize)>,
     /// How records are laid out in [`Block::data`].
     pub framing: Framing,
@@ -197,7 +199,10 @@ impl Block {
         range: std::ops::Range<usize>,
         framing: Framing,
     ) -> Block {
-        assert!(range.end <= map.len());
+        assert!(
+            range.end <= map.len(),
+            "a block's records lie inside the mapping"
+        );
         Block {
             file,
             buf: Vec::new(),
@@ -214,11 +219,6 @@ impl Block {
             Some((map, start)) => &map[*start..*start + self.len],
             None => &self.buf[..self.len],
         }
-    }
-
-    /// The buffer, for [`recycle`].
-    pub fn into_buffer(self) -> Vec<u8> {
-        self.buf
     }
 
     /// Gives the block's memory back once its records are counted: a buffer to the pool

@@ -78,6 +78,7 @@ pub fn for_each_record(
                     }
                 }
             }
+            block.finish();
         }
     }
 }
