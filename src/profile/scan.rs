@@ -24,7 +24,9 @@ pub struct ScanConfig {
     pub progress: bool,
     /// The time field's segments, for "follows time".
     pub time_path: Option<Vec<String>>,
-    /// Stop after this many documents (the time-field detection peek).
+    /// Stop after the block that brings the records read to this many (discovery, the
+    /// time-field peek): whole blocks, counted by the reader, so the same records are profiled
+    /// in every run whatever the threads' timing.
     pub max_documents: Option<u64>,
 }
 
@@ -115,6 +117,19 @@ fn block(local: &mut Local, b: &Block, names: &[String], time: Option<&[String]>
     }
 }
 
+/// The records of a block as the reader counts them for [`ScanConfig::max_documents`]: its
+/// lines (blank ones too), or its spans.
+fn block_records(b: &Block) -> u64 {
+    match &b.framing {
+        Framing::Lines { .. } => {
+            let d = b.data();
+            memchr::memchr_iter(b'\n', d).count() as u64
+                + u64::from(!d.is_empty() && !d.ends_with(b"\n"))
+        }
+        Framing::Spans(spans) => spans.len() as u64,
+    }
+}
+
 /// Profiles every input.
 pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanError> {
     let threads = cfg.threads.max(1);
@@ -123,25 +138,26 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
     let progress = Progress::new(cfg.progress, total);
     let counter = Arc::new(AtomicU64::new(0));
     let stop = AtomicBool::new(false);
-    let documents = AtomicU64::new(0);
     let reader_error: Mutex<Option<IngestError>> = Mutex::new(None);
     let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
     let time = cfg.time_path.as_deref();
     let locals: Vec<Local> = std::thread::scope(|s| {
-        let (stop, reader_error, progress, documents) =
-            (&stop, &reader_error, &progress, &documents);
+        let (stop, reader_error, progress) = (&stop, &reader_error, &progress);
         let counter2 = counter.clone();
         s.spawn(move || {
             let result = (|| -> Result<(), IngestError> {
+                let mut sent = 0u64;
                 for (i, src) in inputs.iter().enumerate() {
                     let mut reader =
                         ingest::open(src, i as u32, counter2.clone(), cfg.csv_strings)?;
                     while let Some(b) = reader.next_block()? {
                         progress.set(counter2.load(Ordering::Relaxed));
-                        let enough = cfg
-                            .max_documents
-                            .is_some_and(|m| documents.load(Ordering::Relaxed) >= m);
-                        if enough || stop.load(Ordering::Relaxed) || tx.send(b).is_err() {
+                        let records = cfg.max_documents.map_or(0, |_| block_records(&b));
+                        if stop.load(Ordering::Relaxed) || tx.send(b).is_err() {
+                            return Ok(());
+                        }
+                        sent += records;
+                        if cfg.max_documents.is_some_and(|m| sent >= m) {
                             return Ok(());
                         }
                     }
@@ -167,9 +183,8 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
                         if stop.load(Ordering::Relaxed) {
                             continue; // drain so the reader never blocks
                         }
-                        let before = local.profiler.documents;
                         block(&mut local, &b, names, time);
-                        documents.fetch_add(local.profiler.documents - before, Ordering::Relaxed);
+                        b.finish();
                         if !cfg.skip_invalid && local.bad_count > 0 {
                             stop.store(true, Ordering::Relaxed);
                         }
@@ -209,4 +224,34 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
     }
     out.skipped_examples = examples;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_document_bound_profiles_the_same_whole_blocks_with_any_threads() {
+        // 100,000 lines of 64 bytes: a 2 MiB block holds exactly 32,768 of them. A bound of
+        // 40,000 documents stops after the second block, 65,536 documents, whatever the number
+        // of workers (the bound used to be checked against the workers' progress, so it
+        // depended on their timing).
+        let mut f = tempfile::Builder::new()
+            .suffix(".jsonl")
+            .tempfile()
+            .unwrap();
+        for i in 0..100_000u32 {
+            writeln!(f, "{{\"id\":\"{i:0>10}\",\"pad\":\"{}\"}}", "x".repeat(35)).unwrap();
+        }
+        f.flush().unwrap();
+        assert_eq!(f.as_file().metadata().unwrap().len(), 6_400_000);
+        let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+        for threads in [1, 2, 4] {
+            let mut cfg = ScanConfig::new(threads, false, false, false);
+            cfg.max_documents = Some(40_000);
+            let s = scan(&inputs, &cfg).unwrap();
+            assert_eq!(s.profiler.documents, 65_536, "{threads} threads");
+        }
+    }
 }
