@@ -32,7 +32,8 @@ pub struct Discovery {
     pub excluded: Vec<Excluded>,
     /// Paths profiled.
     pub fields_profiled: usize,
-    /// Documents profiled: the first of the input, at most 200,000 (the analysis reads all).
+    /// Documents profiled: the first of the input, 200,000 rounded up to the end of the block
+    /// (2 MiB of input) that reaches them, so the same ones in every run (the analysis reads all).
     pub profiled_documents: u64,
     /// Seconds the profiling pass took.
     pub profile_seconds: f64,
