@@ -65,9 +65,9 @@ pub fn place(
     let ru = |i: usize| demand.get(i).copied().unwrap_or(0.0);
     let heavy =
         |i: usize| !proj.projected || stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT;
-    let push_real = |out: &mut Placement, i: usize, epk: Epk| {
+    let push_real = |out: &mut Placement, i: usize| {
         out.items.push(LayoutItem {
-            epk,
+            epk: epk_of(i),
             bytes: stats.bytes_at(i),
             ru_demand: ru(i),
         });
@@ -120,7 +120,7 @@ pub fn place(
             let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
             for i in g.members.clone() {
                 if heavy(i) {
-                    push_real(&mut out, i, epk_of(i));
+                    push_real(&mut out, i);
                     heavy_bytes += stats.bytes_at(i);
                 } else {
                     rest_ru += ru(i);

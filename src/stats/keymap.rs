@@ -545,6 +545,7 @@ impl KeyMap {
         use rayon::prelude::*;
         let exact = self.level == 0;
         let deferred = self.deferred.take();
+        let has_other = deferred.is_some();
         let mut other: Vec<Option<Part>> = match deferred {
             Some(o) => o.parts.into_iter().map(Some).collect(),
             None => (0..PARTS).map(|_| None).collect(),
@@ -585,7 +586,6 @@ impl KeyMap {
             })
             .collect();
         let repeats = plans.iter().any(|p| p.2);
-        let has_other = other.iter().any(Option::is_some);
         let mut offsets: Vec<Vec<u32>> = Vec::with_capacity(2 * PARTS);
         let mut new_offsets = Vec::with_capacity(PARTS);
         for (mine, new, _) in plans {
