@@ -17,8 +17,8 @@ mod time;
 use crate::cli::AnalyzeConfig;
 use crate::cosmos::{self, epk_multihash_encoded, epk_v2_encoded, Epk, PkVersion};
 use crate::ingest::{self, IngestError};
+use crate::model::{Report, ToolInfo, SCHEMA_VERSION};
 use crate::pipeline;
-use crate::report::{Report, ToolInfo, SCHEMA_VERSION};
 
 /// Errors of an analysis run.
 #[derive(Debug, thiserror::Error)]
@@ -79,8 +79,8 @@ fn finish_report(
     cfg: &AnalyzeConfig,
     inputs: &[ingest::InputSource],
     mut scanned: scan::Scanned,
-    discovered: Option<crate::profile::discover::Discovery>,
-    mut input_findings: Vec<crate::advise::Finding>,
+    discovered: Option<crate::model::Discovery>,
+    mut input_findings: Vec<crate::model::Finding>,
     notes: Vec<String>,
 ) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.

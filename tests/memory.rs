@@ -268,9 +268,9 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
     let d = &cand(&r, "/user")["distinct_estimate"];
     let cell = format!(
         "{} ({}–{})",
-        pkadvisor::report::count(d["estimate"].as_f64().unwrap()),
-        pkadvisor::report::count(d["low"].as_f64().unwrap()),
-        pkadvisor::report::count(d["high"].as_f64().unwrap())
+        pkadvisor::fmt::count(d["estimate"].as_f64().unwrap()),
+        pkadvisor::fmt::count(d["low"].as_f64().unwrap()),
+        pkadvisor::fmt::count(d["high"].as_f64().unwrap())
     );
     let out = Test::new()
         .arg("analyze")

@@ -9,7 +9,8 @@
 //! After a deliberate change, review with `cargo insta review` (or run with
 //! `INSTA_UPDATE=always` and read the diff of `tests/snapshots/`).
 
-use pkadvisor::report::{json, render, sections, table, OutputFormat, Report};
+use pkadvisor::model::Report;
+use pkadvisor::report::{json, render, sections, table, OutputFormat};
 
 fn hand() -> Report {
     json::read(include_str!("data/hand_report.json")).expect("the hand-built report reads")

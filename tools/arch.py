@@ -22,9 +22,10 @@ from collections import defaultdict
 SRC = 'src'
 # Lowest first. A module may import modules of its own rank or lower only.
 STAGES = [
-    ['timing', 'progress', 'small_file', 'fmt'],
+    ['timing', 'progress', 'small_file'],
     ['cosmos'],
     ['keys'],
+    ['fmt'],
     ['ingest'],
     ['stats', 'pipeline'],
     ['estimate', 'workload', 'ops', 'sql'],

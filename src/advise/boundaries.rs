@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use super::{Finding, Severity};
 use crate::keys::{key_shape, prefix_len};
+use crate::model::{Finding, Severity};
 use crate::workload::boundaries::{Boundary, BoundaryKind};
 
 /// How a candidate splits the groups of one boundary in the sample.
@@ -64,7 +64,7 @@ pub fn findings(b: &Boundary, s: &GroupSplit, candidate_paths: &[String]) -> Vec
     });
     if !b.kind.declared() {
         let scope = match s.documents_seen {
-            Some(n) => format!("in the first {} documents", crate::report::count(n as f64)),
+            Some(n) => format!("in the first {} documents", crate::fmt::count(n as f64)),
             None => "in the sample".to_owned(),
         };
         if s.groups > 0 {

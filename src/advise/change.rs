@@ -2,10 +2,9 @@
 //! request units and time, and which documented path applies (cosmos-model.md, "Scopes bound to
 //! one logical partition, and changing the key").
 
-use serde::{Deserialize, Serialize};
-
-use super::human_bytes;
 use crate::cosmos::limits::{Limits, GB};
+use crate::fmt::human_bytes;
+use crate::model::KeyChange;
 use crate::workload::cost::{read_ru, write_ru};
 use crate::workload::file::{Consistency, Indexing, WriteKind};
 
@@ -13,33 +12,6 @@ use crate::workload::file::{Consistency, Indexing, WriteKind};
 pub const OFFLINE_COPY_MAX_RU: f64 = 1_000_000.0;
 /// See [`OFFLINE_COPY_MAX_RU`]: 4 TB.
 pub const OFFLINE_COPY_MAX_BYTES: f64 = 4_000.0 * GB;
-
-/// The comparison of the container's key today with the recommendation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct KeyChange {
-    /// The key today, as given.
-    pub current: String,
-    /// Its verdict in this run.
-    pub current_verdict: super::Verdict,
-    /// Whether the recommendation differs from it.
-    pub change_recommended: bool,
-    /// Items to copy (projected).
-    pub items: f64,
-    /// Stored bytes to copy (projected).
-    pub bytes: f64,
-    /// RU to read every item once (a point read each at the mean item size; estimate).
-    pub read_ru: f64,
-    /// RU to write every item once (an insert each with default indexing; estimate).
-    pub write_ru: f64,
-    /// The RU/s budget the duration assumes.
-    pub budget_ru_per_sec: f64,
-    /// Hours the copy takes at the budget, if nothing else uses it (estimate).
-    pub hours: f64,
-    /// `offline_copy` (the portal's Change partition key) or `live_migration`.
-    pub path: String,
-    /// The sentences to print.
-    pub reasons: Vec<String>,
-}
 
 /// Inputs of the estimate.
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +29,7 @@ pub struct CopyInput {
 /// The cost of moving from `current` (verdict `v`) to `recommended`.
 pub fn key_change(
     current: &str,
-    v: super::Verdict,
+    v: crate::model::Verdict,
     recommended: &str,
     same: bool,
     c: CopyInput,
@@ -89,15 +61,15 @@ pub fn key_change(
     }
     reasons.push(format!(
         "the copy: about {} items and {}; {} RU to read them and {} RU to write them (a point read and an insert with default indexing per item at the mean size of {}; estimates)",
-        crate::report::count(c.items),
+        crate::fmt::count(c.items),
         human_bytes(c.bytes),
-        crate::report::count(read),
-        crate::report::count(write),
+        crate::fmt::count(read),
+        crate::fmt::count(write),
         human_bytes(mean)
     ));
     reasons.push(format!(
         "at {} RU/s for the copy alone it takes about {:.1} hours ({:.1} days)",
-        crate::report::count(budget),
+        crate::fmt::count(budget),
         hours,
         hours / 24.0
     ));
@@ -131,7 +103,7 @@ pub fn key_change(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::advise::Verdict;
+    use crate::model::Verdict;
 
     #[test]
     fn a_one_kb_item_costs_one_read_and_the_insert_per_1kb() {

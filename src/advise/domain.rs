@@ -3,11 +3,12 @@
 
 use serde_json::json;
 
-use super::{human_bytes, Finding, Severity};
 use crate::cosmos::limits::Limits;
 use crate::estimate::{Projector, Regime};
+use crate::fmt::human_bytes;
 use crate::keys::spec::{Candidate, KeyKind, Part};
 use crate::keys::{decode_key, KeyComponent};
+use crate::model::{Finding, Severity};
 use crate::stats::summary::CandidateStats;
 
 /// What the values of a candidate's keys look like (Undefined and Null ignored).
@@ -107,8 +108,8 @@ pub fn domain_findings(
                 "the key set looks complete at about {} values (saturated): however the container is provisioned, it can hold at most {} and serve at most {} RU/s (D × 20 GB, D × 10,000 RU/s); projected data is {} of that",
                 d.round(),
                 human_bytes(cap_bytes),
-                crate::report::count(cap_ru),
-                super::pct(total_bytes / cap_bytes)
+                crate::fmt::count(cap_ru),
+                crate::fmt::pct(total_bytes / cap_bytes)
             ),
             json!({"distinct_high": d, "max_bytes": cap_bytes, "max_ru_per_sec": cap_ru, "total_bytes": total_bytes}),
         ));
@@ -273,7 +274,7 @@ pub fn missing_path_finding(
         Severity::Fail,
         format!(
             "{} of documents lack {}: they all share the one Undefined logical partition, so this key cannot spread data.{hint}",
-            super::pct(share),
+            crate::fmt::pct(share),
             if missing.is_empty() {
                 "a key path".to_string()
             } else {

@@ -10,154 +10,17 @@ pub mod recommend;
 pub mod separator;
 pub mod workload;
 
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::cosmos::limits::{Limits, GB};
+use crate::fmt::{human_bytes, pct};
 use crate::keys::spec::{Candidate, KeyKind};
+use crate::model::Finding;
+use crate::model::ScoreParts;
+use crate::model::Severity;
+use crate::model::Verdict;
+use crate::model::WARNING_POINTS;
 use crate::stats::summary::CandidateStats;
-
-/// How serious a finding is.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Worth knowing; does not change the verdict.
-    Info,
-    /// A risk: the verdict becomes `warn`.
-    Warn,
-    /// Breaks a service limit or loses writes: the verdict becomes `fail`.
-    Fail,
-}
-
-impl Severity {
-    /// `FAIL`, `WARN` or `INFO`, for text output.
-    pub fn label(self) -> &'static str {
-        match self {
-            Severity::Fail => "FAIL",
-            Severity::Warn => "WARN",
-            Severity::Info => "INFO",
-        }
-    }
-}
-
-/// A candidate's overall verdict: the worst severity among its findings.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// No warnings.
-    Pass,
-    /// At least one warning.
-    Warn,
-    /// At least one failure.
-    Fail,
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Verdict::Pass => "pass",
-            Verdict::Warn => "warn",
-            Verdict::Fail => "fail",
-        })
-    }
-}
-
-/// A finding code. An alias so serde does not try to borrow it from the input when a saved
-/// report is read (`report::json::static_code` gives it a `'static` home instead).
-pub type Code = &'static str;
-
-/// One machine-readable finding.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Finding {
-    /// Stable upper-case code, e.g. `LOGICAL_PARTITION_OVER_LIMIT`.
-    #[serde(deserialize_with = "crate::report::json::static_code")]
-    pub code: Code,
-    /// Severity.
-    pub severity: Severity,
-    /// A sentence for people.
-    pub message: String,
-    /// The numbers behind it.
-    pub evidence: serde_json::Value,
-}
-
-impl Finding {
-    /// Builds a finding.
-    pub fn new(
-        code: &'static str,
-        severity: Severity,
-        message: String,
-        evidence: serde_json::Value,
-    ) -> Finding {
-        Finding {
-            code,
-            severity,
-            message,
-            evidence,
-        }
-    }
-
-    /// `FAIL`, `WARN` or `INFO`, for text output.
-    pub fn severity_label(&self) -> &'static str {
-        self.severity.label()
-    }
-}
-
-/// The parts of the score, each in [0, 1] (`null` when there is no evidence for it).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ScoreParts {
-    /// min(1, log10(logical partitions) / 3): 1,000 partitions or more score 1.
-    pub cardinality: f64,
-    /// 1 − Gini coefficient of the sample's stored bytes per logical partition.
-    pub evenness: f64,
-    /// 1 − largest logical partition / 20 GB (clamped to [0, 1]).
-    pub storage_headroom: f64,
-    /// 1 − hottest demand / its limit (logical 10,000 RU/s, or the physical partition's share);
-    /// `null` without a workload: no points for absent evidence.
-    pub throughput_headroom: Option<f64>,
-    /// 1 − share of query RU spent on fan-out overhead; `null` without queries.
-    pub query_efficiency: Option<f64>,
-    /// Points taken off for warnings: 5 per WARN finding, at most 25.
-    pub warning_penalty: f64,
-}
-
-/// Weights of the score parts (docs/model.md): cardinality, evenness, storage headroom,
-/// throughput headroom, query efficiency.
-pub const SCORE_WEIGHTS: [f64; 5] = [0.25, 0.25, 0.2, 0.15, 0.15];
-
-/// Points a WARN finding costs, and the most warnings can cost.
-pub const WARNING_POINTS: (f64, f64) = (5.0, 25.0);
-
-impl ScoreParts {
-    /// The score, 0–100: the weighted mean of the parts that have evidence (weights renormalised
-    /// over them, so a candidate gets no free points for a workload nobody described), minus the
-    /// warning penalty.
-    pub fn score(&self) -> f64 {
-        let parts = [
-            Some(self.cardinality),
-            Some(self.evenness),
-            Some(self.storage_headroom),
-            self.throughput_headroom,
-            self.query_efficiency,
-        ];
-        let (mut sum, mut weight) = (0.0, 0.0);
-        for (p, w) in parts.iter().zip(SCORE_WEIGHTS) {
-            if let Some(p) = p {
-                sum += w * p;
-                weight += w;
-            }
-        }
-        (100.0 * sum / weight - self.warning_penalty).max(0.0)
-    }
-
-    /// Whether the score rests on storage evidence only (no workload).
-    pub fn storage_only(&self) -> bool {
-        self.throughput_headroom.is_none() && self.query_efficiency.is_none()
-    }
-}
 
 /// Demand numbers the throughput checks need.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -168,31 +31,6 @@ pub struct DemandSummary {
     pub hottest_physical_utilisation: Option<f64>,
     /// Share of query RU/s spent on fan-out overhead, when queries are modelled.
     pub fanout_share: Option<f64>,
-}
-
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
-/// Human size with decimal units.
-pub fn human_bytes(b: f64) -> String {
-    let units = [
-        (1e15, "PB"),
-        (1e12, "TB"),
-        (1e9, "GB"),
-        (1e6, "MB"),
-        (1e3, "KB"),
-    ];
-    for (m, u) in units {
-        if b >= m {
-            return format!("{:.1} {u}", b / m);
-        }
-    }
-    // `-0 B` would read as a loss: anything that rounds to zero is `0 B`.
-    if b.round() == 0.0 {
-        return "0 B".to_owned();
-    }
-    format!("{b:.0} B")
 }
 
 /// The projected upper bound on any key the memory limit dropped: the sketch's bound on the
@@ -262,9 +100,9 @@ pub fn sampling_finding(
             "; first-level prefixes are kept or dropped whole, so each kept prefix's size is exact, but the largest prefix may be a dropped one"
         },
         k.dropped_documents,
-        crate::report::count(s.logical_partitions as f64),
-        crate::report::count(k.logical_partitions_low as f64),
-        crate::report::count(k.logical_partitions_high as f64),
+        crate::fmt::count(s.logical_partitions as f64),
+        crate::fmt::count(k.logical_partitions_low as f64),
+        crate::fmt::count(k.logical_partitions_high as f64),
     );
     msg.push_str(&if let (Some((c, what)), true) = (cap, far_below) {
         format!(

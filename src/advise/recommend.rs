@@ -4,12 +4,15 @@
 //! Pure functions of the ranked candidate reports. Every reason is a sentence with the numbers
 //! behind it and the rule it applies (docs/recommendations.md).
 
-use serde::{Deserialize, Serialize};
-
-use super::{human_bytes, pct, Severity, Verdict};
 use crate::cosmos::limits::{Limits, GB};
+use crate::fmt::{human_bytes, pct};
 use crate::keys::spec::KeyKind;
-use crate::report::CandidateReport;
+use crate::model::CandidateReport;
+use crate::model::ComparisonRow;
+use crate::model::Recommendation;
+use crate::model::RecommendationStatus;
+use crate::model::RunnerUp;
+use crate::model::{Severity, Verdict};
 
 /// Points the recommendation takes off a candidate's score per unit of application complexity
 /// (docs/recommendations.md): a single path costs nothing, a hierarchical key needs an SDK with
@@ -22,73 +25,6 @@ pub const COMPLEXITY_POINTS: f64 = 4.0;
 pub const BARELY_MATTERS_BYTES: f64 = 100.0 * GB;
 /// See [`BARELY_MATTERS_BYTES`].
 pub const BARELY_MATTERS_RU: f64 = 30_000.0;
-
-/// What a run recommends.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Recommendation {
-    /// `recommended` (a candidate passes or only warns) or `none_passes`.
-    pub status: RecommendationStatus,
-    /// The recommended candidate (the best failing one when none passes).
-    pub spec: String,
-    /// Its verdict.
-    pub verdict: Verdict,
-    /// Why, in sentences with numbers and the rule each applies.
-    pub reasons: Vec<String>,
-    /// When nothing passes: what would fix it.
-    pub fixes: Vec<String>,
-    /// The next best candidate, with why it lost (`null` with a single candidate).
-    pub runner_up: Option<RunnerUp>,
-    /// Winner against runner-up, aspect by aspect.
-    pub comparison: Vec<ComparisonRow>,
-    /// Whether the data and throughput are below the level where the docs say the choice matters
-    /// little (about 100 GB and 30,000 RU/s).
-    pub choice_barely_matters: bool,
-    /// The container's partition key definition: `{"partitionKey": {paths, kind, version}}`.
-    pub container_definition: serde_json::Value,
-    /// An `az cosmosdb sql container create` command.
-    pub az_cli: String,
-    /// A Bicep snippet of the container resource.
-    pub bicep: String,
-    /// Synthetic, hashed and time-bucketed keys: what the application computes on every write.
-    pub application_expression: Option<String>,
-    /// With `--current-key`: the key today against the recommendation, and what a change costs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub key_change: Option<super::change::KeyChange>,
-}
-
-/// Whether a candidate could be recommended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecommendationStatus {
-    /// A candidate passes (or at worst warns).
-    Recommended,
-    /// Every candidate fails: `spec` is the least bad, `fixes` says what would help.
-    NonePasses,
-}
-
-/// The runner-up and why it lost.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct RunnerUp {
-    /// The candidate.
-    pub spec: String,
-    /// Its verdict.
-    pub verdict: Verdict,
-    /// Its score.
-    pub score: f64,
-    /// Why it is second, in one sentence.
-    pub why_not: String,
-}
-
-/// One aspect compared between the winner and the runner-up.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ComparisonRow {
-    /// What is compared.
-    pub aspect: String,
-    /// The winner's value.
-    pub winner: String,
-    /// The runner-up's value.
-    pub runner_up: String,
-}
 
 /// Application complexity of a key kind, in units of [`COMPLEXITY_POINTS`].
 pub fn complexity(kind: KeyKind) -> f64 {
@@ -175,7 +111,7 @@ pub fn recommend(
     }
     if let Some((bytes, ru)) = barely {
         let throughput = if ru > 0.0 {
-            format!("{} RU/s", crate::report::count(ru))
+            format!("{} RU/s", crate::fmt::count(ru))
         } else {
             "no stated throughput".to_owned()
         };
@@ -214,7 +150,7 @@ pub fn recommend(
 
 /// A key for a sentence: at most 64 characters, with its full size when cut.
 fn short_key(v: &serde_json::Value) -> String {
-    let t = crate::report::sections::key_text(v);
+    let t = crate::fmt::key_text(v);
     if t.chars().count() <= 64 {
         return t;
     }
@@ -290,7 +226,7 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
             out.push(format!(
                 "hierarchical: the first level has {}{} distinct values in the sample; its largest {}prefix holds {}{}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
                 if first.distinct_prefixes_range.is_some() { "about " } else { "" },
-                crate::report::count(first.distinct_prefixes as f64),
+                crate::fmt::count(first.distinct_prefixes as f64),
                 if sampled { "kept " } else { "" },
                 human_bytes(first.largest_prefix_bytes),
                 if sampled { " (a prefix --memory-limit dropped may be larger)" } else { "" },
@@ -306,10 +242,10 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     };
     out.push(format!(
         "cardinality: {sampled}{} logical partitions in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
-        crate::report::count(r.logical_partitions as f64),
-        crate::report::count(d.estimate),
-        crate::report::count(d.low),
-        crate::report::count(d.high),
+        crate::fmt::count(r.logical_partitions as f64),
+        crate::fmt::count(d.estimate),
+        crate::fmt::count(d.low),
+        crate::fmt::count(d.high),
     ));
     if let Some(top) = r.top_partitions.first() {
         out.push(format!(
@@ -323,9 +259,9 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     if let Some(ru) = r.hottest_logical_partition_ru_per_sec {
         out.push(format!(
             "throughput: the hottest logical partition needs about {} RU/s, {} of the {} RU/s one logical partition can serve (concepts-limits)",
-            crate::report::count(ru),
+            crate::fmt::count(ru),
             pct(ru / l.logical_partition_ru_per_sec),
-            crate::report::count(l.logical_partition_ru_per_sec),
+            crate::fmt::count(l.logical_partition_ru_per_sec),
         ));
     }
     if let Some(q) = r.score_parts.query_efficiency {
@@ -413,7 +349,7 @@ fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
             format!("{:.2}", c.score_parts.storage_headroom)
         }),
         row("production logical partitions", &|c| {
-            crate::report::count(c.distinct_estimate.estimate)
+            crate::fmt::count(c.distinct_estimate.estimate)
         }),
         row("RU headroom", &|c| opt(c.score_parts.throughput_headroom)),
         row("query efficiency", &|c| opt(c.score_parts.query_efficiency)),
@@ -454,7 +390,7 @@ fn fixes(r: &CandidateReport, l: &Limits) -> Vec<String> {
     if has("HOT_LOGICAL_PARTITION_RU") || has("CURRENT_BUCKET_TAKES_ALL_WRITES") {
         out.push(format!(
             "more throughput does not help: one logical partition serves at most {} RU/s whatever is provisioned; spread the hot key's writes with a hashed suffix or a higher-cardinality key",
-            crate::report::count(l.logical_partition_ru_per_sec)
+            crate::fmt::count(l.logical_partition_ru_per_sec)
         ));
     }
     if has("HOT_PHYSICAL_PARTITION") || has("UNDER_PROVISIONED") {
@@ -483,11 +419,11 @@ fn fixes(r: &CandidateReport, l: &Limits) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::advise::ScoreParts;
+    use crate::model::ScoreParts;
 
     /// Two candidates from the hand-built report (tests/data/hand_report.json), re-shaped.
     fn pair() -> Vec<CandidateReport> {
-        let r: crate::report::Report =
+        let r: crate::model::Report =
             serde_json::from_str(include_str!("../../tests/data/hand_report.json")).unwrap();
         r.candidates
     }

@@ -6,10 +6,10 @@
 
 use serde_json::json;
 
-use super::{Finding, Severity};
 use crate::keys::spec::{Candidate, Part};
 use crate::keys::time::write_bucket;
 use crate::keys::{decode_key, KeyComponent};
+use crate::model::{Finding, Severity};
 
 /// How many times `separator` occurs in a key component built from `parts` whose values hold
 /// none; `None` when the level is a single path (nothing is joined) or when the separator could

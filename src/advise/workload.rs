@@ -2,140 +2,25 @@
 //! cost, fan-out overhead, hot spots in time, monotonic keys, and time to the 20 GB wall.
 //! Pure functions of the statistics, the workload and the layout's shape.
 
-use serde::Serialize;
 use serde_json::json;
 
-use super::{human_bytes, pct, Finding, Severity};
 use crate::cosmos::limits::Limits;
+use crate::fmt::{human_bytes, pct};
 use crate::keys::spec::{Candidate, KeyKind};
 use crate::keys::{self, KeyComponent};
+use crate::model::FanoutGrowth;
+use crate::model::PointReadEval;
+use crate::model::QueryEval;
+use crate::model::RuDemand;
+use crate::model::TimeEval;
+use crate::model::TimeToLimitEval;
+use crate::model::WorkloadEval;
+use crate::model::{Finding, Severity};
 use crate::stats::summary::CandidateStats;
 use crate::workload::{
     self, consistency_factor, fanout_overhead_ru_per_sec, query_ru, read_ru, route, write_ru,
-    FilterOp, RoutingClass, RoutingContext, TimeToLimit, Workload,
+    FilterOp, RoutingClass, RoutingContext, Workload,
 };
-
-/// One query under one candidate.
-#[derive(Debug, Clone, Serialize)]
-pub struct QueryEval {
-    /// Query name.
-    pub name: String,
-    /// Executions per second.
-    pub per_sec: f64,
-    /// `single`, `targeted` or `fanout`.
-    pub routing: RoutingClass,
-    /// Physical partitions visited per execution (average).
-    pub partitions_touched: f64,
-    /// Key values or prefixes looked up per execution.
-    pub lookups: u32,
-    /// Estimated RU per execution.
-    pub ru_per_query: f64,
-    /// Estimated RU/s.
-    pub ru_per_sec: f64,
-    /// RU/s spent visiting partitions beyond the first.
-    pub fanout_overhead_ru_per_sec: f64,
-    /// Why it routes so.
-    pub reason: String,
-}
-
-/// Point reads under one candidate.
-#[derive(Debug, Clone, Serialize)]
-pub struct PointReadEval {
-    /// Reads per second.
-    pub per_sec: f64,
-    /// Estimated RU per read (average document size).
-    pub ru_per_read: f64,
-    /// When the known properties do not determine the key: why (the reads must become queries,
-    /// and are costed as the query in `queries` named `point reads`).
-    pub needs_query: Option<String>,
-}
-
-/// Estimated RU/s by operation type.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct RuDemand {
-    /// Writes.
-    pub writes: f64,
-    /// Point reads that can be served as point reads.
-    pub reads: f64,
-    /// Queries (including point reads turned into queries).
-    pub queries: f64,
-    /// Sum of the above.
-    pub total: f64,
-    /// Part of `queries` spent visiting partitions beyond the first.
-    pub fanout_overhead: f64,
-}
-
-/// Fan-out overhead at a given partition count.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct FanoutGrowth {
-    /// Physical partitions.
-    pub physical_partitions: u32,
-    /// Fan-out overhead RU/s of this workload's fan-out queries at that count.
-    pub overhead_ru_per_sec: f64,
-}
-
-/// Hot spots in time (with `--time-field`).
-#[derive(Debug, Clone, Serialize)]
-pub struct TimeEval {
-    /// Width of a time bucket, seconds.
-    pub bucket_secs: i64,
-    /// Buckets with writes.
-    pub buckets: u64,
-    /// Largest share of one bucket's writes landing on a single logical partition.
-    pub peak_logical_share: f64,
-    /// Start of that bucket (ISO 8601, UTC).
-    pub peak_bucket: String,
-    /// Largest share of one bucket's writes landing on a single physical partition (with a layout).
-    pub peak_physical_share: Option<f64>,
-    /// Share of the latest bucket's writes on its busiest logical partition.
-    pub latest_bucket_logical_share: f64,
-    /// Spearman rank correlation between key order and first-seen time (|ρ| ≥ 0.7: monotonic).
-    pub monotonic_correlation: Option<f64>,
-}
-
-/// When storage runs into limits.
-#[derive(Debug, Clone, Serialize)]
-pub struct TimeToLimitEval {
-    /// `measured` (sample span) or `growth` (`--growth`).
-    pub basis: &'static str,
-    /// The logical partition that reaches the limit first.
-    pub key: serde_json::Value,
-    /// Its projected bytes now.
-    pub bytes: f64,
-    /// Its growth, bytes per day.
-    pub bytes_per_day: f64,
-    /// Days until 70 % and 100 % of the logical partition limit.
-    pub days: TimeToLimit,
-    /// The dates (UTC, from the end of the sample).
-    pub warn_date: Option<String>,
-    /// The date the limit is reached.
-    pub limit_date: Option<String>,
-    /// Days until the next storage split of the container (a physical partition reaching 50 GB).
-    pub days_to_next_split: Option<f64>,
-}
-
-/// The workload evaluation of one candidate (serialized as the candidate's `workload`).
-#[derive(Debug, Clone, Serialize)]
-pub struct WorkloadEval {
-    /// Per-query routing and cost.
-    pub queries: Vec<QueryEval>,
-    /// Point reads.
-    pub point_reads: Option<PointReadEval>,
-    /// RU/s totals.
-    pub ru_demand: RuDemand,
-    /// Fan-out overhead as the container grows (current, ×2, ×4, ×8 partitions).
-    pub fanout_growth: Vec<FanoutGrowth>,
-    /// Time hot spots (with `--time-field`).
-    pub time: Option<TimeEval>,
-    /// Time to limits (with `--time-field` or `--growth`).
-    pub time_to_limit: Option<TimeToLimitEval>,
-    /// RU/s per logical partition, aligned with the candidate's partitions (not serialized).
-    #[serde(skip)]
-    pub lp_demand: Vec<f64>,
-    /// Fan-out RU/s spread evenly over all physical partitions (not serialized).
-    #[serde(skip)]
-    pub even_ru_per_sec: f64,
-}
 
 /// Per-partition traffic shares (sum to 1 over partitions).
 pub struct Shares<'a> {
@@ -422,8 +307,8 @@ pub fn follows_time_finding(share: Option<f64>, l: &Limits) -> Finding {
             Severity::Warn,
             format!(
                 "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {} RU/s (about {} inserts/s of 1 KB) however the container is provisioned",
-                crate::report::count(limit),
-                crate::report::count(writes_at_limit)
+                crate::fmt::count(limit),
+                crate::fmt::count(writes_at_limit)
             ),
             json!({"share_of_current_writes": 1.0, "limit_ru_per_sec": limit}),
         ),
@@ -472,38 +357,9 @@ pub fn limit_findings(t: &TimeToLimitEval, l: &Limits) -> Vec<Finding> {
     f
 }
 
-/// ISO date of `epoch_secs + days`.
-pub fn date_after(epoch_secs: i64, days: f64) -> Option<String> {
-    if !days.is_finite() || days > 3_650_000.0 {
-        return None;
-    }
-    let t = epoch_secs + (days * 86_400.0) as i64;
-    let (y, m, d) = keys::time::civil_from_days(t.div_euclid(86_400));
-    Some(format!("{y:04}-{m:02}-{d:02}"))
-}
-
-/// ISO timestamp of a bucket start.
-pub fn iso(epoch_secs: i64) -> String {
-    let (y, m, d) = keys::time::civil_from_days(epoch_secs.div_euclid(86_400));
-    let s = epoch_secs.rem_euclid(86_400);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        (s % 3600) / 60,
-        s % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_and_timestamps() {
-        assert_eq!(iso(1_700_000_000), "2023-11-14T22:13:20Z");
-        assert_eq!(date_after(0, 31.0).as_deref(), Some("1970-02-01"));
-        assert_eq!(date_after(0, f64::INFINITY), None);
-    }
 
     #[test]
     fn rank_correlation_uses_the_timed_partitions_only() {

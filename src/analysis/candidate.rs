@@ -10,7 +10,7 @@ use crate::estimate::{self, Projector};
 use crate::ingest;
 use crate::keys;
 use crate::keys::spec::{Candidate, KeyKind};
-use crate::report::{CandidateReport, TopPartition};
+use crate::model::{CandidateReport, TopPartition};
 use crate::stats::summary::CandidateStats;
 use crate::stats::Key;
 use crate::workload::RoutingContext;
@@ -72,7 +72,7 @@ fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f
 fn data_findings(
     ctx: &CandidateContext<'_>,
     sizes: &estimate::sizes::SizeProjection,
-) -> (Vec<advise::Finding>, bool) {
+) -> (Vec<crate::model::Finding>, bool) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = estimate::sizes::storage_size_findings(sizes, ctx.proj, l);
@@ -215,8 +215,8 @@ fn grows_with_time(report: &mut CandidateReport) {
     }
 }
 
-fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
-    advise::workload::WorkloadEval {
+fn empty_eval(stats: &CandidateStats) -> crate::model::WorkloadEval {
+    crate::model::WorkloadEval {
         queries: Vec::new(),
         point_reads: None,
         ru_demand: Default::default(),
@@ -233,8 +233,8 @@ fn empty_eval(stats: &CandidateStats) -> advise::workload::WorkloadEval {
 fn workload_eval(
     ctx: &CandidateContext<'_>,
     w: &crate::workload::Workload,
-    shape: Option<&crate::report::LayoutReport>,
-) -> (advise::workload::WorkloadEval, DemandSummary) {
+    shape: Option<&crate::model::LayoutReport>,
+) -> (crate::model::WorkloadEval, DemandSummary) {
     let (cand, stats, l) = (ctx.cand, ctx.stats, &ctx.cfg.limits);
     let mut summary = DemandSummary::default();
     let (ws, rs) = shares(stats, ctx.ops);
@@ -284,7 +284,7 @@ fn workload_eval(
 
 /// Measured RU per operation from the access log, when it has them, replaces the cost model's.
 fn apply_measured_ru(
-    e: &mut advise::workload::WorkloadEval,
+    e: &mut crate::model::WorkloadEval,
     w: &crate::workload::Workload,
     o: &crate::ops::OpsCounts,
     ws: &[f64],
@@ -324,9 +324,9 @@ fn apply_measured_ru(
 /// itself is the time). Raises the hottest logical partition's demand when that is higher.
 fn current_bucket_demand(
     ctx: &CandidateContext<'_>,
-    eval: Option<&advise::workload::WorkloadEval>,
+    eval: Option<&crate::model::WorkloadEval>,
     summary: &mut DemandSummary,
-) -> Option<advise::Finding> {
+) -> Option<crate::model::Finding> {
     let l = &ctx.cfg.limits;
     let share = eval
         .and_then(|e| e.time.as_ref())
@@ -348,11 +348,11 @@ fn current_bucket_demand(
 fn candidate_report(
     ctx: &CandidateContext<'_>,
     sizes: &estimate::sizes::SizeProjection,
-    findings: Vec<advise::Finding>,
-    parts: advise::ScoreParts,
+    findings: Vec<crate::model::Finding>,
+    parts: crate::model::ScoreParts,
     summary: &DemandSummary,
-    layout: Option<crate::report::LayoutReport>,
-    eval: Option<advise::workload::WorkloadEval>,
+    layout: Option<crate::model::LayoutReport>,
+    eval: Option<crate::model::WorkloadEval>,
 ) -> CandidateReport {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let hierarchical = cand.kind == KeyKind::Hierarchical;

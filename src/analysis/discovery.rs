@@ -5,8 +5,9 @@
 use crate::cli::{AnalyzeConfig, Projection};
 use crate::ingest::InputSource;
 use crate::keys::spec::parse_candidate;
+use crate::model::Discovery;
 use crate::pipeline::ScanError;
-use crate::profile::discover::{discover, Discovery, SearchInput};
+use crate::profile::discover::{discover, SearchInput};
 use crate::profile::{self, ProfileOptions, ScanConfig};
 
 /// Documents the search profiles: the first of the input (candidates are only generated from

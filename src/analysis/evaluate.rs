@@ -5,12 +5,12 @@ use super::candidate::{evaluate_candidate, CandidateContext, TimeInput};
 use super::finish::finish_report;
 use super::time::time_buckets;
 use super::AnalyzeError;
-use crate::advise::Finding;
 use crate::cli::AnalyzeConfig;
 use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
 use crate::keys::KeyPlan;
-use crate::report::{CandidateReport, KeyErrorSummary, Located};
+use crate::model::Finding;
+use crate::model::{CandidateReport, KeyErrorSummary, Located};
 use crate::stats::summary::{self, CandidateStats};
 use crate::stats::{Accumulator, RecordIssue};
 

@@ -1,13 +1,14 @@
 //! The advise stage's last steps: each report finished (verdict, score), the ranking, and the
 //! recommendation with its key-change cost.
 
-use crate::advise::{self, Finding, Severity};
+use crate::advise;
 use crate::cli::AnalyzeConfig;
 use crate::cosmos;
 use crate::estimate;
 use crate::keys;
-use crate::profile::discover::Discovery;
-use crate::report::{CandidateReport, KeyErrorSummary};
+use crate::model::Discovery;
+use crate::model::{CandidateReport, KeyErrorSummary};
+use crate::model::{Finding, Severity};
 use crate::stats::Accumulator;
 
 /// Adds what is known only after the scan (documents without a valid key), collapses repeated
@@ -75,7 +76,7 @@ pub(super) fn recommend(
     discovered: Option<&Discovery>,
     acc: &Accumulator,
     target: &estimate::Target,
-) -> Option<advise::recommend::Recommendation> {
+) -> Option<crate::model::Recommendation> {
     let mut rec = advise::recommend::recommend(ranked, &cfg.limits, &cfg.separator)?;
     if let Some(d) = discovered.filter(|d| d.id_property != "ok") {
         rec.reasons
@@ -91,11 +92,11 @@ pub(super) fn recommend(
 fn key_change(
     cfg: &AnalyzeConfig,
     current: &keys::spec::Candidate,
-    rec: &advise::recommend::Recommendation,
+    rec: &crate::model::Recommendation,
     ranked: &[CandidateReport],
     acc: &Accumulator,
     target: &estimate::Target,
-) -> Option<advise::change::KeyChange> {
+) -> Option<crate::model::KeyChange> {
     let today = ranked
         .iter()
         .find(|r| keys::spec::parse_candidate(&r.spec).is_ok_and(|c| c.same_key(current)))?;

@@ -3,8 +3,8 @@
 //! partitions tell how many logical partitions of the candidate each group's documents fall into.
 
 use crate::advise::boundaries::{findings, measure, GroupSplit};
-use crate::advise::Finding;
 use crate::keys::spec::{parse_candidate, Candidate, KeyKind};
+use crate::model::Finding;
 use crate::stats::CandidateAcc;
 use crate::workload::boundaries::Boundary;
 

@@ -2,11 +2,11 @@
 //! about the input itself, the input summary and the list of estimates made.
 
 use super::AnalyzeError;
-use crate::advise::{self, Finding, Severity};
 use crate::cli::{AnalyzeConfig, Projection};
 use crate::estimate;
 use crate::ingest;
-use crate::report::{FileSummary, InputSummary, LargestDocument, Located};
+use crate::model::{FileSummary, InputSummary, LargestDocument, Located};
+use crate::model::{Finding, Severity};
 use crate::stats::Accumulator;
 
 /// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored
@@ -21,12 +21,10 @@ fn production_target_unchecked(
     let mean_doc_bytes = sample_stored / n;
     let (documents, projection) = match cfg.projection {
         None => (n, None),
-        Some(Projection::TotalDocs(d)) => {
-            (d, Some(format!("{} documents", crate::report::count(d))))
-        }
+        Some(Projection::TotalDocs(d)) => (d, Some(format!("{} documents", crate::fmt::count(d)))),
         Some(Projection::TotalSize(b)) => (
             b / mean_doc_bytes,
-            Some(format!("{} stored", advise::human_bytes(b))),
+            Some(format!("{} stored", crate::fmt::human_bytes(b))),
         ),
     };
     let target = estimate::Target {
@@ -48,13 +46,13 @@ pub(super) fn production_target(
             let about = match cfg.projection {
                 Some(Projection::TotalSize(_)) => format!(
                     ", about {} documents",
-                    crate::report::count(target.documents.floor())
+                    crate::fmt::count(target.documents.floor())
                 ),
                 _ => String::new(),
             };
             return Err(AnalyzeError::SmallerThanSample(format!(
                 "the declared production ({p}{about}) is smaller than the {} documents analyzed: a sample cannot be larger than its container (check the units of --total-docs / --total-size)",
-                crate::report::count(acc.records_analyzed as f64)
+                crate::fmt::count(acc.records_analyzed as f64)
             )));
         }
     }

@@ -2,7 +2,6 @@
 //! estimates: partition counts and split points are the service's internal choices).
 
 use super::key_epk;
-use crate::advise::{self, Finding, Severity};
 use crate::cli::AnalyzeConfig;
 use crate::cosmos::{
     self, partition_count, prefix_range, project_layout, CountParams, LayoutParams, PkVersion,
@@ -10,7 +9,8 @@ use crate::cosmos::{
 use crate::estimate::{self, Projector};
 use crate::keys;
 use crate::keys::spec::KeyKind;
-use crate::report::{LayoutReport, PartitionReport, PrefixFanout, PrefixFanoutEntry};
+use crate::model::{Finding, Severity};
+use crate::model::{LayoutReport, PartitionReport, PrefixFanout, PrefixFanoutEntry};
 use crate::stats::summary::CandidateStats;
 
 /// Projects the physical layout. Returns the report, its findings, and for each logical partition
@@ -105,7 +105,7 @@ pub(super) fn layout_for(
             Severity::Fail,
             format!(
                 "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
-                p.min_epk, p.max_epk, advise::human_bytes(p.bytes), advise::human_bytes(l.physical_partition_bytes)
+                p.min_epk, p.max_epk, crate::fmt::human_bytes(p.bytes), crate::fmt::human_bytes(l.physical_partition_bytes)
             ),
             serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
         ));
@@ -210,8 +210,8 @@ fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
             Severity::Fail,
             format!(
                 "the hottest physical partition needs an estimated {} of its share of provisioned RU/s: it throttles (429) while others have spare capacity; only {} of provisioned throughput is usable",
-                crate::report::percent(h),
-                crate::report::percent(usable)
+                crate::fmt::percent(h),
+                crate::fmt::percent(usable)
             ),
             serde_json::json!({"utilisation": h, "usable_share": usable}),
         ));
@@ -277,9 +277,9 @@ fn min_ru_finding(cfg: &AnalyzeConfig, stored_bytes: f64) -> Option<Finding> {
             Severity::Fail,
             format!(
                 "{} RU/s is below the service's minimum for an estimated {} stored: at least {} RU/s (max of {} RU/s and {} RU/s per GB, concepts-limits)",
-                crate::report::count(ru_per_sec),
-                advise::human_bytes(stored_bytes),
-                crate::report::count(floor.ceil()),
+                crate::fmt::count(ru_per_sec),
+                crate::fmt::human_bytes(stored_bytes),
+                crate::fmt::count(floor.ceil()),
                 l.min_ru_per_sec,
                 l.min_ru_per_gb
             ),

@@ -2,10 +2,10 @@
 //! one key plan, one parallel scan, and the group findings split off.
 
 use super::{groups, AnalyzeError};
-use crate::advise::{Finding, Severity};
 use crate::cli::AnalyzeConfig;
 use crate::ingest::InputSource;
 use crate::keys::KeyPlan;
+use crate::model::{Finding, Severity};
 use crate::pipeline::{self, ScanOptions};
 use crate::stats::Accumulator;
 use crate::workload::boundaries::Boundary;

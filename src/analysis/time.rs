@@ -5,7 +5,7 @@ use crate::advise::{self};
 use crate::cli::AnalyzeConfig;
 use crate::keys;
 use crate::keys::spec::KeyKind;
-use crate::report::LayoutReport;
+use crate::model::LayoutReport;
 use crate::stats::summary::CandidateStats;
 use crate::stats::{Accumulator, Key};
 
@@ -47,7 +47,7 @@ pub(super) fn time_eval(
     stats: &CandidateStats,
     t: &TimeInput<'_>,
     lp_phys: Option<&[usize]>,
-) -> advise::workload::TimeEval {
+) -> crate::model::TimeEval {
     let lp_index = |key: &[u8]| {
         stats
             .partitions
@@ -93,14 +93,14 @@ pub(super) fn time_eval(
         }
         i = j;
     }
-    advise::workload::TimeEval {
+    crate::model::TimeEval {
         bucket_secs: t.bucket_secs,
         buckets,
         peak_logical_share: peak.0,
         peak_bucket: if peak.1 == i64::MIN {
             String::new()
         } else {
-            advise::workload::iso(peak.1)
+            crate::fmt::iso(peak.1)
         },
         peak_physical_share: peak_phys,
         latest_bucket_logical_share: latest,
@@ -114,7 +114,7 @@ pub(super) fn time_to_limit(
     stats: &CandidateStats,
     ctx: &CandidateContext<'_>,
     layout: Option<&LayoutReport>,
-) -> Option<advise::workload::TimeToLimitEval> {
+) -> Option<crate::model::TimeToLimitEval> {
     let l = &ctx.cfg.limits;
     let span = ctx.time.as_ref().and_then(|t| t.span);
     let (basis, daily_factor, end): (&'static str, f64, Option<i64>) =
@@ -125,7 +125,7 @@ pub(super) fn time_to_limit(
         };
     // bytes_per_day = bytes × daily_factor: measured growth is "the sample accumulated over its
     // span"; --growth is the yearly factor spread linearly.
-    let mut best: Option<(usize, advise::workload::TimeToLimitEval)> = None;
+    let mut best: Option<(usize, crate::model::TimeToLimitEval)> = None;
     // Only partitions still receiving writes grow: the largest one written to in the last tenth
     // of the sample's time span (all of them when no time field says otherwise).
     let active = |i: usize| match (span, stats.time_range(i)) {
@@ -144,17 +144,17 @@ pub(super) fn time_to_limit(
         );
         best = Some((
             i,
-            advise::workload::TimeToLimitEval {
+            crate::model::TimeToLimitEval {
                 basis,
                 key: keys::key_json(stats.key_of(p), ctx.cand.kind == KeyKind::Hierarchical),
                 bytes,
                 bytes_per_day: per_day,
                 warn_date: days
                     .days_to_warn
-                    .and_then(|d| end.and_then(|e| advise::workload::date_after(e, d))),
+                    .and_then(|d| end.and_then(|e| crate::fmt::date_after(e, d))),
                 limit_date: days
                     .days_to_limit
-                    .and_then(|d| end.and_then(|e| advise::workload::date_after(e, d))),
+                    .and_then(|d| end.and_then(|e| crate::fmt::date_after(e, d))),
                 days,
                 days_to_next_split: None,
             },

@@ -1,8 +1,8 @@
 //! CI annotations: GitHub Actions workflow commands and Azure Pipelines logging commands, and the
 //! GitHub step summary.
 
-use super::Violation;
-use crate::advise::Severity;
+use crate::model::Severity;
+use crate::model::Violation;
 
 /// GitHub shows at most 10 annotations of each type per step: past that, one line summarises.
 pub const GITHUB_MAX_PER_TYPE: usize = 10;
@@ -115,7 +115,7 @@ pub fn append_step_summary(path: &std::path::Path, markdown: &str) -> std::io::R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ci::Location;
+    use crate::model::Location;
 
     fn v(code: &str, sev: Severity, at: Option<(&str, u64)>) -> Violation {
         Violation {

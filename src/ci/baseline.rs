@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use super::Violation;
-use crate::advise::{Severity, Verdict};
-use crate::report::CandidateReport;
+use crate::model::CandidateReport;
+use crate::model::Violation;
+use crate::model::{Severity, Verdict};
 
 /// Gini growth tolerated before skew counts as worse.
 pub const GINI_TOLERANCE: f64 = 0.05;
@@ -95,8 +95,8 @@ pub fn compare(now: &CandidateReport, base: &serde_json::Value, tolerance: f64) 
             "BASELINE_PARTITION_GREW",
             format!(
                 "the largest logical partition grew from {} to {} (+{:.0}%, tolerance {:.0}%)",
-                crate::advise::human_bytes(old_max),
-                crate::advise::human_bytes(now.max_logical_partition_bytes),
+                crate::fmt::human_bytes(old_max),
+                crate::fmt::human_bytes(now.max_logical_partition_bytes),
                 (now.max_logical_partition_bytes / old_max - 1.0) * 100.0,
                 tolerance * 100.0
             ),

@@ -2,9 +2,9 @@
 
 use serde::Deserialize;
 
-use super::{Location, Violation};
-use crate::advise::{Severity, Verdict};
-use crate::report::CandidateReport;
+use crate::model::CandidateReport;
+use crate::model::{Location, Violation};
+use crate::model::{Severity, Verdict};
 use crate::stats::summary::LevelStats;
 
 /// Which verdict fails the gate.

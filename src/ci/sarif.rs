@@ -3,8 +3,8 @@
 
 use serde_json::{json, Value};
 
-use super::Violation;
-use crate::advise::Severity;
+use crate::model::Severity;
+use crate::model::Violation;
 
 /// The SARIF document for `violations`.
 pub fn document(violations: &[Violation]) -> Value {

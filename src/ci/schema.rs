@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use super::{Location, Violation};
-use crate::advise::Severity;
 use crate::ingest::{open, Framing, InputSource};
 use crate::keys::spec::{Candidate, Part};
+use crate::model::Severity;
+use crate::model::{Location, Violation};
 
 /// How many offending records are listed per problem.
 pub const MAX_LOCATIONS: usize = 5;

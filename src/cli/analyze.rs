@@ -493,9 +493,9 @@ fn provisioning(a: &AnalyzeArgs, limits: &Limits) -> Result<Option<Provisioning>
         if n > MAX_PHYSICAL_PARTITIONS as f64 {
             return Err(ConfigError::Invalid(format!(
                 "{} RU/s would mean {} physical partitions at creation; pkadvisor models at most {MAX_PHYSICAL_PARTITIONS} ({} RU/s)",
-                crate::report::count(p.ru_per_sec()),
-                crate::report::count(n.ceil()),
-                crate::report::count(MAX_PHYSICAL_PARTITIONS as f64 * per)
+                crate::fmt::count(p.ru_per_sec()),
+                crate::fmt::count(n.ceil()),
+                crate::fmt::count(MAX_PHYSICAL_PARTITIONS as f64 * per)
             )));
         }
     }

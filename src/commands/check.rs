@@ -7,10 +7,11 @@ use std::io::Write;
 
 use anyhow::Context;
 
-use crate::advise::Severity;
 use crate::analysis::analyze;
-use crate::ci::{annotations, baseline, policy, sarif, schema, CheckOutcome, Location};
+use crate::ci::{annotations, baseline, policy, sarif, schema};
 use crate::cli::check::{AnnotationsArg, CheckConfig};
+use crate::model::Severity;
+use crate::model::{CheckOutcome, Location};
 use crate::report::{render, OutputFormat};
 
 /// Why standard input is absent from the schema examination.

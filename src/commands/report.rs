@@ -1,5 +1,5 @@
 //! `pkadvisor report`: read a saved JSON report and render it again. The JSON is the source of
-//! truth: the renderers see exactly the [`Report`](crate::report::Report) the analysis built.
+//! truth: the renderers see exactly the [`Report`](crate::model::Report) the analysis built.
 
 use std::io::Write;
 

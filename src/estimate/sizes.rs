@@ -4,8 +4,9 @@
 use serde_json::json;
 
 use super::{Projector, HEAVY_MIN_COUNT};
-use crate::advise::{human_bytes, pct, Finding, Severity};
 use crate::cosmos::limits::Limits;
+use crate::fmt::{human_bytes, pct};
+use crate::model::{Finding, Severity};
 use crate::stats::summary::{CandidateStats, PartitionRow};
 
 /// The size facts the storage verdict rests on.
@@ -205,8 +206,8 @@ pub fn storage_size_findings(s: &SizeProjection, proj: &Projector, l: &Limits) -
             format!(
                 "the sample cannot rule out a logical partition of up to {} (95% bound on any key seen fewer than {HEAVY_MIN_COUNT} times, from {} documents): a uniform random sample of at least {} documents would show whether any key passes {}",
                 human_bytes(s.tail_bound_bytes),
-                crate::report::count(proj.sample_documents),
-                crate::report::count(needed),
+                crate::fmt::count(proj.sample_documents),
+                crate::fmt::count(needed),
                 human_bytes(warn)
             ),
             json!({"tail_bound_bytes": s.tail_bound_bytes, "sample_documents": proj.sample_documents, "sample_needed": needed, "warn_bytes": warn}),

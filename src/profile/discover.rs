@@ -1,10 +1,12 @@
 //! Automatic candidates: a bounded, explained candidate set generated from the field profile
 //! (docs/recommendations.md, "How the candidate search works").
 
-use serde::{Deserialize, Serialize};
-
-use super::{FieldProfile, FieldsReport, CANDIDATE_PRESENCE};
+use super::CANDIDATE_PRESENCE;
 use crate::cosmos::limits::Limits;
+use crate::model::Discovery;
+use crate::model::Excluded;
+use crate::model::Generated;
+use crate::model::{FieldProfile, FieldsReport};
 
 /// Default bound on the candidates analyzed (`--max-candidates`).
 pub const DEFAULT_MAX_CANDIDATES: usize = 20;
@@ -20,51 +22,6 @@ const FIRST_LEVEL_MIN_VALUES: u64 = 10;
 /// A field whose values are active this few at a time (latest 5 % of the span) sends every
 /// current write to one or two partitions.
 const FEW_ACTIVE: u64 = 3;
-
-/// What the search produced.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Discovery {
-    /// Candidates generated, in priority order, each with why.
-    pub generated: Vec<Generated>,
-    /// Generated but not analyzed because `--max-candidates` was reached.
-    pub dropped: Vec<String>,
-    /// Fields not used, with the reason.
-    pub excluded: Vec<Excluded>,
-    /// Paths profiled.
-    pub fields_profiled: usize,
-    /// Documents profiled: the first of the input, 200,000 rounded up to the end of the block
-    /// (2 MiB of input) that reaches them, so the same ones in every run (the analysis reads all).
-    pub profiled_documents: u64,
-    /// Seconds the profiling pass took.
-    pub profile_seconds: f64,
-    /// The bound applied.
-    pub max_candidates: usize,
-    /// Whether text output lists `excluded` (`--explain`).
-    pub explain: bool,
-    /// What the `id` property needs (`ok`, or what the application must do).
-    pub id_property: String,
-    /// Fields whose values group several documents (2+ on average, 10+ values), finest first:
-    /// each candidate is told whether it keeps these groups together.
-    pub natural_groups: Vec<String>,
-}
-
-/// One generated candidate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Generated {
-    /// The candidate.
-    pub spec: String,
-    /// Why it was generated.
-    pub why: String,
-}
-
-/// One field left out.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Excluded {
-    /// The path.
-    pub path: String,
-    /// Why.
-    pub reason: String,
-}
 
 /// What the search needs besides the profile.
 #[derive(Debug, Clone)]
@@ -240,7 +197,7 @@ impl Search<'_> {
                 format!(
                     "present in {:.1}% of documents with {} distinct values in the sample; its largest value holds {:.1}%",
                     100.0 * (1.0 - f.missing_share - f.null_share),
-                    crate::report::count(f.distinct as f64),
+                    crate::fmt::count(f.distinct as f64),
                     100.0 * top_share(f)
                 ),
             );
@@ -266,7 +223,7 @@ impl Search<'_> {
                 format!(
                     "{} groups the data ({} values{by_workload}) and {} separates it within each group",
                     t.path,
-                    crate::report::count(t.distinct as f64),
+                    crate::fmt::count(t.distinct as f64),
                     s.path
                 ),
             );
@@ -275,7 +232,7 @@ impl Search<'_> {
                     format!("{}>{}>{uid}", t.path, s.path),
                     format!(
                         "{uid} last: a full key of the two levels could reach {} (half the 70% alert level or more)",
-                        crate::advise::human_bytes(pair_top)
+                        crate::fmt::human_bytes(pair_top)
                     ),
                 );
             }
@@ -298,7 +255,7 @@ impl Search<'_> {
                 format!(
                     "{}'s largest value would hold {}: {uid} as the last level keeps every logical partition to one item while queries by {} stay targeted",
                     t.path,
-                    crate::advise::human_bytes(largest),
+                    crate::fmt::human_bytes(largest),
                     t.path
                 ),
             );
@@ -325,8 +282,8 @@ impl Search<'_> {
                 format!(
                     "{}'s largest value would hold {}; {n} hash buckets bring it to about {}, under the 70% alert level",
                     f.path,
-                    crate::advise::human_bytes(largest),
-                    crate::advise::human_bytes(largest / n as f64)
+                    crate::fmt::human_bytes(largest),
+                    crate::fmt::human_bytes(largest / n as f64)
                 ),
             );
         }

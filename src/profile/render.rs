@@ -1,10 +1,10 @@
 //! The field profile as format-neutral blocks (rendered by the table and Markdown renderers),
 //! and the automatic candidates' explanation for `analyze --explain`.
 
-use super::discover::Discovery;
-use super::{FieldProfile, FieldsReport};
+use crate::fmt::{count, percent};
+use crate::model::Discovery;
+use crate::model::{FieldProfile, FieldsReport};
 use crate::report::sections::Block;
-use crate::report::{count, percent};
 
 fn distinct_text(f: &FieldProfile) -> String {
     if !f.distinct_exact {

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::ingest::{self, Block, Framing, IngestError, InputSource};
+use crate::model::Located;
 use crate::pipeline::ScanError;
 use crate::profile::acc::Profiler;
 use crate::progress::Progress;
-use crate::report::Located;
 
 /// How to run the pass.
 #[derive(Debug, Clone)]

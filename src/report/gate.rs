@@ -1,7 +1,7 @@
 //! The `check` gate's outcome, appended to the table and Markdown renderings of a report that
 //! carries one (`report.check`), so `pkadvisor report` re-renders a check run exactly.
 
-use crate::ci::CheckOutcome;
+use crate::model::CheckOutcome;
 
 /// The gate's outcome in lines (Markdown-friendly bullets).
 pub fn text(gate: &CheckOutcome) -> String {

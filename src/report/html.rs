@@ -8,8 +8,10 @@ use std::fmt::Write as _;
 
 use super::sections::{blocks, summary_line, Block};
 use super::svg::{bar_chart, esc, lorenz_chart, Bar, BarChart, Limit};
-use super::{count, percent, CandidateReport, Renderer, Report};
-use crate::advise::human_bytes;
+use super::Renderer;
+use crate::fmt::human_bytes;
+use crate::fmt::{count, percent};
+use crate::model::{CandidateReport, Report};
 
 /// Renders a report as a standalone HTML page.
 pub struct HtmlRenderer;
@@ -340,7 +342,7 @@ fn charts(r: &Report, c: &CandidateReport) -> String {
                 value: t.bytes,
                 title: format!(
                     "{}: {} ({})",
-                    super::sections::key_text(&t.key),
+                    crate::fmt::key_text(&t.key),
                     human_bytes(t.bytes),
                     percent(t.share)
                 ),
@@ -373,7 +375,12 @@ fn charts(r: &Report, c: &CandidateReport) -> String {
 }
 
 /// Storage and RU/s per physical partition, and prefix fan-out.
-fn layout_charts(out: &mut String, r: &Report, c: &CandidateReport, l: &super::LayoutReport) {
+fn layout_charts(
+    out: &mut String,
+    r: &Report,
+    c: &CandidateReport,
+    l: &crate::model::LayoutReport,
+) {
     let label = |i: usize| format!("{}", i + 1);
     let storage = l
         .partitions

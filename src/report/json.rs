@@ -1,12 +1,10 @@
 //! The JSON renderer: the [`Report`] model serialized, pretty-printed, newline-terminated; and
 //! its inverse, reading a saved report back for `pkadvisor report`.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
+use serde::Deserialize;
 
-use serde::{Deserialize, Deserializer};
-
-use super::{Renderer, Report, SCHEMA_VERSION};
+use super::Renderer;
+use crate::model::{Report, SCHEMA_VERSION};
 
 /// Renders the versioned JSON document.
 pub struct JsonRenderer;
@@ -53,24 +51,9 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
     }
 }
 
-/// Deserializes a finding code into the `&'static str` the analysis uses. Codes are a small
-/// closed set, so each distinct code read is allocated once and kept for the process.
-pub fn static_code<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-    static CODES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
-    let code = String::deserialize(d)?;
-    let mut guard = CODES.lock().unwrap_or_else(|e| e.into_inner());
-    let set = guard.get_or_insert_with(HashSet::new);
-    if let Some(&known) = set.get(code.as_str()) {
-        return Ok(known);
-    }
-    let leaked: &'static str = Box::leak(code.into_boxed_str());
-    set.insert(leaked);
-    Ok(leaked)
-}
-
 /// The JSON Schema of `pkadvisor fields --format json` (docs/pkadvisor-fields.schema.json).
 pub fn fields_schema() -> String {
-    let mut s = serde_json::to_string_pretty(&schemars::schema_for!(crate::profile::FieldsReport))
+    let mut s = serde_json::to_string_pretty(&schemars::schema_for!(crate::model::FieldsReport))
         .expect("the schema serializes");
     s.push('\n');
     s

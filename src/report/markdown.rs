@@ -1,7 +1,8 @@
 //! The Markdown renderer, for pull-request comments and CI summaries.
 
 use super::sections::{blocks, Block};
-use super::{Renderer, Report};
+use super::Renderer;
+use crate::model::Report;
 
 /// Renders GitHub-flavoured Markdown.
 pub struct MarkdownRenderer;

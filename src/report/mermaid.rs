@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::{CandidateReport, Report};
-use crate::advise::human_bytes;
+use crate::fmt::human_bytes;
+use crate::model::{CandidateReport, Report};
 
 /// A limit further than this from the largest bar is not drawn (the bars would be flat lines);
 /// the title says where it is instead. The same rule as the HTML charts.
@@ -138,7 +138,7 @@ pub fn charts(r: &Report, c: &CandidateReport) -> String {
         let mut labels: Vec<String> = c
             .top_partitions
             .iter()
-            .map(|t| label(&super::sections::key_text(&t.key)))
+            .map(|t| label(&crate::fmt::key_text(&t.key)))
             .collect();
         let mut distinct = labels.clone();
         distinct.sort();
@@ -181,12 +181,12 @@ pub fn charts(r: &Report, c: &CandidateReport) -> String {
             .filter_map(|p| p.ru_allocated)
             .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
         let (lim, what) = match allocated {
-            Some(a) => (a, format!("{} RU/s allocated", super::count(a))),
+            Some(a) => (a, format!("{} RU/s allocated", crate::fmt::count(a))),
             None => (
                 r.limits.physical_partition_ru_per_sec,
                 format!(
                     "{} RU/s partition max",
-                    super::count(r.limits.physical_partition_ru_per_sec)
+                    crate::fmt::count(r.limits.physical_partition_ru_per_sec)
                 ),
             ),
         };

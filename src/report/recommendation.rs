@@ -1,7 +1,7 @@
 //! The recommendation's blocks, shared by the table and Markdown renderers: they open the report.
 
 use super::sections::Block;
-use crate::advise::recommend::{Recommendation, RecommendationStatus};
+use crate::model::{Recommendation, RecommendationStatus};
 
 /// The recommendation as format-neutral blocks.
 pub fn blocks(rec: &Recommendation) -> Vec<Block> {

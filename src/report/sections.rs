@@ -1,8 +1,9 @@
 //! The table-shaped view of a report, shared by the terminal and Markdown renderers: a list of
 //! titled tables and notes. Each renderer only decides how to draw them.
 
-use super::{count, percent, CandidateReport, Report};
-use crate::advise::human_bytes;
+use crate::fmt::human_bytes;
+use crate::fmt::{count, key_text, percent};
+use crate::model::{CandidateReport, Report};
 
 /// A block of output.
 #[derive(Debug, Clone)]
@@ -33,28 +34,28 @@ pub fn summary_line(r: &Report) -> String {
     let pass = r
         .candidates
         .iter()
-        .filter(|c| c.verdict == crate::advise::Verdict::Pass)
+        .filter(|c| c.verdict == crate::model::Verdict::Pass)
         .count();
     let tally = format!(
         "{} candidate(s): {pass} pass, {} warn, {} fail",
         r.candidates.len(),
         r.candidates
             .iter()
-            .filter(|c| c.verdict == crate::advise::Verdict::Warn)
+            .filter(|c| c.verdict == crate::model::Verdict::Warn)
             .count(),
         r.candidates
             .iter()
-            .filter(|c| c.verdict == crate::advise::Verdict::Fail)
+            .filter(|c| c.verdict == crate::model::Verdict::Fail)
             .count(),
     );
     if let Some(rec) = &r.recommendation {
         return match rec.status {
-            crate::advise::recommend::RecommendationStatus::Recommended => format!(
+            crate::model::RecommendationStatus::Recommended => format!(
                 "Recommended key: {} ({}); {tally}",
                 rec.spec,
                 rec.verdict.to_string().to_uppercase()
             ),
-            crate::advise::recommend::RecommendationStatus::NonePasses => {
+            crate::model::RecommendationStatus::NonePasses => {
                 format!("No candidate passes (least bad: {}); {tally}", rec.spec)
             }
         };
@@ -533,8 +534,12 @@ pub const LAYOUT_SHOWN: usize = 16;
 
 /// The layout table's rows: every partition, or the ones nearest a limit and a `… N more` row
 /// with the range of the rest.
-fn layout_rows(l: &super::LayoutReport, limit_bytes: f64, epk_width: usize) -> Vec<Vec<String>> {
-    let row = |p: &super::PartitionReport| {
+fn layout_rows(
+    l: &crate::model::LayoutReport,
+    limit_bytes: f64,
+    epk_width: usize,
+) -> Vec<Vec<String>> {
+    let row = |p: &crate::model::PartitionReport| {
         vec![
             format!(
                 "[{}, {})",
@@ -558,8 +563,9 @@ fn layout_rows(l: &super::LayoutReport, limit_bytes: f64, epk_width: usize) -> V
         return parts.iter().map(row).collect();
     }
     // Nearest a limit: the larger of storage share and RU utilisation; ties in EPK order.
-    let pressure =
-        |p: &super::PartitionReport| (p.bytes / limit_bytes).max(p.utilisation.unwrap_or(0.0));
+    let pressure = |p: &crate::model::PartitionReport| {
+        (p.bytes / limit_bytes).max(p.utilisation.unwrap_or(0.0))
+    };
     let mut order: Vec<usize> = (0..parts.len()).collect();
     order.sort_by(|&a, &b| {
         pressure(&parts[b])
@@ -570,7 +576,7 @@ fn layout_rows(l: &super::LayoutReport, limit_bytes: f64, epk_width: usize) -> V
     let mut shown = shown.to_vec();
     shown.sort_unstable();
     let mut rows: Vec<Vec<String>> = shown.iter().map(|&i| row(&parts[i])).collect();
-    let span = |f: &dyn Fn(&super::PartitionReport) -> f64| {
+    let span = |f: &dyn Fn(&crate::model::PartitionReport) -> f64| {
         let (lo, hi) = rest
             .iter()
             .map(|&i| f(&parts[i]))
@@ -619,7 +625,7 @@ fn range(lo: String, hi: String) -> String {
 
 /// How many hex digits tell every boundary of a layout apart (at least 12): cut shorter,
 /// neighbouring ranges can read `[0B0359C653EC…, 0B0359C653EC…)`.
-fn epk_width(partitions: &[super::PartitionReport]) -> usize {
+fn epk_width(partitions: &[crate::model::PartitionReport]) -> usize {
     let mut bounds: Vec<&str> = partitions
         .iter()
         .flat_map(|p| [p.min_epk.as_str(), p.max_epk.as_str()])
@@ -643,25 +649,12 @@ fn short_epk(e: &str, width: usize) -> String {
     }
 }
 
-/// Table text for a key: strings bare, Undefined as `<undefined>`, levels joined by ` > `.
-pub fn key_text(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Null => "<null>".into(),
-        serde_json::Value::Object(m) if m.is_empty() => "<undefined>".into(),
-        serde_json::Value::Array(levels) => {
-            levels.iter().map(key_text).collect::<Vec<_>>().join(" > ")
-        }
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn part(min: &str, max: &str) -> crate::report::PartitionReport {
-        crate::report::PartitionReport {
+    fn part(min: &str, max: &str) -> crate::model::PartitionReport {
+        crate::model::PartitionReport {
             min_epk: min.into(),
             max_epk: max.into(),
             logical_partitions: 0,
@@ -707,7 +700,7 @@ mod tests {
 
     #[test]
     fn long_layouts_list_the_partitions_nearest_a_limit() {
-        let mut partitions: Vec<crate::report::PartitionReport> = (0..30)
+        let mut partitions: Vec<crate::model::PartitionReport> = (0..30)
             .map(|i| {
                 let mut p = part(&format!("{i:02}"), &format!("{:02}", i + 1));
                 p.bytes = 10e9 + f64::from(i) * 1e8; // 10.0 GB .. 12.9 GB
@@ -716,7 +709,7 @@ mod tests {
             })
             .collect();
         partitions[7].bytes = 49e9; // the fullest
-        let l = crate::report::LayoutReport {
+        let l = crate::model::LayoutReport {
             hash: crate::cosmos::PkVersion::V2,
             physical_partitions: 30,
             initial_partitions: 30,
@@ -742,7 +735,7 @@ mod tests {
         assert_eq!(last[1], "28");
         assert_eq!(last[2], "10.0 GB–11.4 GB");
         // 20 or fewer are all listed.
-        let short = crate::report::LayoutReport {
+        let short = crate::model::LayoutReport {
             partitions: l.partitions[..20].to_vec(),
             ..l.clone()
         };

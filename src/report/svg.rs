@@ -207,7 +207,7 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
                 r#"<text class="limit-label" x="{}" y="14" text-anchor="end">{} (off the scale: {}× the largest bar)</text>"#,
                 WIDTH - RIGHT,
                 esc(&l.label),
-                super::count(l.value / max_bar.max(f64::MIN_POSITIVE))
+                crate::fmt::count(l.value / max_bar.max(f64::MIN_POSITIVE))
             );
         }
         (None, None) => {}

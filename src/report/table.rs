@@ -9,7 +9,8 @@ use comfy_table::{
 };
 
 use super::sections::{blocks, Block};
-use super::{Renderer, Report};
+use super::Renderer;
+use crate::model::Report;
 
 /// Longest cell shown in full; a partition key value is at most 2,048 bytes, and wrapping a
 /// longer cell costs time quadratic in its length.

@@ -1,0 +1,129 @@
+//! The one home of number formatting: counts, shares, sizes, key values and dates as every
+//! renderer, finding and error message writes them. Nothing here decides anything.
+
+/// Formats a share as a percentage with one decimal; what rounds to zero is `0.0%` (never
+/// `-0.0%`).
+pub fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    if (p * 10.0).round() == 0.0 {
+        return "0.0%".to_owned();
+    }
+    format!("{p:.1}%")
+}
+
+/// A share as a percentage with one decimal, as findings write it (no rule for `-0.0`: their
+/// shares are never negative).
+pub fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// Formats a large count compactly (`1,234,567`).
+pub fn count(x: f64) -> String {
+    let n = x.round() as i128;
+    let s = n.abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// Human size with decimal units.
+pub fn human_bytes(b: f64) -> String {
+    let units = [
+        (1e15, "PB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+        (1e3, "KB"),
+    ];
+    for (m, u) in units {
+        if b >= m {
+            return format!("{:.1} {u}", b / m);
+        }
+    }
+    // `-0 B` would read as a loss: anything that rounds to zero is `0 B`.
+    if b.round() == 0.0 {
+        return "0 B".to_owned();
+    }
+    format!("{b:.0} B")
+}
+
+/// A key value as text: strings bare, `<null>`, `<undefined>`, levels joined by ` > `.
+pub fn key_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "<null>".into(),
+        serde_json::Value::Object(m) if m.is_empty() => "<undefined>".into(),
+        serde_json::Value::Array(levels) => {
+            levels.iter().map(key_text).collect::<Vec<_>>().join(" > ")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// ISO date of `epoch_secs + days`.
+pub fn date_after(epoch_secs: i64, days: f64) -> Option<String> {
+    if !days.is_finite() || days > 3_650_000.0 {
+        return None;
+    }
+    let t = epoch_secs + (days * 86_400.0) as i64;
+    let (y, m, d) = crate::keys::time::civil_from_days(t.div_euclid(86_400));
+    Some(format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// ISO timestamp of a bucket start.
+pub fn iso(epoch_secs: i64) -> String {
+    let (y, m, d) = crate::keys::time::civil_from_days(epoch_secs.div_euclid(86_400));
+    let s = epoch_secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        (s % 3600) / 60,
+        s % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_get_separators() {
+        assert_eq!(count(0.0), "0");
+        assert_eq!(count(999.0), "999");
+        assert_eq!(count(1234.4), "1,234");
+        assert_eq!(count(1234567.0), "1,234,567");
+        assert_eq!(count(-1234567.0), "-1,234,567");
+        assert_eq!(percent(0.1234), "12.3%");
+        assert_eq!(percent(-0.0001), "0.0%");
+        assert_eq!(percent(-0.0), "0.0%");
+        assert_eq!(pct(0.1234), "12.3%");
+        assert_eq!(human_bytes(-0.0), "0 B");
+        assert_eq!(human_bytes(-0.4), "0 B");
+        assert_eq!(human_bytes(1499.0), "1.5 KB");
+        assert_eq!(human_bytes(20e9), "20.0 GB");
+    }
+
+    #[test]
+    fn keys_and_dates_read_as_written() {
+        let k = serde_json::json!(["t1", null, {}, 5]);
+        assert_eq!(key_text(&k), "t1 > <null> > <undefined> > 5");
+        // 2024-02-28 + 1.5 days crosses a leap day.
+        assert_eq!(
+            date_after(1_709_078_400, 1.5).as_deref(),
+            Some("2024-02-29")
+        );
+        assert_eq!(date_after(0, f64::INFINITY), None);
+        assert_eq!(date_after(0, 31.0).as_deref(), Some("1970-02-01"));
+        assert_eq!(iso(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(iso(1_709_078_400 + 3_723), "2024-02-28T01:02:03Z");
+    }
+}
