@@ -11,10 +11,12 @@ mod groups;
 mod input;
 mod layout;
 mod lorenz;
+mod options;
 mod scan;
 mod time;
 
-use crate::cli::AnalyzeConfig;
+pub use options::AnalyzeOptions;
+
 use crate::cosmos::{self, epk_multihash_encoded, epk_v2_encoded, Epk, PkVersion};
 use crate::ingest::{self, IngestError};
 use crate::model::{Report, ToolInfo, SCHEMA_VERSION};
@@ -44,7 +46,7 @@ pub enum AnalyzeError {
 }
 
 /// Runs the whole analysis and returns the ranked report.
-pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
+pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
     // Ingest: the inputs, with what was passed over; or an engine's key statistics.
     if let Some(path) = &cfg.key_stats {
         let (scanned, finding) = scan::from_key_stats(cfg, path)?;
@@ -76,7 +78,7 @@ pub fn analyze(cfg: &AnalyzeConfig) -> Result<Report, AnalyzeError> {
 
 /// The stages after the scan: estimate, evaluate, rank, recommend, and the report.
 fn finish_report(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     inputs: &[ingest::InputSource],
     mut scanned: scan::Scanned,
     discovered: Option<crate::model::Discovery>,

@@ -8,6 +8,7 @@ pub mod container;
 pub mod domain;
 pub mod recommend;
 pub mod separator;
+pub mod storage;
 pub mod workload;
 
 use serde_json::json;

@@ -4,7 +4,7 @@
 use super::layout::layout_for;
 use super::time::{time_eval, time_to_limit, Buckets};
 use crate::advise::{self, DemandSummary};
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::cosmos::PkVersion;
 use crate::estimate::{self, Projector};
 use crate::ingest;
@@ -31,7 +31,7 @@ pub(super) struct CandidateContext<'a> {
     /// The input's largest document, stored bytes (minified, with the per-item overhead).
     pub(super) largest_document_bytes: f64,
     pub(super) peek: &'a ingest::peek::PathPeek,
-    pub(super) cfg: &'a AnalyzeConfig,
+    pub(super) cfg: &'a AnalyzeOptions,
     pub(super) ops: Option<&'a crate::ops::OpsCounts>,
     pub(super) time: Option<TimeInput<'a>>,
 }
@@ -75,7 +75,7 @@ fn data_findings(
 ) -> (Vec<crate::model::Finding>, bool) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
-    let mut findings = estimate::sizes::storage_size_findings(sizes, ctx.proj, l);
+    let mut findings = advise::storage::storage_size_findings(sizes, ctx.proj, l);
     findings.extend(advise::sampling_finding(
         stats,
         l,

@@ -2,7 +2,8 @@
 //! inputs, then a bounded, explained candidate set (crate::profile::discover) added to the
 //! explicit candidates for the analysis pass.
 
-use crate::cli::{AnalyzeConfig, Projection};
+use crate::analysis::AnalyzeOptions;
+use crate::estimate::Projection;
 use crate::ingest::InputSource;
 use crate::keys::spec::parse_candidate;
 use crate::model::Discovery;
@@ -17,9 +18,9 @@ pub const DISCOVERY_DOCUMENTS: u64 = 200_000;
 /// The discovery stage: with `auto`, a config holding the explicit and generated candidates, and
 /// the search's account; without, nothing.
 pub fn stage(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     inputs: &[InputSource],
-) -> Result<(Option<AnalyzeConfig>, Option<Discovery>), super::AnalyzeError> {
+) -> Result<(Option<AnalyzeOptions>, Option<Discovery>), super::AnalyzeError> {
     if !cfg.auto {
         return Ok((None, None));
     }
@@ -30,7 +31,7 @@ pub fn stage(
             d.fields_profiled
         )));
     }
-    let owned = AnalyzeConfig {
+    let owned = AnalyzeOptions {
         candidates,
         ..cfg.clone()
     };
@@ -40,7 +41,7 @@ pub fn stage(
 /// The candidates to analyze (explicit first, then generated ones that are not the same key)
 /// and what the search did.
 pub fn discover_candidates(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     inputs: &[InputSource],
 ) -> Result<(Vec<crate::keys::spec::Candidate>, Discovery), ScanError> {
     let opts = ProfileOptions {

@@ -5,7 +5,7 @@ use super::candidate::{evaluate_candidate, CandidateContext, TimeInput};
 use super::finish::finish_report;
 use super::time::time_buckets;
 use super::AnalyzeError;
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
 use crate::keys::KeyPlan;
@@ -17,7 +17,7 @@ use crate::stats::{Accumulator, RecordIssue};
 /// Every candidate's report, unranked.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate_all(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     inputs: &[InputSource],
     acc: &mut Accumulator,
     plan: &KeyPlan,
@@ -90,7 +90,7 @@ pub(super) fn evaluate_all(
 /// statistics at production size (in parallel, consuming the per-key maps).
 fn project_and_summarize(
     acc: &mut Accumulator,
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     target: &estimate::Target,
 ) -> (Vec<Projector>, Vec<CandidateStats>) {
     use rayon::prelude::*;

@@ -2,7 +2,7 @@
 //! recommendation with its key-change cost.
 
 use crate::advise;
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::cosmos;
 use crate::estimate;
 use crate::keys;
@@ -71,7 +71,7 @@ pub(super) fn rank_reports(reports: Vec<CandidateReport>) -> Vec<CandidateReport
 /// The recommendation, with what the id property needs (automatic search) and, with
 /// `--current-key`, what a change costs.
 pub(super) fn recommend(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     ranked: &[CandidateReport],
     discovered: Option<&Discovery>,
     acc: &Accumulator,
@@ -90,7 +90,7 @@ pub(super) fn recommend(
 
 /// With `--current-key`: the key today against the recommendation, and the copy's cost.
 fn key_change(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     current: &keys::spec::Candidate,
     rec: &crate::model::Recommendation,
     ranked: &[CandidateReport],

@@ -9,7 +9,7 @@ use crate::stats::CandidateAcc;
 use crate::workload::boundaries::Boundary;
 
 /// The groups the workload declares (transactions, unique keys, ordering), measured in the scan.
-pub fn boundaries(cfg: &crate::cli::AnalyzeConfig) -> Vec<Boundary> {
+pub fn boundaries(cfg: &crate::analysis::AnalyzeOptions) -> Vec<Boundary> {
     cfg.workload
         .as_ref()
         .map(|w| w.boundaries.clone())
@@ -23,7 +23,7 @@ pub const NATURAL_GROUP_DOCUMENTS: u64 = 100_000;
 /// [`NATURAL_GROUP_DOCUMENTS`] documents rather than in the scan: they are INFO, and one hidden key
 /// per group and candidate over the whole input would cost more than the analysis itself.
 pub fn natural_findings(
-    cfg: &crate::cli::AnalyzeConfig,
+    cfg: &crate::analysis::AnalyzeOptions,
     inputs: &[crate::ingest::InputSource],
     natural: &[String],
 ) -> Vec<Vec<Finding>> {

@@ -2,8 +2,9 @@
 //! about the input itself, the input summary and the list of estimates made.
 
 use super::AnalyzeError;
-use crate::cli::{AnalyzeConfig, Projection};
+use crate::analysis::AnalyzeOptions;
 use crate::estimate;
+use crate::estimate::Projection;
 use crate::ingest;
 use crate::model::{FileSummary, InputSummary, LargestDocument, Located};
 use crate::model::{Finding, Severity};
@@ -13,7 +14,7 @@ use crate::stats::Accumulator;
 /// document; the sample itself without either), and the projection in words.
 fn production_target_unchecked(
     acc: &Accumulator,
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
 ) -> (estimate::Target, Option<String>) {
     let l = &cfg.limits;
     let n = acc.records_analyzed as f64;
@@ -38,7 +39,7 @@ fn production_target_unchecked(
 /// The production target, refused when it is smaller than the sample itself.
 pub(super) fn production_target(
     acc: &Accumulator,
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
 ) -> Result<(estimate::Target, Option<String>), AnalyzeError> {
     let (target, projection) = production_target_unchecked(acc, cfg);
     if let Some(p) = &projection {
@@ -137,7 +138,7 @@ pub(super) fn input_summary(
 }
 
 /// Which numbers are estimates, in words; `sampled`: some candidate's keys were sampled.
-pub(super) fn estimates(cfg: &AnalyzeConfig, sampled: bool) -> Vec<String> {
+pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
     let l = &cfg.limits;
     let mut e = vec![format!(
         "stored bytes = minified JSON + {:.0} bytes of system properties per item; index storage is not modelled",

@@ -2,7 +2,7 @@
 //! estimates: partition counts and split points are the service's internal choices).
 
 use super::key_epk;
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::cosmos::{
     self, partition_count, prefix_range, project_layout, CountParams, LayoutParams, PkVersion,
 };
@@ -21,7 +21,7 @@ pub(super) fn layout_for(
     proj: &Projector,
     demand: &[f64],
     even_ru_per_sec: f64,
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
 ) -> (LayoutReport, Vec<Finding>, Vec<usize>) {
     let l = &cfg.limits;
     let version = if kind == KeyKind::Hierarchical {
@@ -265,7 +265,7 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
 /// The service's floor on manual throughput for the data stored (concepts-limits, "minimum
 /// throughput"): `max(min_ru_per_sec, stored GB × min_ru_per_gb)`. Provisioning less is refused;
 /// the floor rises as the container grows. Autoscale has its own floor and is not checked here.
-fn min_ru_finding(cfg: &AnalyzeConfig, stored_bytes: f64) -> Option<Finding> {
+fn min_ru_finding(cfg: &AnalyzeOptions, stored_bytes: f64) -> Option<Finding> {
     let l = &cfg.limits;
     let Some(crate::cosmos::Provisioning::Manual { ru_per_sec }) = cfg.provisioning else {
         return None;

@@ -2,7 +2,7 @@
 //! one key plan, one parallel scan, and the group findings split off.
 
 use super::{groups, AnalyzeError};
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::ingest::InputSource;
 use crate::keys::KeyPlan;
 use crate::model::{Finding, Severity};
@@ -24,7 +24,7 @@ pub(super) struct Scanned {
 
 /// Scans the inputs once.
 pub(super) fn stage(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     inputs: &[InputSource],
     boundaries: &[Boundary],
 ) -> Result<Scanned, AnalyzeError> {
@@ -77,10 +77,10 @@ pub(super) fn stage(
 /// `--key-stats`: the accumulator read from an engine's key-statistics table (docs/scale.md)
 /// instead of a scan, and the finding that says so. Groups need per-document keys: none here.
 pub(super) fn from_key_stats(
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     path: &std::path::Path,
 ) -> Result<(Scanned, Finding), AnalyzeError> {
-    let ks = crate::ingest::key_stats::read_key_stats(path, &cfg.candidates)
+    let ks = crate::stats::key_stats::read_key_stats(path, &cfg.candidates)
         .map_err(AnalyzeError::KeyStats)?;
     let mut msg = format!(
         "key statistics read from {} ({} rows, computed by an engine): bytes are the engine's minified JSON; the largest document, raw bytes and time hot spots are not known from such a table",

@@ -2,7 +2,7 @@
 
 use super::candidate::{CandidateContext, TimeInput};
 use crate::advise::{self};
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::keys;
 use crate::keys::spec::KeyKind;
 use crate::model::LayoutReport;
@@ -16,7 +16,7 @@ pub(super) type Buckets = Vec<(i64, Key, u64)>;
 /// requested one, else about 100 buckets over the sample's span, at least one minute).
 pub(super) fn time_buckets(
     acc: &mut Accumulator,
-    cfg: &AnalyzeConfig,
+    cfg: &AnalyzeOptions,
     fine: i64,
 ) -> Option<(Vec<Buckets>, i64)> {
     cfg.time_field.as_ref()?;

@@ -1,12 +1,13 @@
-//! `pkadvisor analyze`: its flags and their validation into an [`AnalyzeConfig`].
+//! `pkadvisor analyze`: its flags and their validation into an [`AnalyzeOptions`].
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use super::{
     at_most, positive, projection, threads, time_path, ConfigError, FormatArg, HashVersionArg,
-    InputFormatArg, Projection, CANDIDATE_HELP, MAX_PHYSICAL_PARTITIONS, MAX_RATE,
+    InputFormatArg, CANDIDATE_HELP, MAX_PHYSICAL_PARTITIONS, MAX_RATE,
 };
+use crate::analysis::AnalyzeOptions;
 use crate::cosmos::limits::{parse_size, Limits};
 use crate::cosmos::{PkVersion, Provisioning};
 use crate::ingest::InputFormat;
@@ -227,75 +228,6 @@ pub struct AnalyzeArgs {
     pub limits: Vec<String>,
 }
 
-/// Validated `analyze` settings.
-#[derive(Debug, Clone)]
-pub struct AnalyzeConfig {
-    /// Inputs as given.
-    pub inputs: Vec<PathBuf>,
-    /// `--key-stats`: a key-statistics table instead of inputs.
-    pub key_stats: Option<PathBuf>,
-    /// Parsed candidates (may be empty when `auto`).
-    pub candidates: Vec<Candidate>,
-    /// Generate candidates from a field profile (`--candidates auto`, or none given).
-    pub auto: bool,
-    /// Bound on generated candidates.
-    pub max_candidates: usize,
-    /// Text output lists the fields the search left out.
-    pub explain: bool,
-    /// The container's key today (`--current-key`), also analyzed as a candidate.
-    pub current_key: Option<Candidate>,
-    /// RU/s for the key-change copy.
-    pub copy_ru: Option<f64>,
-    /// Separator for composed keys.
-    pub separator: String,
-    /// Forced input format.
-    pub input_format: Option<InputFormat>,
-    /// `--csv-strings`.
-    pub csv_strings: bool,
-    /// Extended JSON: forced on (`Some(true)`), off, or detected (`None`).
-    pub extended_json: Option<bool>,
-    /// `--skip-invalid`.
-    pub skip_invalid: bool,
-    /// Worker threads.
-    pub threads: usize,
-    /// Longest record accepted, bytes.
-    pub max_record_bytes: usize,
-    /// Memory for the candidates' distinct keys, bytes (`--memory-limit`).
-    pub memory_limit: u64,
-    /// Show progress.
-    pub progress: bool,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Output file (None = stdout).
-    pub output: Option<PathBuf>,
-    /// Top-N partitions.
-    pub top: usize,
-    /// Projection.
-    pub projection: Option<Projection>,
-    /// Limits after overrides.
-    pub limits: Limits,
-    /// Writes per second.
-    pub writes_per_sec: Option<f64>,
-    /// Reads per second.
-    pub reads_per_sec: Option<f64>,
-    /// Provisioned throughput.
-    pub provisioning: Option<Provisioning>,
-    /// Forced partition count.
-    pub physical_partitions: Option<u32>,
-    /// Hash version for single-path keys.
-    pub hash_version: PkVersion,
-    /// The workload (from --workload and the rate/query shortcuts), if any traffic is stated.
-    pub workload: Option<crate::workload::Workload>,
-    /// Access log.
-    pub ops: Option<PathBuf>,
-    /// Time field path.
-    pub time_field: Option<crate::keys::spec::KeyPath>,
-    /// Time bucket width, seconds (None = automatic).
-    pub time_bucket_secs: Option<i64>,
-    /// Growth factor per year (`--growth`).
-    pub growth_per_year: Option<f64>,
-}
-
 /// Splits a candidate list at commas outside quoted path segments.
 fn split_top_level(s: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -317,7 +249,7 @@ fn split_top_level(s: &str) -> Vec<String> {
     out
 }
 
-pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigError> {
+pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigError> {
     if a.inputs.is_empty() && a.key_stats.is_none() {
         return Err(ConfigError::Invalid(
             "no input: give sample files or folders, or - for standard input".into(),
@@ -367,9 +299,9 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
             })?,
     };
     let provisioning = provisioning(&a, &limits)?;
-    let (workload, writes_per_sec, reads_per_sec) = workload(&a)?;
+    let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
-    Ok(AnalyzeConfig {
+    Ok(AnalyzeOptions {
         inputs: a.inputs,
         key_stats: a.key_stats,
         candidates,
@@ -392,8 +324,6 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeConfig, ConfigErro
         top: a.top,
         projection,
         limits,
-        writes_per_sec,
-        reads_per_sec,
         provisioning,
         physical_partitions: a.physical_partitions,
         hash_version: match a.hash_version {
@@ -502,10 +432,8 @@ fn provisioning(a: &AnalyzeArgs, limits: &Limits) -> Result<Option<Provisioning>
     Ok(provisioning)
 }
 
-/// The workload file with the command-line rates and queries applied, and the rates.
-fn workload(
-    a: &AnalyzeArgs,
-) -> Result<(crate::workload::Workload, Option<f64>, Option<f64>), ConfigError> {
+/// The workload file with the command-line rates and queries applied.
+fn workload(a: &AnalyzeArgs) -> Result<crate::workload::Workload, ConfigError> {
     let mut workload = match &a.workload {
         Some(p) => crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
         None => crate::workload::Workload::default(),
@@ -545,7 +473,7 @@ fn workload(
         }
         workload.queries.push(q);
     }
-    Ok((workload, writes_per_sec, reads_per_sec))
+    Ok(workload)
 }
 
 /// The output format (flag, else the output file's extension), refusing to overwrite an input.

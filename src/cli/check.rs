@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::analyze::analyze_config;
-use super::{AnalyzeArgs, AnalyzeConfig, ConfigError, FormatArg, HashVersionArg};
+use super::{AnalyzeArgs, AnalyzeOptions, ConfigError, FormatArg, HashVersionArg};
 use crate::ci::iac::{self, IacKey};
 use crate::ci::policy::{FailOn, Policy};
 
@@ -206,7 +206,7 @@ pub struct PolicyFile {
 #[derive(Debug, Clone)]
 pub struct CheckConfig {
     /// The analysis: the key first, then the comparisons.
-    pub analysis: AnalyzeConfig,
+    pub analysis: AnalyzeOptions,
     /// Where the key came from, when from infrastructure code.
     pub iac: Option<IacKey>,
     /// The policy.

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{projection, threads, time_path, ConfigError, InputFormatArg, Projection};
+use super::{projection, threads, time_path, ConfigError, InputFormatArg};
+use crate::estimate::Projection;
 use crate::ingest::InputFormat;
 use crate::keys::spec::KeyPath;
 use crate::report::OutputFormat;

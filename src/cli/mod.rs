@@ -3,6 +3,7 @@
 //! Nothing outside this module sees clap types: [`Args`] mirrors the flags, `Config::try_from`
 //! checks them and resolves defaults.
 
+use crate::estimate::Projection;
 use std::path::PathBuf;
 
 pub mod analyze;
@@ -18,7 +19,8 @@ use crate::cosmos::limits::parse_size;
 use crate::cosmos::PkVersion;
 use crate::keys::spec::SpecError;
 
-pub use analyze::{AnalyzeArgs, AnalyzeConfig};
+pub use crate::analysis::AnalyzeOptions;
+pub use analyze::AnalyzeArgs;
 
 pub(crate) const CANDIDATE_HELP: &str = "\
 Candidate partition keys, comma-separated (repeatable):
@@ -212,20 +214,11 @@ pub enum ConfigError {
     Invalid(String),
 }
 
-/// How the sample is projected to production.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Projection {
-    /// The production container holds this many documents.
-    TotalDocs(f64),
-    /// The production container holds this many (stored) bytes.
-    TotalSize(f64),
-}
-
 /// What to run.
 #[derive(Debug, Clone)]
 pub enum Config {
     /// `pkadvisor analyze`.
-    Analyze(Box<AnalyzeConfig>),
+    Analyze(Box<AnalyzeOptions>),
     /// `pkadvisor check`.
     Check(Box<check::CheckConfig>),
     /// `pkadvisor epk`.
@@ -493,7 +486,7 @@ mod tests {
         Config::try_from(a).map_err(|e| e.to_string())
     }
 
-    fn analyze(args: &[&str]) -> AnalyzeConfig {
+    fn analyze(args: &[&str]) -> AnalyzeOptions {
         match parse(args).unwrap() {
             Config::Analyze(a) => *a,
             other => panic!("{other:?}"),

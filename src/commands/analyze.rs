@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::analysis::analyze;
-use crate::cli::AnalyzeConfig;
+use crate::analysis::AnalyzeOptions;
 use crate::report::render_styled;
 
 /// Standard input saved to a file for the two passes of the automatic search; removed on drop.
@@ -20,7 +20,7 @@ impl Drop for Spool {
 
 /// The automatic search reads the input twice (profile, then analysis): standard input is saved
 /// to a temporary file first, named `.json` so its format is sniffed as standard input's is.
-fn spool_stdin(cfg: &AnalyzeConfig) -> anyhow::Result<Option<(AnalyzeConfig, Spool)>> {
+fn spool_stdin(cfg: &AnalyzeOptions) -> anyhow::Result<Option<(AnalyzeOptions, Spool)>> {
     if !cfg.auto || !cfg.inputs.iter().any(|p| p.as_os_str() == "-") {
         return Ok(None);
     }
@@ -46,7 +46,7 @@ fn spool_stdin(cfg: &AnalyzeConfig) -> anyhow::Result<Option<(AnalyzeConfig, Spo
         })
         .collect();
     Ok(Some((
-        AnalyzeConfig {
+        AnalyzeOptions {
             inputs,
             ..cfg.clone()
         },
@@ -55,7 +55,7 @@ fn spool_stdin(cfg: &AnalyzeConfig) -> anyhow::Result<Option<(AnalyzeConfig, Spo
 }
 
 /// Runs the analysis; writes the rendered report to `--output` or `out`.
-pub fn run(cfg: &AnalyzeConfig, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(cfg: &AnalyzeOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let spooled = spool_stdin(cfg)?;
     let cfg = spooled.as_ref().map_or(cfg, |s| &s.0);
     let report = analyze(cfg)?;

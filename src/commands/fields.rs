@@ -7,7 +7,8 @@ use anyhow::Context;
 use crate::cli::fields::FieldsConfig;
 use crate::cosmos::limits::Limits;
 use crate::ingest;
-use crate::profile::{self, render, ProfileOptions, ScanConfig};
+use crate::profile::{self, ProfileOptions, ScanConfig};
+use crate::report::fields as render;
 use crate::report::OutputFormat;
 
 /// Profiles the inputs; writes the rendered profile to `--output` or `out`.

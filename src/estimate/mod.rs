@@ -289,6 +289,15 @@ pub fn classify(p: &FrequencyProfile, projected: bool, one_item: bool) -> (Regim
     (regime, evidence)
 }
 
+/// How the sample is projected to production.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Projection {
+    /// The production container holds this many documents.
+    TotalDocs(f64),
+    /// The production container holds this many (stored) bytes.
+    TotalSize(f64),
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -511,7 +511,7 @@ fn percent_decode(s: &str) -> String {
 }
 
 /// `analyze --key-stats` from a Parquet file: the rows of the key-statistics table.
-pub fn key_stats_rows(path: &Path) -> Result<Vec<Result<super::key_stats::Row, String>>, String> {
+pub fn key_stats_rows(path: &Path) -> Result<Vec<Result<super::key_table::Row, String>>, String> {
     let mut out = Vec::new();
     let mut offset = 0;
     loop {

@@ -12,7 +12,7 @@ mod csv;
 pub mod ejson;
 mod json_array;
 mod jsonl;
-pub mod key_stats;
+pub mod key_table;
 mod mapped;
 pub mod peek;
 

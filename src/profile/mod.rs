@@ -8,7 +8,6 @@
 
 pub mod acc;
 pub mod discover;
-pub mod render;
 pub mod scan;
 
 use crate::estimate::distinct::{estimate, FrequencyProfile};
@@ -42,7 +41,7 @@ pub struct ProfileOptions {
     /// The time field; detected from the first 2,000 documents of a file when `None`.
     pub time_field: Option<crate::keys::spec::KeyPath>,
     /// The production the distinct ranges are projected to.
-    pub projection: Option<crate::cli::Projection>,
+    pub projection: Option<crate::estimate::Projection>,
     /// Item overhead bytes (system properties), for `--total-size`.
     pub item_overhead_bytes: f64,
     /// Top values per field.
@@ -86,8 +85,8 @@ pub fn run(
     let n = p.documents as f64;
     let mean_stored = p.record_bytes as f64 / n.max(1.0) + o.item_overhead_bytes;
     let production = match o.projection {
-        Some(crate::cli::Projection::TotalDocs(d)) => d.max(n),
-        Some(crate::cli::Projection::TotalSize(b)) => (b / mean_stored).max(n),
+        Some(crate::estimate::Projection::TotalDocs(d)) => d.max(n),
+        Some(crate::estimate::Projection::TotalSize(b)) => (b / mean_stored).max(n),
         None => n,
     };
     let name = time_field.map(|t| t.0);

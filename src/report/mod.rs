@@ -3,6 +3,7 @@
 //! The JSON output is this model serialized: it is an API, versioned by [`SCHEMA_VERSION`] and
 //! documented field by field in `docs/json-schema.md`. Change it deliberately.
 
+pub mod fields;
 pub mod gate;
 pub mod html;
 pub mod json;

@@ -166,7 +166,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         out.extend(super::recommendation::blocks(rec));
     }
     if let Some(d) = &r.discovery {
-        out.extend(crate::profile::render::discovery_blocks(d, d.explain));
+        out.extend(super::fields::discovery_blocks(d, d.explain));
     }
     if !i.skipped_examples.is_empty() {
         let mut items: Vec<String> = i

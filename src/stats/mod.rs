@@ -6,6 +6,7 @@
 
 pub mod arenas;
 pub mod hll;
+pub mod key_stats;
 pub mod keymap;
 pub mod sampling;
 pub mod spread;

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
+use crate::ingest::key_table::Row;
 use crate::keys::spec::{parse_candidate, Candidate};
 use crate::keys::{marker, time, KeyError};
 use crate::stats::Accumulator;
@@ -24,29 +25,6 @@ pub struct KeyStats {
     pub rows: u64,
     /// Candidates in the table that were not asked for (their rows are ignored).
     pub other_candidates: Vec<String>,
-}
-
-/// One row, as read from any format.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct Row {
-    /// The candidate's spec.
-    pub candidate: String,
-    /// The key as a JSON array (text, or an array in JSON Lines).
-    #[serde(default)]
-    pub key: Option<serde_json::Value>,
-    /// Why the documents have no key.
-    #[serde(default)]
-    pub error: Option<String>,
-    /// Documents.
-    pub documents: u64,
-    /// Minified JSON bytes of those documents.
-    pub bytes: u64,
-    /// Earliest time-field value.
-    #[serde(default)]
-    pub first_time: Option<serde_json::Value>,
-    /// Latest time-field value.
-    #[serde(default)]
-    pub last_time: Option<serde_json::Value>,
 }
 
 /// Fills an accumulator for `candidates` from rows.
@@ -300,7 +278,7 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
 
 #[cfg(feature = "parquet")]
 fn read_parquet(path: &Path, loader: &mut Loader<'_>) -> Result<(), String> {
-    for row in super::columnar::key_stats_rows(path)? {
+    for row in crate::ingest::columnar::key_stats_rows(path)? {
         loader.add(row?)?;
     }
     Ok(())
