@@ -35,7 +35,7 @@ use std::io::Write;
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
 /// Exit code: `pkadvisor check` found a policy failure.
-pub const EXIT_POLICY: i32 = commands::check::EXIT_POLICY;
+pub const EXIT_POLICY: i32 = 1;
 /// Exit code: bad input, bad usage or configuration.
 pub const EXIT_BAD_INPUT: i32 = 2;
 
@@ -48,17 +48,20 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             commands::analyze::run(&cfg, &mut out)?;
             EXIT_OK
         }
-        cli::Config::Check(cfg) => commands::check::run(&cfg, &mut out)?,
+        cli::Config::Check(cfg) => match commands::check::run(&cfg, &mut out)? {
+            true => EXIT_OK,
+            false => EXIT_POLICY,
+        },
         cli::Config::Epk(cfg) => {
             commands::epk::run(&cfg, &mut out)?;
             EXIT_OK
         }
         cli::Config::Completions(shell) => {
-            commands::shell::completions(shell, &mut out)?;
+            cli::shell::completions(shell, &mut out)?;
             EXIT_OK
         }
         cli::Config::Man => {
-            commands::shell::man(&mut out)?;
+            cli::shell::man(&mut out)?;
             EXIT_OK
         }
         cli::Config::Fields(cfg) => {

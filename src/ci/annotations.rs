@@ -4,6 +4,15 @@
 use crate::model::Severity;
 use crate::model::Violation;
 
+/// The CI system whose annotation syntax to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// GitHub Actions workflow commands (`::error file=…,line=…::`).
+    Github,
+    /// Azure Pipelines logging commands (`##vso[task.logissue …]`).
+    Azure,
+}
+
 /// GitHub shows at most 10 annotations of each type per step: past that, one line summarises.
 pub const GITHUB_MAX_PER_TYPE: usize = 10;
 

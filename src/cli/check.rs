@@ -1,5 +1,5 @@
 //! `pkadvisor check` arguments, the `pkadvisor.toml` file they can come from, and their
-//! validation into a [`CheckConfig`]. Flags win over the file; the file's paths are relative to
+//! validation into a [`CheckOptions`]. Flags win over the file; the file's paths are relative to
 //! the file's folder.
 
 use std::collections::BTreeMap;
@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::analyze::analyze_config;
-use super::{AnalyzeArgs, AnalyzeOptions, ConfigError, FormatArg, HashVersionArg};
-use crate::ci::iac::{self, IacKey};
+use super::{AnalyzeArgs, ConfigError, FormatArg, HashVersionArg};
+use crate::ci::iac::{self};
 use crate::ci::policy::{FailOn, Policy};
+use crate::commands::check::CheckOptions;
 
 /// Where CI annotations go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Deserialize)]
@@ -202,27 +203,6 @@ pub struct PolicyFile {
     pub max_fanout_share: Option<f64>,
 }
 
-/// Validated `check` settings.
-#[derive(Debug, Clone)]
-pub struct CheckConfig {
-    /// The analysis: the key first, then the comparisons.
-    pub analysis: AnalyzeOptions,
-    /// Where the key came from, when from infrastructure code.
-    pub iac: Option<IacKey>,
-    /// The policy.
-    pub policy: Policy,
-    /// Baseline to compare with.
-    pub baseline: Option<PathBuf>,
-    /// Relative growth tolerated against the baseline.
-    pub baseline_tolerance: f64,
-    /// Where to write a new baseline.
-    pub write_baseline: Option<PathBuf>,
-    /// Annotations to print.
-    pub annotations: Option<AnnotationsArg>,
-    /// SARIF output instead of the report.
-    pub sarif: bool,
-}
-
 /// The gate's policy: flags over the file's `[policy]`, then the defaults.
 fn policy(c: &CheckArgs, p: PolicyFile) -> Result<Policy, ConfigError> {
     Ok(Policy {
@@ -348,7 +328,7 @@ fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
 }
 
 /// Validates `check` flags, merged over `pkadvisor.toml`.
-pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
+pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let default_file = PathBuf::from("pkadvisor.toml");
     let (mut file, base) = match &c.config {
         Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
@@ -405,14 +385,17 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckConfig, ConfigError> {
             )));
         }
     }
-    Ok(CheckConfig {
+    Ok(CheckOptions {
         analysis,
         iac,
         policy,
         baseline: c.baseline.or(file.baseline.map(rel)),
         baseline_tolerance,
         write_baseline: c.write_baseline,
-        annotations: c.annotations.or(file.annotations),
+        annotations: c.annotations.or(file.annotations).map(|a| match a {
+            AnnotationsArg::Github => crate::ci::annotations::Target::Github,
+            AnnotationsArg::Azure => crate::ci::annotations::Target::Azure,
+        }),
         sarif,
     })
 }

@@ -6,9 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{projection, threads, time_path, ConfigError, InputFormatArg};
-use crate::estimate::Projection;
+use crate::commands::fields::FieldsOptions;
 use crate::ingest::InputFormat;
-use crate::keys::spec::KeyPath;
 use crate::report::OutputFormat;
 
 /// `pkadvisor fields` arguments.
@@ -67,37 +66,8 @@ pub struct FieldsArgs {
     pub time_field: Option<String>,
 }
 
-/// Validated `fields` settings.
-#[derive(Debug, Clone)]
-pub struct FieldsConfig {
-    /// Inputs as given.
-    pub inputs: Vec<PathBuf>,
-    /// Forced input format.
-    pub input_format: Option<InputFormat>,
-    /// CSV cells as strings.
-    pub csv_strings: bool,
-    /// Extended JSON: forced on, off, or detected (`None`).
-    pub extended_json: Option<bool>,
-    /// Skip malformed records.
-    pub skip_invalid: bool,
-    /// Worker threads.
-    pub threads: usize,
-    /// Progress bar.
-    pub progress: bool,
-    /// Output format.
-    pub format: OutputFormat,
-    /// Output file.
-    pub output: Option<PathBuf>,
-    /// Top values per field.
-    pub top: usize,
-    /// Production size.
-    pub projection: Option<Projection>,
-    /// Time field.
-    pub time_field: Option<KeyPath>,
-}
-
 /// Validates `fields` arguments.
-pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
+pub fn fields_config(a: FieldsArgs) -> Result<FieldsOptions, ConfigError> {
     let output = super::output_file(a.output.as_ref(), &a.inputs, "profile")?;
     use super::report::ReportFormatArg as F;
     let format = match (a.format, &output) {
@@ -108,7 +78,7 @@ pub fn fields_config(a: FieldsArgs) -> Result<FieldsConfig, ConfigError> {
         (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
         (None, None) => OutputFormat::Table,
     };
-    Ok(FieldsConfig {
+    Ok(FieldsOptions {
         input_format: a.input_format.map(InputFormat::from),
         inputs: a.inputs,
         csv_strings: a.csv_strings,

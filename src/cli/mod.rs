@@ -3,8 +3,10 @@
 //! Nothing outside this module sees clap types: [`Args`] mirrors the flags, `Config::try_from`
 //! checks them and resolves defaults.
 
-use crate::estimate::Projection;
 use std::path::PathBuf;
+
+use crate::commands::epk::EpkOptions;
+use crate::estimate::Projection;
 
 pub mod analyze;
 pub mod check;
@@ -220,34 +222,19 @@ pub enum Config {
     /// `pkadvisor analyze`.
     Analyze(Box<AnalyzeOptions>),
     /// `pkadvisor check`.
-    Check(Box<check::CheckConfig>),
+    Check(Box<crate::commands::check::CheckOptions>),
     /// `pkadvisor epk`.
-    Epk(EpkConfig),
+    Epk(EpkOptions),
     /// `pkadvisor report`.
-    Report(report::ReportConfig),
+    Report(crate::commands::report::ReportOptions),
     /// `pkadvisor fields`.
-    Fields(Box<fields::FieldsConfig>),
+    Fields(Box<crate::commands::fields::FieldsOptions>),
     /// `pkadvisor completions`.
     Completions(clap_complete::Shell),
     /// `pkadvisor man`.
     Man,
     /// `pkadvisor sql`.
     Sql(crate::sql::SqlRequest),
-}
-
-/// Validated `epk` settings.
-#[derive(Debug, Clone)]
-pub struct EpkConfig {
-    /// Values as JSON text.
-    pub values: Vec<String>,
-    /// V1 or V2 for `--kind hash`.
-    pub version: PkVersion,
-    /// Hierarchical (MultiHash) instead of hash.
-    pub multihash: bool,
-    /// Batch file.
-    pub batch: Option<PathBuf>,
-    /// Boundaries for N partitions.
-    pub ranges: Option<u32>,
 }
 
 /// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second).
@@ -324,7 +311,7 @@ impl TryFrom<Args> for Config {
                         "--ranges needs at least 1 partition".into(),
                     ));
                 }
-                Ok(Config::Epk(EpkConfig {
+                Ok(Config::Epk(EpkOptions {
                     values: e.values,
                     version,
                     multihash: e.kind == EpkKind::Multihash,

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::ConfigError;
+use crate::commands::report::ReportOptions;
 use crate::report::OutputFormat;
 
 /// Formats `report` renders.
@@ -40,19 +41,8 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
 }
 
-/// Validated `report` settings.
-#[derive(Debug, Clone)]
-pub struct ReportConfig {
-    /// The saved report (`-` = standard input).
-    pub input: PathBuf,
-    /// What to render.
-    pub format: OutputFormat,
-    /// Where to write (`None` = standard output).
-    pub output: Option<PathBuf>,
-}
-
 /// Validates `report` arguments.
-pub fn report_config(a: ReportArgs) -> Result<ReportConfig, ConfigError> {
+pub fn report_config(a: ReportArgs) -> Result<ReportOptions, ConfigError> {
     let output = a.output.filter(|p| p.as_os_str() != "-");
     if let (Some(out), Ok(input)) = (&output, std::fs::canonicalize(&a.input)) {
         if std::fs::canonicalize(out).is_ok_and(|o| o == input) {
@@ -70,7 +60,7 @@ pub fn report_config(a: ReportArgs) -> Result<ReportConfig, ConfigError> {
         (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
         (None, None) => OutputFormat::Table,
     };
-    Ok(ReportConfig {
+    Ok(ReportOptions {
         input: a.input,
         format,
         output,

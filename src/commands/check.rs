@@ -4,25 +4,39 @@
 //! returns the exit code: 0 pass, 1 policy failure.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context;
 
 use crate::analysis::analyze;
-use crate::ci::{annotations, baseline, policy, sarif, schema};
-use crate::cli::check::{AnnotationsArg, CheckConfig};
-use crate::model::Severity;
-use crate::model::{CheckOutcome, Location};
+use crate::ci::{annotations, baseline, gate, sarif, schema};
+use crate::model::Location;
 use crate::report::{render, OutputFormat};
 
-/// Why standard input is absent from the schema examination.
-const STDIN_NOTE: &str =
-    "standard input cannot be read twice, so it was not examined for schema changes";
+/// Validated `check` settings.
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// The analysis: the key first, then the comparisons.
+    pub analysis: crate::analysis::AnalyzeOptions,
+    /// Where the key came from, when from infrastructure code.
+    pub iac: Option<crate::ci::iac::IacKey>,
+    /// The policy.
+    pub policy: crate::ci::policy::Policy,
+    /// Baseline to compare with.
+    pub baseline: Option<PathBuf>,
+    /// Relative growth tolerated against the baseline.
+    pub baseline_tolerance: f64,
+    /// Where to write a new baseline.
+    pub write_baseline: Option<PathBuf>,
+    /// Annotations to print.
+    pub annotations: Option<annotations::Target>,
+    /// SARIF output instead of the report.
+    pub sarif: bool,
+}
 
-/// Exit code of a policy failure.
-pub const EXIT_POLICY: i32 = 1;
-
-/// Runs the gate; returns the exit code (0 pass, 1 policy failure).
-pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
+/// Runs the gate and writes its report; returns whether the key passes (`lib::run` turns that
+/// into the exit code).
+pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
     let a = &cfg.analysis;
     let mut report = analyze(a)?;
     let key = a.candidates[0].spec.clone();
@@ -31,16 +45,10 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         .iter()
         .find(|c| c.spec == key)
         .context("the key's report is missing")?;
-    let at = cfg.iac.as_ref().map(|k| Location {
+    let declared_at = cfg.iac.as_ref().map(|k| Location {
         file: k.file.clone(),
         line: k.line,
     });
-    let mut violations = policy::evaluate(
-        key_report,
-        &cfg.policy,
-        a.limits.logical_partition_bytes,
-        at.as_ref(),
-    );
     let mut inputs = crate::ingest::discover(&a.inputs, a.input_format)?;
     for i in inputs.iter_mut() {
         i.max_record_bytes = a.max_record_bytes;
@@ -51,33 +59,20 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         a.csv_strings,
         a.limits.key_value_bytes,
     );
-    let schema_violations = schema::violations(&found, cfg.policy.max_undefined_share);
-    // The schema findings say the same as these, with the offending records.
-    let has = |code: &str| schema_violations.iter().any(|v| v.code == code);
-    let (missing, null) = (has("SCHEMA_KEY_MISSING"), has("SCHEMA_KEY_NULL"));
-    violations.retain(|v| match v.code.as_str() {
-        "POLICY_UNDEFINED_SHARE" => !(missing || null),
-        "UNDEFINED_PARTITION" => !missing,
-        "NULL_PARTITION" => !null,
-        _ => true,
-    });
-    violations.extend(schema_violations);
-    if let Some(path) = &cfg.baseline {
-        let base = baseline::load(path)?;
-        violations.extend(baseline::compare(key_report, &base, cfg.baseline_tolerance));
-    }
-    violations.sort_by_key(|v| std::cmp::Reverse(v.severity));
-    let passed = !violations.iter().any(|v| v.severity == Severity::Fail);
-    report.check = Some(CheckOutcome {
-        key: key.clone(),
-        passed,
-        violations: violations.clone(),
-        notes: if found.skipped_inputs.is_empty() {
-            Vec::new()
-        } else {
-            vec![STDIN_NOTE.to_owned()]
+    let base = cfg.baseline.as_deref().map(baseline::load).transpose()?;
+    let outcome = gate::judge(
+        &key,
+        key_report,
+        &gate::Evidence {
+            policy: &cfg.policy,
+            logical_partition_bytes: a.limits.logical_partition_bytes,
+            declared_at: declared_at.as_ref(),
+            schema: &found,
+            baseline: base.as_ref().map(|b| (b, cfg.baseline_tolerance)),
         },
-    });
+    );
+    let (passed, violations) = (outcome.passed, outcome.violations.clone());
+    report.check = Some(outcome);
     if let Some(path) = &cfg.write_baseline {
         std::fs::write(path, render(&report, OutputFormat::Json))
             .with_context(|| format!("cannot write the baseline to {}", path.display()))?;
@@ -96,8 +91,8 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         None => out.write_all(text.as_bytes())?,
     }
     let lines = match cfg.annotations {
-        Some(AnnotationsArg::Github) => annotations::github(&violations),
-        Some(AnnotationsArg::Azure) => annotations::azure(&violations),
+        Some(annotations::Target::Github) => annotations::github(&violations),
+        Some(annotations::Target::Azure) => annotations::azure(&violations),
         None => Vec::new(),
     };
     for l in lines {
@@ -108,17 +103,10 @@ pub fn run(cfg: &CheckConfig, out: &mut dyn Write) -> anyhow::Result<i32> {
         annotations::append_step_summary(std::path::Path::new(&path), &md)
             .context("cannot append to GITHUB_STEP_SUMMARY")?;
     }
+    let (failures, warnings) = gate::tally(&violations);
     eprintln!(
-        "pkadvisor check: {} ({} failure(s), {} warning(s))",
+        "pkadvisor check: {} ({failures} failure(s), {warnings} warning(s))",
         if passed { "PASS" } else { "FAIL" },
-        violations
-            .iter()
-            .filter(|v| v.severity == Severity::Fail)
-            .count(),
-        violations
-            .iter()
-            .filter(|v| v.severity == Severity::Warn)
-            .count(),
     );
-    Ok(if passed { crate::EXIT_OK } else { EXIT_POLICY })
+    Ok(passed)
 }

@@ -1,9 +1,24 @@
 //! `pkadvisor epk`: effective partition keys for values, a batch file, or initial range boundaries.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
 
-use crate::cli::EpkConfig;
 use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, PkVersion};
+
+/// Validated `epk` settings.
+#[derive(Debug, Clone)]
+pub struct EpkOptions {
+    /// Values as JSON text.
+    pub values: Vec<String>,
+    /// V1 or V2 for `--kind hash`.
+    pub version: PkVersion,
+    /// Hierarchical (MultiHash) instead of hash.
+    pub multihash: bool,
+    /// Batch file.
+    pub batch: Option<PathBuf>,
+    /// Boundaries for N partitions.
+    pub ranges: Option<u32>,
+}
 
 /// Errors of the epk command.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +47,7 @@ fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
 }
 
 /// Runs the command, writing to `out`.
-pub fn run(cfg: &EpkConfig, out: &mut dyn Write) -> Result<(), EpkCommandError> {
+pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError> {
     let io = |e: std::io::Error| EpkCommandError::Io {
         file: "<stdout>".into(),
         cause: e,

@@ -1,18 +1,50 @@
 //! `pkadvisor fields`: profile every field of the sample and write the profile.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::cli::fields::FieldsConfig;
 use crate::cosmos::limits::Limits;
+use crate::estimate::Projection;
 use crate::ingest;
+use crate::ingest::InputFormat;
+use crate::keys::spec::KeyPath;
 use crate::profile::{self, ProfileOptions, ScanConfig};
 use crate::report::fields as render;
 use crate::report::OutputFormat;
 
+/// Validated `fields` settings.
+#[derive(Debug, Clone)]
+pub struct FieldsOptions {
+    /// Inputs as given.
+    pub inputs: Vec<PathBuf>,
+    /// Forced input format.
+    pub input_format: Option<InputFormat>,
+    /// CSV cells as strings.
+    pub csv_strings: bool,
+    /// Extended JSON: forced on, off, or detected (`None`).
+    pub extended_json: Option<bool>,
+    /// Skip malformed records.
+    pub skip_invalid: bool,
+    /// Worker threads.
+    pub threads: usize,
+    /// Progress bar.
+    pub progress: bool,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Output file.
+    pub output: Option<PathBuf>,
+    /// Top values per field.
+    pub top: usize,
+    /// Production size.
+    pub projection: Option<Projection>,
+    /// Time field.
+    pub time_field: Option<KeyPath>,
+}
+
 /// Profiles the inputs; writes the rendered profile to `--output` or `out`.
-pub fn run(cfg: &FieldsConfig, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let mut notes = Vec::new();
     let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
     for i in inputs.iter_mut() {

@@ -5,5 +5,4 @@ pub mod check;
 pub mod epk;
 pub mod fields;
 pub mod report;
-pub mod shell;
 pub mod sql;

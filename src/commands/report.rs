@@ -2,14 +2,26 @@
 //! truth: the renderers see exactly the [`Report`](crate::model::Report) the analysis built.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::cli::report::ReportConfig;
+use crate::report::OutputFormat;
 use crate::report::{json, render_styled};
 
+/// Validated `report` settings.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The saved report (`-` = standard input).
+    pub input: PathBuf,
+    /// What to render.
+    pub format: OutputFormat,
+    /// Where to write (`None` = standard output).
+    pub output: Option<PathBuf>,
+}
+
 /// Reads the report named in `cfg`, renders it, writes it to `--output` or `out`.
-pub fn run(cfg: &ReportConfig, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(cfg: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let name = if cfg.input.as_os_str() == "-" {
         "standard input".to_owned()
     } else {

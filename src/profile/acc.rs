@@ -2,7 +2,6 @@
 //! in any order to the same result.
 
 use hashbrown::HashMap;
-
 use serde_json::Value;
 
 use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
