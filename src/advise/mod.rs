@@ -78,58 +78,9 @@ pub fn sampling_finding(
     one_item_cap: Option<(f64, &'static str)>,
 ) -> Option<Finding> {
     let k = s.sampling?;
-    let largest_kept = s
-        .partitions
-        .iter()
-        .map(|p| p.sample.minified_bytes as f64 + l.item_overhead_bytes * p.sample.documents as f64)
-        .fold(0.0, f64::max);
-    let bound = k.dropped_largest_bytes_bound;
-    // A key of one item per partition is capped by that item, where the sketch (loose once
-    // millions of keys share its cells) says more ([`dropped_bound`]).
-    let projected_bound = dropped_bound(s, heavy_scale, one_item_cap.map(|(c, _)| c))?;
-    let cap = one_item_cap.filter(|_| projected_bound < bound * heavy_scale);
-    let exact_top = cap.is_none() && bound < largest_kept;
-    let far_below = projected_bound < l.logical_partition_bytes * l.warn_fraction;
-    let one_in = (1.0 / k.kept_fraction).round() as u64;
-    let mut msg = format!(
-        "over the memory limit ({}): 1 key in {one_in} was kept, chosen by hash ({} keys, each with exact counts{}); the other keys' {} documents count in the totals only. Logical partitions (about {}, 95 % interval {} – {}), distributions and skew are estimates from the kept keys. ",
-        human_bytes(k.memory_limit_bytes as f64),
-        k.kept_keys,
-        if s.levels.is_empty() {
-            ""
-        } else {
-            "; first-level prefixes are kept or dropped whole, so each kept prefix's size is exact, but the largest prefix may be a dropped one"
-        },
-        k.dropped_documents,
-        crate::fmt::count(s.logical_partitions as f64),
-        crate::fmt::count(k.logical_partitions_low as f64),
-        crate::fmt::count(k.logical_partitions_high as f64),
-    );
-    msg.push_str(&if let (Some((c, what)), true) = (cap, far_below) {
-        format!(
-            "Each logical partition holds one item (the key includes /id), so no dropped key holds more than {} ({what}), below the {} warning level of a logical partition",
-            human_bytes(c),
-            human_bytes(l.logical_partition_bytes * l.warn_fraction)
-        )
-    } else if exact_top {
-        format!(
-            "No dropped key holds more than {} of the sample (a count-min bound), less than the largest kept key's {}: the largest partition is exact",
-            human_bytes(bound),
-            human_bytes(largest_kept)
-        )
-    } else if far_below {
-        format!(
-            "A dropped key may be larger than the largest kept one, but none holds more than {} of the sample (a count-min bound), at most {} in production, below the {} warning level of a logical partition",
-            human_bytes(bound),
-            human_bytes(projected_bound),
-            human_bytes(l.logical_partition_bytes * l.warn_fraction)
-        )
-    } else {
-        format!(
-            "A dropped key may hold up to {} in production (a count-min bound), which could reach the logical partition limit: the largest partition may be missed; raise --memory-limit or analyze fewer candidates at once",
-            human_bytes(projected_bound)
-        )
-    });
+    let d = DroppedKeys::of(s, l, heavy_scale, one_item_cap)?;
+    let mut msg = kept_keys_sentence(s, &k);
+    msg.push_str(&d.sentence(l));
     // A hierarchical key's largest prefix may be a dropped one, and prefixes may legitimately
     // pass 20 GB: that check cannot be made on a sample of prefixes.
     let prefixes_unchecked = !s.levels.is_empty();
@@ -140,7 +91,7 @@ pub fn sampling_finding(
     }
     Some(Finding::new(
         "KEYS_SAMPLED",
-        if (exact_top || far_below) && !prefixes_unchecked {
+        if (d.exact_top || d.far_below) && !prefixes_unchecked {
             Severity::Info
         } else {
             Severity::Warn
@@ -154,11 +105,109 @@ pub fn sampling_finding(
             "logical_partitions_low": k.logical_partitions_low,
             "logical_partitions_high": k.logical_partitions_high,
             "dropped_documents": k.dropped_documents,
-            "dropped_largest_bytes_bound": bound,
-            "dropped_largest_bytes_bound_projected": projected_bound,
-            "largest_kept_bytes": largest_kept,
+            "dropped_largest_bytes_bound": d.bound,
+            "dropped_largest_bytes_bound_projected": d.projected_bound,
+            "largest_kept_bytes": d.largest_kept,
         }),
     ))
+}
+
+/// The first sentence of `KEYS_SAMPLED`: which share of the keys was kept, and what is
+/// therefore an estimate.
+fn kept_keys_sentence(s: &CandidateStats, k: &crate::stats::sampling::KeySampling) -> String {
+    let one_in = (1.0 / k.kept_fraction).round() as u64;
+    format!(
+        "over the memory limit ({}): 1 key in {one_in} was kept, chosen by hash ({} keys, each with exact counts{}); the other keys' {} documents count in the totals only. Logical partitions (about {}, 95 % interval {} – {}), distributions and skew are estimates from the kept keys. ",
+        human_bytes(k.memory_limit_bytes as f64),
+        k.kept_keys,
+        if s.levels.is_empty() {
+            ""
+        } else {
+            "; first-level prefixes are kept or dropped whole, so each kept prefix's size is exact, but the largest prefix may be a dropped one"
+        },
+        k.dropped_documents,
+        crate::fmt::count(s.logical_partitions as f64),
+        crate::fmt::count(k.logical_partitions_low as f64),
+        crate::fmt::count(k.logical_partitions_high as f64),
+    )
+}
+
+/// What can be said of the keys the memory limit dropped, from the count-min bound.
+struct DroppedKeys {
+    /// The bound on a dropped key's estimated stored bytes in the sample.
+    bound: f64,
+    /// The bound in production ([`dropped_bound`]).
+    projected_bound: f64,
+    /// The largest kept key's estimated stored bytes in the sample.
+    largest_kept: f64,
+    /// The one-item cap with what it is, when it bounds the dropped keys more tightly.
+    cap: Option<(f64, &'static str)>,
+    /// No dropped key is as large as the largest kept one: the largest partition is exact.
+    exact_top: bool,
+    /// No dropped key comes near the warning level of a logical partition.
+    far_below: bool,
+}
+
+impl DroppedKeys {
+    /// The bounds for candidate `s` (`None` when no key was dropped).
+    fn of(
+        s: &CandidateStats,
+        l: &Limits,
+        heavy_scale: f64,
+        one_item_cap: Option<(f64, &'static str)>,
+    ) -> Option<Self> {
+        let k = s.sampling?;
+        let largest_kept = s
+            .partitions
+            .iter()
+            .map(|p| {
+                p.sample.minified_bytes as f64 + l.item_overhead_bytes * p.sample.documents as f64
+            })
+            .fold(0.0, f64::max);
+        let bound = k.dropped_largest_bytes_bound;
+        // A key of one item per partition is capped by that item, where the sketch (loose once
+        // millions of keys share its cells) says more ([`dropped_bound`]).
+        let projected_bound = dropped_bound(s, heavy_scale, one_item_cap.map(|(c, _)| c))?;
+        let cap = one_item_cap.filter(|_| projected_bound < bound * heavy_scale);
+        Some(DroppedKeys {
+            bound,
+            projected_bound,
+            largest_kept,
+            cap,
+            exact_top: cap.is_none() && bound < largest_kept,
+            far_below: projected_bound < l.logical_partition_bytes * l.warn_fraction,
+        })
+    }
+
+    /// The second sentence of `KEYS_SAMPLED`: how large a dropped key may be, and whether that
+    /// matters.
+    fn sentence(&self, l: &Limits) -> String {
+        if let (Some((c, what)), true) = (self.cap, self.far_below) {
+            format!(
+                "Each logical partition holds one item (the key includes /id), so no dropped key holds more than {} ({what}), below the {} warning level of a logical partition",
+                human_bytes(c),
+                human_bytes(l.logical_partition_bytes * l.warn_fraction)
+            )
+        } else if self.exact_top {
+            format!(
+                "No dropped key holds more than {} of the sample (a count-min bound), less than the largest kept key's {}: the largest partition is exact",
+                human_bytes(self.bound),
+                human_bytes(self.largest_kept)
+            )
+        } else if self.far_below {
+            format!(
+                "A dropped key may be larger than the largest kept one, but none holds more than {} of the sample (a count-min bound), at most {} in production, below the {} warning level of a logical partition",
+                human_bytes(self.bound),
+                human_bytes(self.projected_bound),
+                human_bytes(l.logical_partition_bytes * l.warn_fraction)
+            )
+        } else {
+            format!(
+                "A dropped key may hold up to {} in production (a count-min bound), which could reach the logical partition limit: the largest partition may be missed; raise --memory-limit or analyze fewer candidates at once",
+                human_bytes(self.projected_bound)
+            )
+        }
+    }
 }
 
 /// Findings that depend only on the candidate's statistics and the limits (the size verdicts

@@ -190,48 +190,9 @@ fn verdict_reason(r: &CandidateReport) -> String {
 
 /// Storage, cardinality, evenness, throughput and routing facts, each with its numbers.
 fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
-    let mut out = Vec::new();
-    let [lo, hi] = r.max_logical_partition_bytes_range;
-    let exact = r.regime == crate::estimate::Regime::Exact;
-    let size = if lo == hi || (exact && r.key_sampling.is_none()) {
-        // Nothing projected: the input is judged as the whole container.
-        format!("holds {}", human_bytes(r.max_logical_partition_bytes))
-    } else if exact {
-        // Nothing projected, but --memory-limit kept only some keys: the largest is the
-        // largest kept one, and a dropped key is only bounded.
-        format!(
-            "holds {} among the keys --memory-limit kept; a dropped key may hold up to {}",
-            human_bytes(r.max_logical_partition_bytes),
-            human_bytes(hi)
-        )
-    } else {
-        format!(
-            "is projected at {} (95% range {} – {})",
-            human_bytes(r.max_logical_partition_bytes),
-            human_bytes(lo),
-            human_bytes(hi)
-        )
-    };
-    out.push(format!(
-        "storage: the largest logical partition {size}, {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",
-        pct(r.max_logical_partition_bytes / l.logical_partition_bytes),
-        human_bytes(l.logical_partition_bytes),
-        human_bytes(l.warn_fraction * l.logical_partition_bytes),
-    ));
+    let mut out = vec![storage_reason(r, l)];
     if r.kind == KeyKind::Hierarchical {
-        if let Some(first) = r.levels.first() {
-            // Under key sampling a kept prefix's size is exact, but the largest prefix may be
-            // one --memory-limit dropped.
-            let sampled = r.key_sampling.is_some();
-            out.push(format!(
-                "hierarchical: the first level has {}{} distinct values in the sample; its largest {}prefix holds {}{}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
-                if first.distinct_prefixes_range.is_some() { "about " } else { "" },
-                crate::fmt::count(first.distinct_prefixes as f64),
-                if sampled { "kept " } else { "" },
-                human_bytes(first.largest_prefix_bytes),
-                if sampled { " (a prefix --memory-limit dropped may be larger)" } else { "" },
-            ));
-        }
+        out.extend(hierarchical_reason(r));
     }
     let d = &r.distinct_estimate;
     // With --memory-limit's key sampling the sample's own count is an estimate too.
@@ -271,6 +232,55 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
         ));
     }
     out
+}
+
+/// The storage fact: the largest logical partition (measured, bounded under key sampling, or
+/// projected with its range) against the limit and its alert level.
+fn storage_reason(r: &CandidateReport, l: &Limits) -> String {
+    let [lo, hi] = r.max_logical_partition_bytes_range;
+    let exact = r.regime == crate::estimate::Regime::Exact;
+    let size = if lo == hi || (exact && r.key_sampling.is_none()) {
+        // Nothing projected: the input is judged as the whole container.
+        format!("holds {}", human_bytes(r.max_logical_partition_bytes))
+    } else if exact {
+        // Nothing projected, but --memory-limit kept only some keys: the largest is the
+        // largest kept one, and a dropped key is only bounded.
+        format!(
+            "holds {} among the keys --memory-limit kept; a dropped key may hold up to {}",
+            human_bytes(r.max_logical_partition_bytes),
+            human_bytes(hi)
+        )
+    } else {
+        format!(
+            "is projected at {} (95% range {} – {})",
+            human_bytes(r.max_logical_partition_bytes),
+            human_bytes(lo),
+            human_bytes(hi)
+        )
+    };
+    format!(
+        "storage: the largest logical partition {size}, {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",
+        pct(r.max_logical_partition_bytes / l.logical_partition_bytes),
+        human_bytes(l.logical_partition_bytes),
+        human_bytes(l.warn_fraction * l.logical_partition_bytes),
+    )
+}
+
+/// The hierarchical fact: the first level's distinct values and largest prefix, which may pass
+/// 20 GB (none without levels).
+fn hierarchical_reason(r: &CandidateReport) -> Option<String> {
+    let first = r.levels.first()?;
+    // Under key sampling a kept prefix's size is exact, but the largest prefix may be
+    // one --memory-limit dropped.
+    let sampled = r.key_sampling.is_some();
+    Some(format!(
+        "hierarchical: the first level has {}{} distinct values in the sample; its largest {}prefix holds {}{}: a prefix may pass 20 GB because it spreads over physical partitions, while each full key stays within the limit (hierarchical-partition-keys)",
+        if first.distinct_prefixes_range.is_some() { "about " } else { "" },
+        crate::fmt::count(first.distinct_prefixes as f64),
+        if sampled { "kept " } else { "" },
+        human_bytes(first.largest_prefix_bytes),
+        if sampled { " (a prefix --memory-limit dropped may be larger)" } else { "" },
+    ))
 }
 
 /// Projected bytes and RU/s when both are below the docs' "barely matters" levels.

@@ -91,11 +91,55 @@ pub fn evaluate(
             needs_query,
         }
     });
+    let routed = route_queries(c, &queries, w, shares.reads, ctx, l, &mut lp_demand);
+    demand.queries = routed.ru_per_sec;
+    demand.fanout_overhead = routed.fanout_overhead;
+    demand.total = demand.writes + demand.reads + demand.queries;
+    let fanout_growth = fanout_growth(ctx.physical_partitions.max(1), &routed.evals, w, l);
+    WorkloadEval {
+        queries: routed.evals,
+        point_reads,
+        ru_demand: demand,
+        fanout_growth,
+        time: None,
+        time_to_limit: None,
+        lp_demand,
+        even_ru_per_sec: routed.even_ru_per_sec,
+    }
+}
+
+/// The queries of [`evaluate`], routed and costed.
+struct RoutedQueries {
+    /// Each query's routing and cost.
+    evals: Vec<QueryEval>,
+    /// Their RU/s in all.
+    ru_per_sec: f64,
+    /// The part of it spent visiting partitions beyond the first.
+    fanout_overhead: f64,
+    /// Fan-out RU/s spread evenly over all physical partitions.
+    even_ru_per_sec: f64,
+}
+
+/// Routes each query under candidate `c` and costs it: single-partition and targeted queries
+/// add their RU/s to the logical partitions by their `reads` shares (`lp_demand`), fan-outs
+/// spread theirs evenly over the physical partitions.
+fn route_queries(
+    c: &Candidate,
+    queries: &[workload::QuerySpec],
+    w: &Workload,
+    reads: &[f64],
+    ctx: &RoutingContext<'_>,
+    l: &Limits,
+    lp_demand: &mut [f64],
+) -> RoutedQueries {
     let partitions = ctx.physical_partitions.max(1);
-    let mut evals = Vec::new();
-    let mut even = 0.0;
-    let mut fanout_specs: Vec<(f64, RoutingClass, f64)> = Vec::new();
-    for q in &queries {
+    let mut out = RoutedQueries {
+        evals: Vec::new(),
+        ru_per_sec: 0.0,
+        fanout_overhead: 0.0,
+        even_ru_per_sec: 0.0,
+    };
+    for q in queries {
         let (name, per_sec) = (&q.name, &q.per_sec);
         let r = route(c, &q.filter, ctx);
         // Strong and bounded staleness double every read, queries included.
@@ -104,17 +148,16 @@ pub fn evaluate(
         let ru_per_sec = per_sec * per_query;
         let overhead = fanout_overhead_ru_per_sec(*per_sec, r.partitions_touched, l) * cf;
         match r.class {
-            RoutingClass::Fanout => even += ru_per_sec / partitions as f64,
+            RoutingClass::Fanout => out.even_ru_per_sec += ru_per_sec / partitions as f64,
             RoutingClass::Single | RoutingClass::Targeted => {
                 for (i, d) in lp_demand.iter_mut().enumerate() {
-                    *d += ru_per_sec * shares.reads[i];
+                    *d += ru_per_sec * reads[i];
                 }
             }
         }
-        demand.queries += ru_per_sec;
-        demand.fanout_overhead += overhead;
-        fanout_specs.push((*per_sec, r.class, r.partitions_touched));
-        evals.push(QueryEval {
+        out.ru_per_sec += ru_per_sec;
+        out.fanout_overhead += overhead;
+        out.evals.push(QueryEval {
             name: name.clone(),
             per_sec: *per_sec,
             routing: r.class,
@@ -126,40 +169,40 @@ pub fn evaluate(
             reason: r.reason,
         });
     }
-    demand.total = demand.writes + demand.reads + demand.queries;
-    let fanout_growth = [1u32, 2, 4, 8]
+    out
+}
+
+/// Fan-out overhead of the routed queries (`evals`) as the container grows from `partitions`
+/// physical partitions to ×2, ×4 and ×8.
+fn fanout_growth(
+    partitions: u32,
+    evals: &[QueryEval],
+    w: &Workload,
+    l: &Limits,
+) -> Vec<FanoutGrowth> {
+    [1u32, 2, 4, 8]
         .iter()
         .map(|m| {
             let p = partitions * m;
             FanoutGrowth {
                 physical_partitions: p,
-                overhead_ru_per_sec: fanout_specs
+                overhead_ru_per_sec: evals
                     .iter()
-                    .map(|(per_sec, class, touched)| {
+                    .map(|q| {
                         // Fan-outs visit every partition; single and targeted queries keep
                         // visiting the partitions their keys live in.
-                        let t = if *class == RoutingClass::Fanout {
+                        let t = if q.routing == RoutingClass::Fanout {
                             p as f64
                         } else {
-                            *touched
+                            q.partitions_touched
                         };
-                        fanout_overhead_ru_per_sec(*per_sec, t, l)
+                        fanout_overhead_ru_per_sec(q.per_sec, t, l)
                             * consistency_factor(w.consistency, l)
                     })
                     .sum(),
             }
         })
-        .collect();
-    WorkloadEval {
-        queries: evals,
-        point_reads,
-        ru_demand: demand,
-        fanout_growth,
-        time: None,
-        time_to_limit: None,
-        lp_demand,
-        even_ru_per_sec: even,
-    }
+        .collect()
 }
 
 /// Findings about queries and point reads.

@@ -39,29 +39,10 @@ pub(super) fn layout_for(
         l.physical_partition_bytes,
         &epk_of,
     );
-    let items = &placement.items;
     crate::timing::mark("layout: placed");
-    let params = CountParams {
-        manual_ru_per_partition: l.manual_ru_per_partition,
-        autoscale_ru_per_partition: l.autoscale_ru_per_partition,
-        max_partition_bytes: l.physical_partition_bytes,
-    };
-    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
-    // A forced count cannot hold more RU/s per partition than one partition serves: the
-    // service would split until each has at most `physical_partition_ru_per_sec`.
-    let (initial, rule) = match cfg.provisioning {
-        Some(p) if cfg.physical_partitions.is_some() => {
-            let needed = (p.ru_per_sec() / l.physical_partition_ru_per_sec).ceil() as u32;
-            if needed > initial {
-                (needed, rule)
-            } else {
-                (initial, rule)
-            }
-        }
-        _ => (initial, rule),
-    };
+    let (initial, rule) = initial_partition_count(cfg);
     let mut layout = project_layout(
-        items,
+        &placement.items,
         &LayoutParams {
             version,
             initial_partitions: initial,
@@ -76,8 +57,62 @@ pub(super) fn layout_for(
     for p in layout.partitions.iter_mut() {
         p.ru_demand += even_ru_per_sec;
     }
-    // Each sampled key's physical partition: placed keys by membership, the rest by their EPK
-    // (computed only for those: a hash per key is the larger cost with millions of keys).
+    let (lp_phys, keys_in) = map_keys_to_partitions(stats, &layout, &placement, &epk_of);
+    crate::timing::mark("layout: keys mapped");
+    let mut findings = unsplittable_findings(&layout, l.physical_partition_bytes);
+    findings.extend(throughput_layout_findings(&layout));
+    findings.extend(min_ru_finding(cfg, stats.total_bytes));
+    findings.extend(one_partition_finding(&layout, even_ru_per_sec));
+    let mut prefix_fanout = Vec::new();
+    if kind == KeyKind::Hierarchical {
+        prefix_fanout = prefix_fanouts(stats, &layout);
+        findings.extend(first_level_finding(stats, layout.partitions.len()));
+    }
+    let report = layout_report(
+        version,
+        (initial, rule),
+        &layout,
+        &keys_in,
+        has_demand,
+        prefix_fanout,
+    );
+    (report, findings, lp_phys)
+}
+
+/// Physical partitions at creation, and the rule that gave them: from the throughput, or the
+/// forced count (`--physical-partitions`) raised to what the provisioned RU/s need.
+fn initial_partition_count(cfg: &AnalyzeOptions) -> (u32, cosmos::CountRule) {
+    let l = &cfg.limits;
+    let params = CountParams {
+        manual_ru_per_partition: l.manual_ru_per_partition,
+        autoscale_ru_per_partition: l.autoscale_ru_per_partition,
+        max_partition_bytes: l.physical_partition_bytes,
+    };
+    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
+    // A forced count cannot hold more RU/s per partition than one partition serves: the
+    // service would split until each has at most `physical_partition_ru_per_sec`.
+    match cfg.provisioning {
+        Some(p) if cfg.physical_partitions.is_some() => {
+            let needed = (p.ru_per_sec() / l.physical_partition_ru_per_sec).ceil() as u32;
+            if needed > initial {
+                (needed, rule)
+            } else {
+                (initial, rule)
+            }
+        }
+        _ => (initial, rule),
+    }
+}
+
+/// Each sampled key's physical partition, and the estimated logical partitions in each physical
+/// one: placed keys by membership, the rest by their EPK (computed only for those: a hash per
+/// key is the larger cost with millions of keys).
+fn map_keys_to_partitions(
+    stats: &CandidateStats,
+    layout: &cosmos::Layout,
+    placement: &estimate::placement::Placement,
+    epk_of: &dyn Fn(usize) -> cosmos::Epk,
+) -> (Vec<usize>, Vec<f64>) {
     let mut lp_phys: Vec<usize> = vec![usize::MAX; stats.partitions.len()];
     let mut keys_in: Vec<f64> = vec![0.0; layout.partitions.len()];
     for (pi, p) in layout.partitions.iter().enumerate() {
@@ -96,22 +131,33 @@ pub(super) fn layout_for(
             *phys = layout.partition_of(&epk_of(i));
         }
     }
-    crate::timing::mark("layout: keys mapped");
-    let mut findings = Vec::new();
-    for &u in &layout.unsplittable {
-        let p = &layout.partitions[u];
-        findings.push(Finding::new(
-            "PHYSICAL_PARTITION_CANNOT_SPLIT",
-            Severity::Fail,
-            format!(
-                "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
-                p.min_epk, p.max_epk, crate::fmt::human_bytes(p.bytes), crate::fmt::human_bytes(l.physical_partition_bytes)
-            ),
-            serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
-        ));
-    }
-    findings.extend(throughput_layout_findings(&layout));
-    findings.extend(min_ru_finding(cfg, stats.total_bytes));
+    (lp_phys, keys_in)
+}
+
+/// `PHYSICAL_PARTITION_CANNOT_SPLIT`: a physical partition over `limit_bytes` that holds one
+/// logical partition, which the service cannot split.
+fn unsplittable_findings(layout: &cosmos::Layout, limit_bytes: f64) -> Vec<Finding> {
+    layout
+        .unsplittable
+        .iter()
+        .map(|&u| {
+            let p = &layout.partitions[u];
+            Finding::new(
+                "PHYSICAL_PARTITION_CANNOT_SPLIT",
+                Severity::Fail,
+                format!(
+                    "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
+                    p.min_epk, p.max_epk, crate::fmt::human_bytes(p.bytes), crate::fmt::human_bytes(limit_bytes)
+                ),
+                serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
+            )
+        })
+        .collect()
+}
+
+/// `WRITES_ON_ONE_PHYSICAL_PARTITION`: with more than one physical partition and no fan-out
+/// spread (`even_ru_per_sec` 0), all of the demand lands on one of them.
+fn one_partition_finding(layout: &cosmos::Layout, even_ru_per_sec: f64) -> Option<Finding> {
     let n = layout.partitions.len();
     let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
     if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
@@ -121,7 +167,7 @@ pub(super) fn layout_for(
             .map(|p| p.ru_demand)
             .fold(0.0, f64::max);
         if busiest >= total_demand * 0.999 {
-            findings.push(Finding::new(
+            return Some(Finding::new(
                 "WRITES_ON_ONE_PHYSICAL_PARTITION",
                 Severity::Warn,
                 format!("all request demand lands on one of an estimated {n} physical partitions"),
@@ -129,33 +175,51 @@ pub(super) fn layout_for(
             ));
         }
     }
-    let mut prefix_fanout = Vec::new();
-    if kind == KeyKind::Hierarchical {
-        let levels = stats
-            .partitions
-            .first()
-            .map(|p| keys::decode_key(stats.key_of(p)).len())
-            .unwrap_or(0);
-        for level in 1..levels {
-            prefix_fanout.push(fanout(stats, &layout, level));
-        }
-        if let Some(first) = stats.levels.first() {
-            if first.distinct_prefixes < n as u64 {
-                findings.push(Finding::new(
-                    "FIRST_LEVEL_BELOW_PARTITION_COUNT",
-                    Severity::Warn,
-                    format!(
-                        "the first level has {} distinct values but the container would have an estimated {n} physical partitions: the docs ask for more first-level values than physical partitions",
-                        first.distinct_prefixes
-                    ),
-                    serde_json::json!({"distinct": first.distinct_prefixes, "physical_partitions": n}),
-                ));
-            }
-        }
-    }
-    let report = LayoutReport {
+    None
+}
+
+/// A hierarchical key's prefix fan-out for each level short of the full key.
+fn prefix_fanouts(stats: &CandidateStats, layout: &cosmos::Layout) -> Vec<PrefixFanout> {
+    let levels = stats
+        .partitions
+        .first()
+        .map(|p| keys::decode_key(stats.key_of(p)).len())
+        .unwrap_or(0);
+    (1..levels)
+        .map(|level| fanout(stats, layout, level))
+        .collect()
+}
+
+/// `FIRST_LEVEL_BELOW_PARTITION_COUNT`: a hierarchical key's first level has fewer distinct
+/// values than the `n` physical partitions.
+fn first_level_finding(stats: &CandidateStats, n: usize) -> Option<Finding> {
+    let first = stats.levels.first()?;
+    (first.distinct_prefixes < n as u64).then(|| {
+        Finding::new(
+            "FIRST_LEVEL_BELOW_PARTITION_COUNT",
+            Severity::Warn,
+            format!(
+                "the first level has {} distinct values but the container would have an estimated {n} physical partitions: the docs ask for more first-level values than physical partitions",
+                first.distinct_prefixes
+            ),
+            serde_json::json!({"distinct": first.distinct_prefixes, "physical_partitions": n}),
+        )
+    })
+}
+
+/// The layout as reported: each physical partition with its logical partitions (`keys_in`),
+/// bytes and RU/s; utilisation only when there is demand (`has_demand`).
+fn layout_report(
+    version: PkVersion,
+    (initial, rule): (u32, cosmos::CountRule),
+    layout: &cosmos::Layout,
+    keys_in: &[f64],
+    has_demand: bool,
+    prefix_fanout: Vec<PrefixFanout>,
+) -> LayoutReport {
+    LayoutReport {
         hash: version,
-        physical_partitions: n as u64,
+        physical_partitions: layout.partitions.len() as u64,
         initial_partitions: initial as u64,
         partition_count_rule: rule,
         storage_splits: layout.storage_splits,
@@ -177,8 +241,7 @@ pub(super) fn layout_for(
         hottest_utilisation: has_demand.then(|| layout.hottest_utilisation()).flatten(),
         usable_throughput_share: has_demand.then(|| layout.usable_share()).flatten(),
         prefix_fanout,
-    };
-    (report, findings, lp_phys)
+    }
 }
 
 /// Throttling findings of a layout: UNDER_PROVISIONED when the container as a whole needs more

@@ -145,6 +145,77 @@ impl<R: BufRead + Send> CsvReader<R> {
             }
         })
     }
+
+    /// Reads the header row: each column name as the JSON string it is written as. A name
+    /// repeated is warned about (the last column wins); an empty input or a name that is not
+    /// UTF-8 ends the reading with an error.
+    fn read_header(&mut self) -> Result<(), IngestError> {
+        if !self.read()? {
+            self.done = true;
+            return Err(IngestError::Structure {
+                file: self.name.clone(),
+                line: 1,
+                column: 1,
+                message: "empty CSV: expected a header row naming the columns".into(),
+            });
+        }
+        let mut names = Vec::new();
+        let mut seen: std::collections::HashMap<Vec<u8>, usize> = Default::default();
+        for (i, f) in self.record.iter().enumerate() {
+            if std::str::from_utf8(f).is_err() {
+                self.done = true;
+                return Err(IngestError::Structure {
+                    file: self.name.clone(),
+                    line: 1,
+                    column: 1,
+                    message: format!(
+                        "the header's column {} is not valid UTF-8: save the file as UTF-8",
+                        i + 1
+                    ),
+                });
+            }
+            if let Some(first) = seen.insert(f.to_vec(), i) {
+                eprintln!(
+                    "pkadvisor: warning: {}:1: column {} repeats the name `{}` of column {}: each row keeps the value of the last one",
+                    self.name,
+                    i + 1,
+                    String::from_utf8_lossy(f),
+                    first + 1
+                );
+            }
+            let mut n = Vec::new();
+            push_json_string(&mut n, f);
+            names.push(n);
+        }
+        self.headers = Some(names);
+        Ok(())
+    }
+
+    /// At the end of the input: fails on a quoted field never closed, and gives the last row
+    /// (`last`) its terminator back when the file does not end with one.
+    fn finish(&self, last: Option<&mut Span>) -> Result<(), IngestError> {
+        // A quoted field never closed swallows every following row into one value; the
+        // csv parser ends it silently at the end of the file.
+        if let Some(line) = self.multiline_at {
+            if self.last_content.load(Ordering::Relaxed) != b'"' {
+                return Err(IngestError::Structure {
+                    file: self.name.clone(),
+                    line,
+                    column: 1,
+                    message: "a quoted field opened in this row is never closed: every following row was read into it (look for a stray `\"`)".into(),
+                });
+            }
+        }
+        // The last row includes no terminator if the file does not end with one.
+        if let Some(last) = last {
+            if self.last.load(Ordering::Relaxed) != b'\n' {
+                if let Some(r) = last.raw_bytes.as_mut() {
+                    *r += self.terminator;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn push_json_string(out: &mut Vec<u8>, field: &[u8]) {
@@ -163,50 +234,63 @@ fn push_json_string(out: &mut Vec<u8>, field: &[u8]) {
     out.push(b'"');
 }
 
+/// Why a row is not a document, if it is not: blank, a field that is not UTF-8 (named by its
+/// header), or a field count other than the header's.
+#[inline]
+fn row_problem(record: &csv::ByteRecord, headers: &[Vec<u8>]) -> Option<String> {
+    let blank = record.iter().all(|f| f.is_empty());
+    let bad_utf8 = record.iter().position(|f| std::str::from_utf8(f).is_err());
+    if blank {
+        Some("a blank row (only separators, as spreadsheets pad exports): not a document; delete such rows".into())
+    } else if let Some(col) = bad_utf8 {
+        Some(format!(
+            "field {} (column `{}`) is not valid UTF-8: save the file as UTF-8",
+            col + 1,
+            String::from_utf8_lossy(
+                headers
+                    .get(col)
+                    .map(|h| &h[1..h.len().saturating_sub(1)])
+                    .unwrap_or(b"?")
+            )
+        ))
+    } else if record.len() != headers.len() {
+        Some(format!(
+            "row has {} fields but the header has {}",
+            record.len(),
+            headers.len()
+        ))
+    } else {
+        None
+    }
+}
+
+/// Appends a row as the minified JSON object it would be stored as: header names as
+/// properties, a field that is a JSON number as a number unless `strings`.
+#[inline]
+fn push_row_json(data: &mut Vec<u8>, headers: &[Vec<u8>], record: &csv::ByteRecord, strings: bool) {
+    data.push(b'{');
+    for (i, (name, field)) in headers.iter().zip(record.iter()).enumerate() {
+        if i > 0 {
+            data.push(b',');
+        }
+        data.extend_from_slice(name);
+        data.push(b':');
+        if !strings && is_json_number(field) {
+            data.extend_from_slice(field);
+        } else {
+            push_json_string(data, field);
+        }
+    }
+    data.push(b'}');
+}
+
 impl<R: BufRead + Send> RecordReader for CsvReader<R> {
     fn next_block(&mut self) -> Result<Option<Block>, IngestError> {
         if self.done {
             return Ok(None);
         }
         if self.headers.is_none() {
-            if !self.read()? {
-                self.done = true;
-                return Err(IngestError::Structure {
-                    file: self.name.clone(),
-                    line: 1,
-                    column: 1,
-                    message: "empty CSV: expected a header row naming the columns".into(),
-                });
-            }
-            let mut names = Vec::new();
-            let mut seen: std::collections::HashMap<Vec<u8>, usize> = Default::default();
-            for (i, f) in self.record.iter().enumerate() {
-                if std::str::from_utf8(f).is_err() {
-                    self.done = true;
-                    return Err(IngestError::Structure {
-                        file: self.name.clone(),
-                        line: 1,
-                        column: 1,
-                        message: format!(
-                            "the header's column {} is not valid UTF-8: save the file as UTF-8",
-                            i + 1
-                        ),
-                    });
-                }
-                if let Some(first) = seen.insert(f.to_vec(), i) {
-                    eprintln!(
-                        "pkadvisor: warning: {}:1: column {} repeats the name `{}` of column {}: each row keeps the value of the last one",
-                        self.name,
-                        i + 1,
-                        String::from_utf8_lossy(f),
-                        first + 1
-                    );
-                }
-                let mut n = Vec::new();
-                push_json_string(&mut n, f);
-                names.push(n);
-            }
-            self.headers = Some(names);
+            self.read_header()?;
         }
         let headers = self.headers.take().unwrap_or_default();
         let mut data = super::block_buffer();
@@ -215,26 +299,7 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
         while data.len() < BLOCK_BYTES {
             if !self.read()? {
                 self.done = true;
-                // A quoted field never closed swallows every following row into one value; the
-                // csv parser ends it silently at the end of the file.
-                if let Some(line) = self.multiline_at {
-                    if self.last_content.load(Ordering::Relaxed) != b'"' {
-                        return Err(IngestError::Structure {
-                            file: self.name.clone(),
-                            line,
-                            column: 1,
-                            message: "a quoted field opened in this row is never closed: every following row was read into it (look for a stray `\"`)".into(),
-                        });
-                    }
-                }
-                // The last row includes no terminator if the file does not end with one.
-                if let Some(last) = spans.last_mut() {
-                    if self.last.load(Ordering::Relaxed) != b'\n' {
-                        if let Some(r) = last.raw_bytes.as_mut() {
-                            *r += self.terminator;
-                        }
-                    }
-                }
+                self.finish(spans.last_mut())?;
                 break;
             }
             let pos = self
@@ -252,54 +317,10 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
                 .iter()
                 .any(|f| f.contains(&b'\n'))
                 .then(|| pos.line());
-            let blank = self.record.iter().all(|f| f.is_empty());
-            let bad_utf8 = self
-                .record
-                .iter()
-                .position(|f| std::str::from_utf8(f).is_err());
-            if blank {
-                bad.push((
-                    spans.len(),
-                    "a blank row (only separators, as spreadsheets pad exports): not a document; delete such rows".into(),
-                ));
-            } else if let Some(col) = bad_utf8 {
-                bad.push((
-                    spans.len(),
-                    format!(
-                        "field {} (column `{}`) is not valid UTF-8: save the file as UTF-8",
-                        col + 1,
-                        String::from_utf8_lossy(
-                            headers
-                                .get(col)
-                                .map(|h| &h[1..h.len().saturating_sub(1)])
-                                .unwrap_or(b"?")
-                        )
-                    ),
-                ));
-            } else if self.record.len() != headers.len() {
-                bad.push((
-                    spans.len(),
-                    format!(
-                        "row has {} fields but the header has {}",
-                        self.record.len(),
-                        headers.len()
-                    ),
-                ));
+            if let Some(problem) = row_problem(&self.record, &headers) {
+                bad.push((spans.len(), problem));
             }
-            data.push(b'{');
-            for (i, (name, field)) in headers.iter().zip(self.record.iter()).enumerate() {
-                if i > 0 {
-                    data.push(b',');
-                }
-                data.extend_from_slice(name);
-                data.push(b':');
-                if !self.strings && is_json_number(field) {
-                    data.extend_from_slice(field);
-                } else {
-                    push_json_string(&mut data, field);
-                }
-            }
-            data.push(b'}');
+            push_row_json(&mut data, &headers, &self.record, self.strings);
             spans.push(Span {
                 start,
                 end: data.len(),

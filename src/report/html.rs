@@ -240,39 +240,12 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
     };
     for b in blocks {
         match b {
-            Block::Heading(1, text) => {
-                let _ = writeln!(out, "<h1>{}</h1>", esc(&text));
-                if let Some(r) = report {
-                    let line = summary_line(r);
-                    let class = r
-                        .recommendation
-                        .as_ref()
-                        .map(|rec| rec.verdict)
-                        .or(r.candidates.first().map(|c| c.verdict))
-                        .map_or(String::new(), |v| format!(" {v}"));
-                    let _ = writeln!(out, "<p class=\"summary{class}\">{}</p>", esc(&line));
-                }
-            }
+            Block::Heading(1, text) => title_heading(&mut out, &text, report),
             Block::Heading(level, text) => {
                 if level <= 2 {
                     close_candidate(&mut out, &mut candidate);
                 }
-                let h = level.min(6);
-                match verdict_class(&text) {
-                    Some(v) => {
-                        let word = v.to_uppercase();
-                        let at = text.rfind(&word).unwrap_or(0);
-                        let _ = writeln!(
-                            out,
-                            "<h{h}>{}<span class=\"badge {v}\">{word}</span>{}</h{h}>",
-                            esc(&text[..at]),
-                            esc(&text[at + word.len()..])
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(out, "<h{h}>{}</h{h}>", esc(&text));
-                    }
-                }
+                heading(&mut out, level, &text);
             }
             Block::Candidate(i) => {
                 close_candidate(&mut out, &mut candidate);
@@ -280,21 +253,8 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
                 let _ = writeln!(out, "<section class=\"candidate\" id=\"candidate-{rank}\">");
                 candidate = Some(i);
             }
-            Block::Text(lines) => {
-                let body = lines
-                    .iter()
-                    .map(|l| inline(l))
-                    .collect::<Vec<_>>()
-                    .join("<br>\n");
-                let _ = writeln!(out, "<p>{body}</p>");
-            }
-            Block::Bullets(items) => {
-                out.push_str("<ul>\n");
-                for i in &items {
-                    let _ = writeln!(out, "<li>{}</li>", bullet(i));
-                }
-                out.push_str("</ul>\n");
-            }
+            Block::Text(lines) => paragraph(&mut out, &lines),
+            Block::Bullets(items) => bullet_list(&mut out, &items),
             Block::Code(text) => {
                 let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&text));
             }
@@ -307,6 +267,60 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
     }
     out.push_str("</main>\n</body>\n</html>\n");
     out
+}
+
+/// The report's title, and with a report its one-line summary coloured by the verdict.
+fn title_heading(out: &mut String, text: &str, report: Option<&Report>) {
+    let _ = writeln!(out, "<h1>{}</h1>", esc(text));
+    if let Some(r) = report {
+        let line = summary_line(r);
+        let class = r
+            .recommendation
+            .as_ref()
+            .map(|rec| rec.verdict)
+            .or(r.candidates.first().map(|c| c.verdict))
+            .map_or(String::new(), |v| format!(" {v}"));
+        let _ = writeln!(out, "<p class=\"summary{class}\">{}</p>", esc(&line));
+    }
+}
+
+/// A section or candidate heading; a verdict word at its end becomes a coloured badge.
+fn heading(out: &mut String, level: u8, text: &str) {
+    let h = level.min(6);
+    match verdict_class(text) {
+        Some(v) => {
+            let word = v.to_uppercase();
+            let at = text.rfind(&word).unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "<h{h}>{}<span class=\"badge {v}\">{word}</span>{}</h{h}>",
+                esc(&text[..at]),
+                esc(&text[at + word.len()..])
+            );
+        }
+        None => {
+            let _ = writeln!(out, "<h{h}>{}</h{h}>", esc(text));
+        }
+    }
+}
+
+/// Plain lines as one paragraph, a line break between them.
+fn paragraph(out: &mut String, lines: &[String]) {
+    let body = lines
+        .iter()
+        .map(|l| inline(l))
+        .collect::<Vec<_>>()
+        .join("<br>\n");
+    let _ = writeln!(out, "<p>{body}</p>");
+}
+
+/// A bullet list, severity labels as badges.
+fn bullet_list(out: &mut String, items: &[String]) {
+    out.push_str("<ul>\n");
+    for i in items {
+        let _ = writeln!(out, "<li>{}</li>", bullet(i));
+    }
+    out.push_str("</ul>\n");
 }
 
 fn figure(out: &mut String, caption: &str, svg: &str) {
@@ -381,13 +395,33 @@ fn layout_charts(
     c: &CandidateReport,
     l: &crate::model::LayoutReport,
 ) {
-    let label = |i: usize| format!("{}", i + 1);
+    storage_chart(out, r, c, l);
+    if l.partitions.iter().any(|p| p.ru_demand > 0.0) {
+        ru_chart(out, r, c, l);
+    }
+    for pf in &l.prefix_fanout {
+        fanout_chart(out, c, pf);
+    }
+}
+
+/// A physical partition's label on a chart's axis: its place in EPK order, from 1.
+fn partition_label(i: usize) -> String {
+    format!("{}", i + 1)
+}
+
+/// Estimated stored bytes per physical partition against the physical partition limit.
+fn storage_chart(
+    out: &mut String,
+    r: &Report,
+    c: &CandidateReport,
+    l: &crate::model::LayoutReport,
+) {
     let storage = l
         .partitions
         .iter()
         .enumerate()
         .map(|(i, p)| Bar {
-            label: label(i),
+            label: partition_label(i),
             value: p.bytes,
             title: format!(
                 "partition {} [{}, {}): {}, {} logical partitions",
@@ -422,81 +456,86 @@ fn layout_charts(
             aria_label: &format!("storage per physical partition of {}", c.spec),
         }),
     );
-    if l.partitions.iter().any(|p| p.ru_demand > 0.0) {
-        let allocated = l
-            .partitions
-            .iter()
-            .filter_map(|p| p.ru_allocated)
-            .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
-        let (limit, what) = match allocated {
-            Some(a) => (a, format!("allocated {} RU/s", count(a))),
-            None => (
-                r.limits.physical_partition_ru_per_sec,
-                format!(
-                    "partition max {} RU/s",
-                    count(r.limits.physical_partition_ru_per_sec)
-                ),
+}
+
+/// Estimated RU/s demand per physical partition against what each is allocated (the smallest
+/// allocation), or against one partition's maximum when nothing is provisioned.
+fn ru_chart(out: &mut String, r: &Report, c: &CandidateReport, l: &crate::model::LayoutReport) {
+    let allocated = l
+        .partitions
+        .iter()
+        .filter_map(|p| p.ru_allocated)
+        .fold(None, |m: Option<f64>, a| Some(m.map_or(a, |m| m.min(a))));
+    let (limit, what) = match allocated {
+        Some(a) => (a, format!("allocated {} RU/s", count(a))),
+        None => (
+            r.limits.physical_partition_ru_per_sec,
+            format!(
+                "partition max {} RU/s",
+                count(r.limits.physical_partition_ru_per_sec)
             ),
-        };
-        let ru = l
-            .partitions
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Bar {
-                label: label(i),
-                value: p.ru_demand,
-                title: format!(
-                    "partition {}: {:.0} RU/s{}",
-                    i + 1,
-                    p.ru_demand,
-                    p.utilisation
-                        .map(|u| format!(" ({} of allocated)", percent(u)))
-                        .unwrap_or_default()
-                ),
-            })
-            .collect();
-        figure(
-            out,
-            &format!("Estimated RU/s demand per physical partition against {what}"),
-            &bar_chart(&BarChart {
-                bars: ru,
-                limit: Some(Limit {
-                    value: limit,
-                    label: what.clone(),
-                }),
-                unit: &|v| count(v),
-                x_caption: "physical partitions in EPK order",
-                aria_label: &format!("RU/s per physical partition of {}", c.spec),
-            }),
-        );
-    }
-    for pf in &l.prefix_fanout {
-        let bars = pf
-            .distribution
-            .iter()
-            .map(|&(parts, n)| Bar {
-                label: parts.to_string(),
-                value: n as f64,
-                title: format!("{n} prefixes overlap {parts} physical partition(s)"),
-            })
-            .collect();
-        figure(
-            out,
-            &format!(
-                "Prefix fan-out, first {} level(s): {} prefixes; a query on one visits {:.2} partitions on average (weighted by documents)",
-                pf.level,
-                count(pf.prefixes as f64),
-                pf.weighted_mean_partitions
+        ),
+    };
+    let ru = l
+        .partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Bar {
+            label: partition_label(i),
+            value: p.ru_demand,
+            title: format!(
+                "partition {}: {:.0} RU/s{}",
+                i + 1,
+                p.ru_demand,
+                p.utilisation
+                    .map(|u| format!(" ({} of allocated)", percent(u)))
+                    .unwrap_or_default()
             ),
-            &bar_chart(&BarChart {
-                bars,
-                limit: None,
-                unit: &|v| count(v),
-                x_caption: "physical partitions a prefix overlaps",
-                aria_label: &format!("prefix fan-out of {} at level {}", c.spec, pf.level),
+        })
+        .collect();
+    figure(
+        out,
+        &format!("Estimated RU/s demand per physical partition against {what}"),
+        &bar_chart(&BarChart {
+            bars: ru,
+            limit: Some(Limit {
+                value: limit,
+                label: what.clone(),
             }),
-        );
-    }
+            unit: &|v| count(v),
+            x_caption: "physical partitions in EPK order",
+            aria_label: &format!("RU/s per physical partition of {}", c.spec),
+        }),
+    );
+}
+
+/// How many prefixes of the first `pf.level` levels overlap how many physical partitions.
+fn fanout_chart(out: &mut String, c: &CandidateReport, pf: &crate::model::PrefixFanout) {
+    let bars = pf
+        .distribution
+        .iter()
+        .map(|&(parts, n)| Bar {
+            label: parts.to_string(),
+            value: n as f64,
+            title: format!("{n} prefixes overlap {parts} physical partition(s)"),
+        })
+        .collect();
+    figure(
+        out,
+        &format!(
+            "Prefix fan-out, first {} level(s): {} prefixes; a query on one visits {:.2} partitions on average (weighted by documents)",
+            pf.level,
+            count(pf.prefixes as f64),
+            pf.weighted_mean_partitions
+        ),
+        &bar_chart(&BarChart {
+            bars,
+            limit: None,
+            unit: &|v| count(v),
+            x_caption: "physical partitions a prefix overlaps",
+            aria_label: &format!("prefix fan-out of {} at level {}", c.spec, pf.level),
+        }),
+    );
 }
 
 #[cfg(test)]

@@ -129,61 +129,78 @@ fn render_unfitted(blocks: Vec<Block>, report: Option<&Report>) -> String {
                 if level <= 2 {
                     close(&mut out, &mut open);
                 }
-                out.push_str(&"#".repeat(level as usize));
-                out.push(' ');
-                out.push_str(&text);
-                out.push_str("\n\n");
-                if let (1, Some(r)) = (level, report) {
-                    out.push_str(&format!(
-                        "**{}**\n\n",
-                        cell(&super::sections::summary_line(r))
-                    ));
-                }
+                heading(&mut out, level, &text, report);
             }
-            Block::Text(lines) => {
-                for l in lines {
-                    out.push_str(&l);
-                    out.push_str("  \n");
-                }
-                out.push('\n');
-            }
-            Block::Code(text) => {
-                // A fence longer than any backtick run inside, so nothing closes it early.
-                let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-                let fence = "`".repeat(longest.max(2) + 1);
-                out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
-            }
-            Block::Bullets(items) => {
-                for i in items {
-                    out.push_str("- ");
-                    out.push_str(&cell(&i));
-                    out.push('\n');
-                }
-                out.push('\n');
-            }
-            Block::Table { headers, rows } => {
-                out.push_str("| ");
-                out.push_str(
-                    &headers
-                        .iter()
-                        .map(|h| cell(h))
-                        .collect::<Vec<_>>()
-                        .join(" | "),
-                );
-                out.push_str(" |\n|");
-                out.push_str(&headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
-                out.push_str("|\n");
-                for r in rows {
-                    out.push_str("| ");
-                    out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
-                    out.push_str(" |\n");
-                }
-                out.push('\n');
-            }
+            Block::Text(lines) => text_lines(&mut out, &lines),
+            Block::Code(text) => code(&mut out, &text),
+            Block::Bullets(items) => bullets(&mut out, &items),
+            Block::Table { headers, rows } => table(&mut out, &headers, &rows),
         }
     }
     close(&mut out, &mut open);
     out
+}
+
+/// A `#` heading; under the report's title (level 1), its one-line summary in bold.
+fn heading(out: &mut String, level: u8, text: &str, report: Option<&Report>) {
+    out.push_str(&"#".repeat(level as usize));
+    out.push(' ');
+    out.push_str(text);
+    out.push_str("\n\n");
+    if let (1, Some(r)) = (level, report) {
+        out.push_str(&format!(
+            "**{}**\n\n",
+            cell(&super::sections::summary_line(r))
+        ));
+    }
+}
+
+/// Plain lines, each ending in a hard line break (two spaces), then a blank line.
+fn text_lines(out: &mut String, lines: &[String]) {
+    for l in lines {
+        out.push_str(l);
+        out.push_str("  \n");
+    }
+    out.push('\n');
+}
+
+/// Preformatted text in a code fence.
+fn code(out: &mut String, text: &str) {
+    // A fence longer than any backtick run inside, so nothing closes it early.
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
+}
+
+/// A bullet list, each item escaped.
+fn bullets(out: &mut String, items: &[String]) {
+    for i in items {
+        out.push_str("- ");
+        out.push_str(&cell(i));
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+/// A pipe table, every cell escaped.
+fn table(out: &mut String, headers: &[String], rows: &[Vec<String>]) {
+    out.push_str("| ");
+    out.push_str(
+        &headers
+            .iter()
+            .map(|h| cell(h))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    );
+    out.push_str(" |\n|");
+    out.push_str(&headers.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    out.push_str("|\n");
+    for r in rows {
+        out.push_str("| ");
+        out.push_str(&r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | "));
+        out.push_str(" |\n");
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The table-shaped view of a report, shared by the terminal and Markdown renderers: a list of
 //! titled tables and notes. Each renderer only decides how to draw them.
 
-use crate::fmt::human_bytes;
-use crate::fmt::{count, key_text, percent};
+mod candidate;
+
+use crate::fmt::{count, human_bytes, key_text, percent};
 use crate::model::{CandidateReport, Report};
 
 /// A block of output.
@@ -142,7 +143,26 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         1,
         "pkadvisor: partition key analysis".into(),
     ));
-    let i = &r.input;
+    out.push(input_block(&r.input));
+    if let Some(rec) = &r.recommendation {
+        out.extend(super::recommendation::blocks(rec));
+    }
+    if let Some(d) = &r.discovery {
+        out.extend(super::fields::discovery_blocks(d, d.explain));
+    }
+    out.extend(skipped_block(&r.input));
+    out.extend(findings_block(&r.input.findings));
+    out.extend(ranking_blocks(r));
+    for (ci, c) in r.candidates.iter().enumerate() {
+        out.extend(candidate::candidate_blocks(r, ci, c));
+    }
+    out.push(Block::Heading(2, "Estimates".into()));
+    out.push(Block::Bullets(r.estimates.clone()));
+    out
+}
+
+/// The input section: what was read, and how (or whether) it was projected to production.
+fn input_block(i: &crate::model::InputSummary) -> Block {
     let mut lines = vec![
         format!(
             "Input: {} file(s), {} records read = {} analyzed + {} skipped; {} raw, {} estimated stored",
@@ -161,37 +181,46 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         )),
         None => lines.push("Projection: none. Storage was judged on the input as given, as if it were the whole container (use --total-docs or --total-size when it is a sample).".into()),
     }
-    out.push(Block::Text(lines));
-    if let Some(rec) = &r.recommendation {
-        out.extend(super::recommendation::blocks(rec));
-    }
-    if let Some(d) = &r.discovery {
-        out.extend(super::fields::discovery_blocks(d, d.explain));
-    }
-    if !i.skipped_examples.is_empty() {
-        let mut items: Vec<String> = i
-            .skipped_examples
-            .iter()
-            .map(|s| format!("skipped {}:{}:{}: {}", s.file, s.line, s.column, s.message))
-            .collect();
-        let more = i
-            .records_skipped
-            .saturating_sub(i.skipped_examples.len() as u64);
-        if more > 0 {
-            items.push(format!("… {} more skipped records", count(more as f64)));
-        }
-        out.push(Block::Bullets(items));
-    }
-    if !i.findings.is_empty() {
-        out.push(Block::Bullets(
-            i.findings
-                .iter()
-                .map(|f| format!("{} {}: {}", f.severity_label(), f.code, f.message))
-                .collect(),
-        ));
-    }
+    Block::Text(lines)
+}
 
-    out.push(Block::Heading(2, "Ranking".into()));
+/// The skipped records: the examples kept, then how many more there were (none when nothing
+/// was skipped).
+fn skipped_block(i: &crate::model::InputSummary) -> Option<Block> {
+    if i.skipped_examples.is_empty() {
+        return None;
+    }
+    let mut items: Vec<String> = i
+        .skipped_examples
+        .iter()
+        .map(|s| format!("skipped {}:{}:{}: {}", s.file, s.line, s.column, s.message))
+        .collect();
+    let more = i
+        .records_skipped
+        .saturating_sub(i.skipped_examples.len() as u64);
+    if more > 0 {
+        items.push(format!("… {} more skipped records", count(more as f64)));
+    }
+    Some(Block::Bullets(items))
+}
+
+/// Findings as bullets (`WARN CODE: message`), the input's or a candidate's; none when empty.
+fn findings_block(findings: &[crate::model::Finding]) -> Option<Block> {
+    if findings.is_empty() {
+        return None;
+    }
+    Some(Block::Bullets(
+        findings
+            .iter()
+            .map(|f| format!("{} {}: {}", f.severity_label(), f.code, f.message))
+            .collect(),
+    ))
+}
+
+/// The ranking section: its heading, a note when no workload was given, and one row per
+/// candidate in rank order.
+fn ranking_blocks(r: &Report) -> Vec<Block> {
+    let mut out = vec![Block::Heading(2, "Ranking".into())];
     if r.candidates.iter().all(|c| c.score_parts.storage_only()) {
         out.push(Block::Text(vec![
             "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). Order: verdict, then score, then storage headroom, then candidate text.".into(),
@@ -229,268 +258,59 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     let rows = r
         .candidates
         .iter()
-        .map(|c| {
-            let mut row = vec![
-                c.rank.to_string(),
-                c.spec.clone(),
-                c.kind.to_string(),
-                verdict_cell(c),
-                format!("{:.0}", c.score),
-                // The regime describes the projection; a sampled candidate's own counts are
-                // estimates whatever it is.
-                if c.key_sampling.is_some() {
-                    format!("{}, keys sampled", c.regime.name())
-                } else {
-                    c.regime.name().to_string()
-                },
-                distinct_cell(c),
-                size_cell(c),
-                percent(c.max_logical_partition_bytes / r.limits.logical_partition_bytes),
-                percent(c.skew.top1_share),
-                format!("{:.2}", c.skew.gini),
-                format!("{}/{}", c.undefined_documents, c.null_documents),
-            ];
-            if with_ru {
+        .map(|c| ranking_row(r, c, with_ru, with_layout))
+        .collect();
+    out.push(Block::Table { headers, rows });
+    out
+}
+
+/// One candidate's row of the ranking; the RU/s and layout columns only when some candidate
+/// has them (`-` for one that does not).
+fn ranking_row(r: &Report, c: &CandidateReport, with_ru: bool, with_layout: bool) -> Vec<String> {
+    let mut row = vec![
+        c.rank.to_string(),
+        c.spec.clone(),
+        c.kind.to_string(),
+        verdict_cell(c),
+        format!("{:.0}", c.score),
+        // The regime describes the projection; a sampled candidate's own counts are
+        // estimates whatever it is.
+        if c.key_sampling.is_some() {
+            format!("{}, keys sampled", c.regime.name())
+        } else {
+            c.regime.name().to_string()
+        },
+        distinct_cell(c),
+        size_cell(c),
+        percent(c.max_logical_partition_bytes / r.limits.logical_partition_bytes),
+        percent(c.skew.top1_share),
+        format!("{:.2}", c.skew.gini),
+        format!("{}/{}", c.undefined_documents, c.null_documents),
+    ];
+    if with_ru {
+        row.push(
+            c.hottest_logical_partition_ru_per_sec
+                .map(|x| format!("{x:.0}"))
+                .unwrap_or_else(|| "-".into()),
+        );
+    }
+    if with_layout {
+        match &c.layout {
+            Some(l) => {
+                row.push(l.physical_partitions.to_string());
                 row.push(
-                    c.hottest_logical_partition_ru_per_sec
-                        .map(|x| format!("{x:.0}"))
+                    l.hottest_utilisation
+                        .map(percent)
                         .unwrap_or_else(|| "-".into()),
                 );
             }
-            if with_layout {
-                match &c.layout {
-                    Some(l) => {
-                        row.push(l.physical_partitions.to_string());
-                        row.push(
-                            l.hottest_utilisation
-                                .map(percent)
-                                .unwrap_or_else(|| "-".into()),
-                        );
-                    }
-                    None => {
-                        row.push("-".into());
-                        row.push("-".into());
-                    }
-                }
-            }
-            row
-        })
-        .collect();
-    out.push(Block::Table { headers, rows });
-
-    for (ci, c) in r.candidates.iter().enumerate() {
-        out.push(Block::Candidate(ci));
-        out.push(Block::Heading(
-            3,
-            format!("#{} {} ({}): {}", c.rank, c.spec, c.kind, verdict_cell(c)),
-        ));
-        let mut facts = vec![format!(
-            "{} documents in {}{} logical partitions; per partition: median {} / p99 {} / max {} (estimated stored bytes{})",
-            count(c.documents as f64),
-            if c.key_sampling.is_some() { "about " } else { "" },
-            count(c.logical_partitions as f64),
-            human_bytes(c.bytes_per_partition.p50),
-            human_bytes(c.bytes_per_partition.p99),
-            human_bytes(c.bytes_per_partition.max),
-            if c.key_sampling.is_some() {
-                "; keys sampled: from the kept keys"
-            } else {
-                ""
-            },
-        )];
-        if c.distinct_estimate.method != "exact" {
-            facts.push(format!(
-                "production logical partitions (estimate): {} (range {} – {}; {})",
-                count(c.distinct_estimate.estimate),
-                count(c.distinct_estimate.low),
-                count(c.distinct_estimate.high),
-                c.distinct_estimate.method
-            ));
-            let [lo, hi] = c.max_logical_partition_bytes_range;
-            let sampled_whole =
-                c.regime == crate::estimate::Regime::Exact && c.key_sampling.is_some();
-            facts.push(if sampled_whole {
-                // Nothing projected, but --memory-limit kept only some keys: no key went
-                // unseen, a dropped one is only bounded.
-                format!(
-                    "largest logical partition: {}, the largest kept key's; a key --memory-limit dropped may hold up to {}",
-                    human_bytes(c.max_logical_partition_bytes),
-                    human_bytes(hi)
-                )
-            } else {
-                format!(
-                    "largest logical partition (estimate): {} (95% range {} – {}); any key seen fewer than 10 times: at most {}",
-                    human_bytes(c.max_logical_partition_bytes),
-                    human_bytes(lo),
-                    human_bytes(hi),
-                    human_bytes(c.tail_bound_bytes)
-                )
-            });
-        }
-        facts.push(format!(
-            "regime: {} ({})",
-            c.regime.name(),
-            c.regime_evidence
-        ));
-        facts.push(score_line(c));
-        facts.push(format!(
-            "skew: gini {:.2}, max/mean {:.1}, cv {:.2}, entropy {:.2}, top-1% share {}; largest key value {} bytes",
-            c.skew.gini,
-            c.skew.max_over_mean,
-            c.skew.cv,
-            c.skew.entropy,
-            percent(c.skew.top1pct_share),
-            c.max_key_bytes
-        ));
-        for lv in &c.levels {
-            let range = lv
-                .distinct_prefixes_range
-                .map_or(String::new(), |[lo, hi]| {
-                    format!(
-                        " (an estimate: prefixes were sampled; 95 % interval {} – {})",
-                        count(lo as f64),
-                        count(hi as f64)
-                    )
-                });
-            // Under key sampling the largest prefix may be one --memory-limit dropped.
-            let sampled = c.key_sampling.is_some();
-            facts.push(format!(
-                "level {}: {} distinct prefixes{range}; largest {}{} holds {}{}",
-                lv.level,
-                count(lv.distinct_prefixes as f64),
-                if sampled { "kept " } else { "" },
-                lv.largest_prefix,
-                human_bytes(lv.largest_prefix_bytes),
-                if sampled {
-                    " (a prefix --memory-limit dropped may be larger)"
-                } else {
-                    ""
-                }
-            ));
-        }
-        if c.invalid_key_documents > 0 {
-            for e in &c.key_errors {
-                let first = e
-                    .examples
-                    .first()
-                    .map(|x| format!(" (first at {}:{})", x.file, x.line))
-                    .unwrap_or_default();
-                facts.push(format!(
-                    "{} documents have no key: {}{first}",
-                    e.documents,
-                    e.reason.describe()
-                ));
-            }
-        }
-        out.push(Block::Text(facts));
-        if !c.findings.is_empty() {
-            out.push(Block::Bullets(
-                c.findings
-                    .iter()
-                    .map(|f| format!("{} {}: {}", f.severity_label(), f.code, f.message))
-                    .collect(),
-            ));
-        }
-        if !c.top_partitions.is_empty() {
-            out.push(Block::Table {
-                headers: vec![
-                    "logical partition".into(),
-                    "documents".into(),
-                    "bytes (est.)".into(),
-                    "share".into(),
-                ],
-                rows: top_rows(c),
-            });
-        }
-        if let Some(l) = &c.layout {
-            let epk_width = epk_width(&l.partitions);
-            out.push(Block::Text(vec![format!(
-                "Physical layout (estimate, {} hash): {} partitions ({} at creation, {}; {} storage splits){}{}",
-                match l.hash {
-                    crate::cosmos::PkVersion::V1 => "V1",
-                    crate::cosmos::PkVersion::V2 => "V2",
-                    crate::cosmos::PkVersion::MultiHash => "MultiHash",
-                },
-                l.physical_partitions,
-                l.initial_partitions,
-                l.partition_count_rule.describe(),
-                l.storage_splits,
-                l.hottest_utilisation
-                    .map(|u| format!("; hottest partition at {} of its RU/s", percent(u)))
-                    .unwrap_or_default(),
-                l.usable_throughput_share
-                    .map(|u| format!("; {} of provisioned RU/s usable before it throttles", percent(u)))
-                    .unwrap_or_default(),
-            )]));
-            out.push(Block::Table {
-                headers: vec![
-                    "EPK range".into(),
-                    "logical".into(),
-                    "bytes".into(),
-                    "storage (of 50 GB)".into(),
-                    "RU/s demand".into(),
-                    "RU/s allocated".into(),
-                    "utilisation".into(),
-                ],
-                rows: layout_rows(l, r.limits.physical_partition_bytes, epk_width),
-            });
-            for pf in &l.prefix_fanout {
-                let dist = pf
-                    .distribution
-                    .iter()
-                    .map(|(parts, n)| format!("{n} overlap {parts}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let mut worst = pf
-                    .worst
-                    .iter()
-                    .map(|w| format!("{} → {} partitions", w.prefix, w.partitions))
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                let more = pf.prefixes.saturating_sub(pf.worst.len() as u64);
-                if more > 0 {
-                    worst.push_str(&format!("; … {} more", count(more as f64)));
-                }
-                out.push(Block::Text(vec![format!(
-                    "prefix fan-out, first {} level(s): {} prefixes; {dist}; worst: {worst}",
-                    pf.level, pf.prefixes
-                )]));
-            }
-        }
-        if let Some(w) = &c.workload {
-            if let Some(qs) = w.get("queries").and_then(|q| q.as_array()) {
-                if !qs.is_empty() {
-                    out.push(Block::Table {
-                        headers: vec![
-                            "query".into(),
-                            "per sec".into(),
-                            "routing".into(),
-                            "partitions".into(),
-                            "RU/s".into(),
-                        ],
-                        rows: qs
-                            .iter()
-                            .map(|q| {
-                                vec![
-                                    q["name"].as_str().unwrap_or("").to_string(),
-                                    format!("{}", q["per_sec"].as_f64().unwrap_or(0.0)),
-                                    q["routing"].as_str().unwrap_or("").to_string(),
-                                    format!(
-                                        "{:.0}",
-                                        q["partitions_touched"].as_f64().unwrap_or(0.0)
-                                    ),
-                                    format!("{:.0}", q["ru_per_sec"].as_f64().unwrap_or(0.0)),
-                                ]
-                            })
-                            .collect(),
-                    });
-                }
+            None => {
+                row.push("-".into());
+                row.push("-".into());
             }
         }
     }
-    out.push(Block::Heading(2, "Estimates".into()));
-    out.push(Block::Bullets(r.estimates.clone()));
-    out
+    row
 }
 
 /// The largest logical partitions, then a row for the rest (`… 2,990 more in the sample`)

@@ -394,47 +394,53 @@ pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16, wrap_text: 
                 }
             }
             Block::Table { headers, rows } => {
-                let (headers, rows) = compact(headers, rows, width);
-                // On a narrow terminal no column is cut inside a word (`/tenantId>/us`
-                // `erId>/id`, `220` `,816,033`) while the table can fit without it.
-                let bounds = (width < COMPACT_BELOW).then(|| word_bounds(&headers, &rows, width));
-                let ncols = headers.len().max(1);
-                let mut t = Table::new();
-                t.load_preset(UTF8_FULL_CONDENSED)
-                    .set_content_arrangement(ContentArrangement::Dynamic)
-                    .set_width(width)
-                    .set_header(headers);
-                // Only where a column would be narrower than its longest word: a bound on
-                // every column stops comfy-table from widening the ones that need it.
-                let natural = usize::from(width).saturating_sub(ncols + 1) / ncols;
-                for (i, w) in bounds.into_iter().flatten().enumerate() {
-                    if usize::from(w) < natural {
-                        continue;
-                    }
-                    if let Some(c) = t.column_mut(i) {
-                        c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
-                    }
-                }
-                if color {
-                    t.enforce_styling().style_text_only();
-                } else {
-                    t.force_no_tty();
-                }
-                for r in rows {
-                    t.add_row(r.into_iter().map(|c| {
-                        let cell = Cell::new(shorten(&c));
-                        match word_color(&c).filter(|_| color) {
-                            Some((_, fg)) => cell.fg(fg).add_attribute(Attribute::Bold),
-                            None => cell,
-                        }
-                    }));
-                }
-                out.push_str(&t.to_string());
+                out.push_str(&terminal_table(headers, rows, color, width));
                 out.push('\n');
             }
         }
     }
     out
+}
+
+/// A table drawn with box characters and fitted to `width` columns (narrow terminals get
+/// fewer columns, [`compact`]); with `color`, verdict and severity words are painted.
+fn terminal_table(headers: Vec<String>, rows: Vec<Vec<String>>, color: bool, width: u16) -> String {
+    let (headers, rows) = compact(headers, rows, width);
+    // On a narrow terminal no column is cut inside a word (`/tenantId>/us`
+    // `erId>/id`, `220` `,816,033`) while the table can fit without it.
+    let bounds = (width < COMPACT_BELOW).then(|| word_bounds(&headers, &rows, width));
+    let ncols = headers.len().max(1);
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width)
+        .set_header(headers);
+    // Only where a column would be narrower than its longest word: a bound on
+    // every column stops comfy-table from widening the ones that need it.
+    let natural = usize::from(width).saturating_sub(ncols + 1) / ncols;
+    for (i, w) in bounds.into_iter().flatten().enumerate() {
+        if usize::from(w) < natural {
+            continue;
+        }
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
+        }
+    }
+    if color {
+        t.enforce_styling().style_text_only();
+    } else {
+        t.force_no_tty();
+    }
+    for r in rows {
+        t.add_row(r.into_iter().map(|c| {
+            let cell = Cell::new(shorten(&c));
+            match word_color(&c).filter(|_| color) {
+                Some((_, fg)) => cell.fg(fg).add_attribute(Attribute::Bold),
+                None => cell,
+            }
+        }));
+    }
+    t.to_string()
 }
 
 #[cfg(test)]
