@@ -289,12 +289,7 @@ fn barely_matters(reports: &[CandidateReport]) -> Option<(f64, f64)> {
     let ru = reports
         .iter()
         .map(|r| {
-            let demand = r
-                .workload
-                .as_ref()
-                .and_then(|w| w.pointer("/ru_demand/total"))
-                .and_then(|v| v.as_f64())
-                .unwrap_or(0.0);
+            let demand = r.workload.as_ref().map_or(0.0, |w| w.ru_demand.total);
             let provisioned = r
                 .layout
                 .as_ref()

@@ -406,6 +406,6 @@ fn candidate_report(
         levels: stats.levels.clone(),
         hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
         layout,
-        workload: eval.map(|e| serde_json::to_value(e).expect("serializes")),
+        workload: eval,
     }
 }

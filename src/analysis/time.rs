@@ -145,7 +145,7 @@ pub(super) fn time_to_limit(
         best = Some((
             i,
             crate::model::TimeToLimitEval {
-                basis,
+                basis: basis.to_owned(),
                 key: keys::key_json(stats.key_of(p), ctx.cand.kind == KeyKind::Hierarchical),
                 bytes,
                 bytes_per_day: per_day,

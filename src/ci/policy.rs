@@ -159,8 +159,7 @@ pub fn evaluate(
         }
     }
     if let (Some(max), Some(w)) = (p.max_fanout_share, c.workload.as_ref()) {
-        let q = w["ru_demand"]["queries"].as_f64().unwrap_or(0.0);
-        let o = w["ru_demand"]["fanout_overhead"].as_f64().unwrap_or(0.0);
+        let (q, o) = (w.ru_demand.queries, w.ru_demand.fanout_overhead);
         if q > 0.0 && o / q > max {
             out.push(fail(
                 "POLICY_FANOUT_SHARE",

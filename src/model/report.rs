@@ -283,5 +283,5 @@ pub struct CandidateReport {
     /// `--physical-partitions`, a workload or `--time-field` is given).
     pub layout: Option<LayoutReport>,
     /// Workload and time evaluation (`null` without a workload, `--time-field` or `--growth`).
-    pub workload: Option<serde_json::Value>,
+    pub workload: Option<super::WorkloadEval>,
 }

@@ -25,7 +25,9 @@ use crate::keys::spec::{parse_candidate, Candidate, KeyPath, Level, Part};
 use super::file::FilterOp;
 
 /// How a query is routed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RoutingClass {
     /// The filter fixes the whole key: one logical (so one physical) partition.

@@ -108,12 +108,15 @@ pub fn parse_growth(s: &str) -> Option<f64> {
 }
 
 /// Days until storage growing linearly reaches a warning level and a limit.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// (Fields in alphabetical order, the order the JSON report has them in.)
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct TimeToLimit {
-    /// Days until `limit × warn_fraction` (0 when already past; `None` if never).
-    pub days_to_warn: Option<f64>,
     /// Days until the limit (0 when already past; `None` if never).
     pub days_to_limit: Option<f64>,
+    /// Days until `limit × warn_fraction` (0 when already past; `None` if never).
+    pub days_to_warn: Option<f64>,
 }
 
 fn days_until(current: f64, per_day: f64, level: f64) -> Option<f64> {

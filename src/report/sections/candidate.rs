@@ -222,7 +222,7 @@ fn prefix_fanout_line(pf: &crate::model::PrefixFanout) -> String {
 /// The workload's queries under this candidate: routing, partitions visited and RU/s (none
 /// without a workload or queries).
 fn workload_table(c: &CandidateReport) -> Option<Block> {
-    let qs = c.workload.as_ref()?.get("queries")?.as_array()?;
+    let qs = &c.workload.as_ref()?.queries;
     if qs.is_empty() {
         return None;
     }
@@ -238,11 +238,11 @@ fn workload_table(c: &CandidateReport) -> Option<Block> {
             .iter()
             .map(|q| {
                 vec![
-                    q["name"].as_str().unwrap_or("").to_string(),
-                    format!("{}", q["per_sec"].as_f64().unwrap_or(0.0)),
-                    q["routing"].as_str().unwrap_or("").to_string(),
-                    format!("{:.0}", q["partitions_touched"].as_f64().unwrap_or(0.0)),
-                    format!("{:.0}", q["ru_per_sec"].as_f64().unwrap_or(0.0)),
+                    q.name.clone(),
+                    format!("{}", q.per_sec),
+                    q.routing.as_str().to_string(),
+                    format!("{:.0}", q.partitions_touched),
+                    format!("{:.0}", q.ru_per_sec),
                 ]
             })
             .collect(),
