@@ -87,7 +87,11 @@ fn finish_report(
 ) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
-    input_findings.extend(input::input_findings(&scanned.acc, &cfg.limits, notes));
+    input_findings.extend(crate::advise::input::input_findings(
+        scanned.acc.largest_document.map(|(bytes, _)| bytes),
+        &cfg.limits,
+        notes,
+    ));
     // Cosmos, workload and time, then the advise stage's ranking and recommendation.
     let reports = evaluate::evaluate_all(
         cfg,

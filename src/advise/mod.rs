@@ -6,6 +6,8 @@ pub mod boundaries;
 pub mod change;
 pub mod container;
 pub mod domain;
+pub mod input;
+pub mod layout;
 pub mod recommend;
 pub mod separator;
 pub mod storage;

@@ -18,34 +18,7 @@ pub fn storage_size_findings(s: &SizeProjection, proj: &Projector, l: &Limits) -
     let warn = l.warn_fraction * limit;
     let mut f = Vec::new();
     if !s.projected {
-        if s.max_bytes >= limit {
-            f.push(Finding::new(
-                "LOGICAL_PARTITION_OVER_LIMIT",
-                Severity::Fail,
-                format!(
-                    "logical partition `{}` holds {} in the input ({} of the {} limit): it stops accepting writes",
-                    s.max_key,
-                    human_bytes(s.max_bytes),
-                    pct(s.max_bytes / limit),
-                    human_bytes(limit)
-                ),
-                json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit}),
-            ));
-        } else if s.max_bytes >= warn {
-            f.push(Finding::new(
-                "LOGICAL_PARTITION_NEAR_LIMIT",
-                Severity::Warn,
-                format!(
-                    "logical partition `{}` holds {} in the input ({} of the {} limit)",
-                    s.max_key,
-                    human_bytes(s.max_bytes),
-                    pct(s.max_bytes / limit),
-                    human_bytes(limit)
-                ),
-                json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit, "warn_fraction": l.warn_fraction}),
-            ));
-        }
-        return f;
+        return unprojected_findings(s, l);
     }
     let [lo, hi] = s.max_range;
     if lo >= limit {
@@ -90,6 +63,42 @@ pub fn storage_size_findings(s: &SizeProjection, proj: &Projector, l: &Limits) -
                 human_bytes(warn)
             ),
             json!({"tail_bound_bytes": s.tail_bound_bytes, "sample_documents": proj.sample_documents, "sample_needed": needed, "warn_bytes": warn}),
+        ));
+    }
+    f
+}
+
+/// Without a projection the sample is the whole container: its own largest partition against
+/// the limit and the warning level.
+fn unprojected_findings(s: &SizeProjection, l: &Limits) -> Vec<Finding> {
+    let limit = l.logical_partition_bytes;
+    let warn = l.warn_fraction * limit;
+    let mut f = Vec::new();
+    if s.max_bytes >= limit {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_OVER_LIMIT",
+            Severity::Fail,
+            format!(
+                "logical partition `{}` holds {} in the input ({} of the {} limit): it stops accepting writes",
+                s.max_key,
+                human_bytes(s.max_bytes),
+                pct(s.max_bytes / limit),
+                human_bytes(limit)
+            ),
+            json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit}),
+        ));
+    } else if s.max_bytes >= warn {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_NEAR_LIMIT",
+            Severity::Warn,
+            format!(
+                "logical partition `{}` holds {} in the input ({} of the {} limit)",
+                s.max_key,
+                human_bytes(s.max_bytes),
+                pct(s.max_bytes / limit),
+                human_bytes(limit)
+            ),
+            json!({"key": s.max_key, "bytes": s.max_bytes, "limit_bytes": limit, "warn_fraction": l.warn_fraction}),
         ));
     }
     f

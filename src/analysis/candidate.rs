@@ -118,38 +118,7 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     let l = &cfg.limits;
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
     let (mut findings, follows_time) = data_findings(ctx, &sizes);
-    let wants_layout = cfg.provisioning.is_some()
-        || cfg.physical_partitions.is_some()
-        || cfg.workload.is_some()
-        || ctx.time.is_some();
-    // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
-    // without demand for routing, then again with the workload's demand.
-    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
-    let mut eval = None;
-    let mut summary = DemandSummary::default();
-    if let Some(w) = &cfg.workload {
-        let (e, demand) = workload_eval(ctx, w, shape.as_ref().map(|s| &s.0));
-        summary = demand;
-        findings.extend(advise::workload::query_findings(&e));
-        eval = Some(e);
-    }
-    // Without a workload the demand is none, and the layout is the shape already projected
-    // (a second projection cost seconds and twice the memory for millions of keys).
-    let layout = match &eval {
-        Some(e) if wants_layout => Some(layout_for(
-            cand.kind,
-            stats,
-            ctx.proj,
-            &e.lp_demand,
-            e.even_ru_per_sec,
-            cfg,
-        )),
-        _ => shape,
-    };
-    if let Some((lr, lf, _)) = &layout {
-        summary.hottest_physical_utilisation = lr.hottest_utilisation;
-        findings.extend(lf.iter().cloned());
-    }
+    let (layout, mut eval, mut summary) = traffic(ctx, &mut findings);
     if let Some(t) = &ctx.time {
         let lp_phys = layout.as_ref().map(|(_, _, map)| map.as_slice());
         let te = time_eval(stats, t, lp_phys);
@@ -201,6 +170,57 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         grows_with_time(&mut report);
     }
     report
+}
+
+/// The candidate's traffic: the workload's evaluation and demand, and the physical layout when
+/// one is asked for (its findings added to `findings`).
+#[allow(clippy::type_complexity)]
+fn traffic(
+    ctx: &CandidateContext<'_>,
+    findings: &mut Vec<crate::model::Finding>,
+) -> (
+    Option<(
+        crate::model::LayoutReport,
+        Vec<crate::model::Finding>,
+        Vec<usize>,
+    )>,
+    Option<crate::model::WorkloadEval>,
+    DemandSummary,
+) {
+    let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
+    let wants_layout = cfg.provisioning.is_some()
+        || cfg.physical_partitions.is_some()
+        || cfg.workload.is_some()
+        || ctx.time.is_some();
+    // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
+    // without demand for routing, then again with the workload's demand.
+    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
+    let mut eval = None;
+    let mut summary = DemandSummary::default();
+    if let Some(w) = &cfg.workload {
+        let (e, demand) = workload_eval(ctx, w, shape.as_ref().map(|s| &s.0));
+        summary = demand;
+        findings.extend(advise::workload::query_findings(&e));
+        eval = Some(e);
+    }
+    // Without a workload the demand is none, and the layout is the shape already projected
+    // (a second projection cost seconds and twice the memory for millions of keys).
+    let layout = match &eval {
+        Some(e) if wants_layout => Some(layout_for(
+            cand.kind,
+            stats,
+            ctx.proj,
+            &e.lp_demand,
+            e.even_ru_per_sec,
+            cfg,
+        )),
+        _ => shape,
+    };
+    if let Some((lr, lf, _)) = &layout {
+        summary.hottest_physical_utilisation = lr.hottest_utilisation;
+        findings.extend(lf.iter().cloned());
+    }
+    (layout, eval, summary)
 }
 
 /// A key that follows time grows: the sample's profile can look complete (every month of the

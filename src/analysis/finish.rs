@@ -8,28 +8,15 @@ use crate::estimate;
 use crate::keys;
 use crate::model::Discovery;
 use crate::model::{CandidateReport, KeyErrorSummary};
-use crate::model::{Finding, Severity};
 use crate::stats::Accumulator;
 
 /// Adds what is known only after the scan (documents without a valid key), collapses repeated
 /// findings and sets the verdict and score.
 pub(super) fn finish_report(report: &mut CandidateReport, key_errors: Vec<KeyErrorSummary>) {
     let invalid: u64 = key_errors.iter().map(|k| k.documents).sum();
-    if invalid > 0 {
-        report.findings.push(Finding::new(
-            "INVALID_KEY_VALUES",
-            Severity::Fail,
-            format!(
-                "{invalid} documents have no valid key for this candidate (first: {}): they could not be written",
-                key_errors[0]
-                    .examples
-                    .first()
-                    .map(|e| format!("{}:{}", e.file, e.line))
-                    .unwrap_or_default()
-            ),
-            serde_json::json!({"documents": invalid}),
-        ));
-    }
+    report
+        .findings
+        .extend(advise::input::invalid_key_finding(&key_errors));
     report
         .findings
         .sort_by_key(|f| std::cmp::Reverse(f.severity));

@@ -6,8 +6,8 @@ use crate::analysis::AnalyzeOptions;
 use crate::estimate;
 use crate::estimate::Projection;
 use crate::ingest;
+use crate::model::Finding;
 use crate::model::{FileSummary, InputSummary, LargestDocument, Located};
-use crate::model::{Finding, Severity};
 use crate::stats::Accumulator;
 
 /// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored
@@ -58,37 +58,6 @@ pub(super) fn production_target(
         }
     }
     Ok((target, projection))
-}
-
-/// Findings about the input itself (an item over the size limit).
-pub(super) fn input_findings(
-    acc: &Accumulator,
-    l: &crate::cosmos::limits::Limits,
-    notes: Vec<String>,
-) -> Vec<Finding> {
-    let mut out = Vec::new();
-    if let Some((bytes, _)) = acc.largest_document {
-        if bytes as f64 > l.item_bytes {
-            out.push(Finding::new(
-                "ITEM_TOO_LARGE",
-                Severity::Fail,
-                format!(
-                    "a document is {bytes} bytes minified, over the {} byte item limit: Cosmos DB rejects it",
-                    l.item_bytes
-                ),
-                serde_json::json!({"bytes": bytes, "limit_bytes": l.item_bytes}),
-            ));
-        }
-    }
-    out.extend(notes.into_iter().map(|n| {
-        Finding::new(
-            "INPUT_PASSED_OVER",
-            Severity::Info,
-            n,
-            serde_json::json!({}),
-        )
-    }));
-    out
 }
 
 /// The input summary of the report.

@@ -2,6 +2,7 @@
 //! estimates: partition counts and split points are the service's internal choices).
 
 use super::key_epk;
+use crate::advise;
 use crate::analysis::AnalyzeOptions;
 use crate::cosmos::{
     self, partition_count, prefix_range, project_layout, CountParams, LayoutParams, PkVersion,
@@ -9,7 +10,7 @@ use crate::cosmos::{
 use crate::estimate::{self, Projector};
 use crate::keys;
 use crate::keys::spec::KeyKind;
-use crate::model::{Finding, Severity};
+use crate::model::Finding;
 use crate::model::{LayoutReport, PartitionReport, PrefixFanout, PrefixFanoutEntry};
 use crate::stats::summary::CandidateStats;
 
@@ -59,14 +60,24 @@ pub(super) fn layout_for(
     }
     let (lp_phys, keys_in) = map_keys_to_partitions(stats, &layout, &placement, &epk_of);
     crate::timing::mark("layout: keys mapped");
-    let mut findings = unsplittable_findings(&layout, l.physical_partition_bytes);
-    findings.extend(throughput_layout_findings(&layout));
-    findings.extend(min_ru_finding(cfg, stats.total_bytes));
-    findings.extend(one_partition_finding(&layout, even_ru_per_sec));
+    let mut findings = advise::layout::unsplittable_findings(&layout, l.physical_partition_bytes);
+    findings.extend(advise::layout::throughput_layout_findings(&layout));
+    findings.extend(advise::layout::min_ru_finding(
+        cfg.provisioning,
+        &cfg.limits,
+        stats.total_bytes,
+    ));
+    findings.extend(advise::layout::one_partition_finding(
+        &layout,
+        even_ru_per_sec,
+    ));
     let mut prefix_fanout = Vec::new();
     if kind == KeyKind::Hierarchical {
         prefix_fanout = prefix_fanouts(stats, &layout);
-        findings.extend(first_level_finding(stats, layout.partitions.len()));
+        findings.extend(advise::layout::first_level_finding(
+            stats,
+            layout.partitions.len(),
+        ));
     }
     let report = layout_report(
         version,
@@ -134,50 +145,6 @@ fn map_keys_to_partitions(
     (lp_phys, keys_in)
 }
 
-/// `PHYSICAL_PARTITION_CANNOT_SPLIT`: a physical partition over `limit_bytes` that holds one
-/// logical partition, which the service cannot split.
-fn unsplittable_findings(layout: &cosmos::Layout, limit_bytes: f64) -> Vec<Finding> {
-    layout
-        .unsplittable
-        .iter()
-        .map(|&u| {
-            let p = &layout.partitions[u];
-            Finding::new(
-                "PHYSICAL_PARTITION_CANNOT_SPLIT",
-                Severity::Fail,
-                format!(
-                    "physical partition [{}, {}) would hold an estimated {} in one logical partition: over the {} physical limit, and one key cannot split",
-                    p.min_epk, p.max_epk, crate::fmt::human_bytes(p.bytes), crate::fmt::human_bytes(limit_bytes)
-                ),
-                serde_json::json!({"min_epk": p.min_epk.to_hex(), "max_epk": p.max_epk.to_hex(), "bytes": p.bytes}),
-            )
-        })
-        .collect()
-}
-
-/// `WRITES_ON_ONE_PHYSICAL_PARTITION`: with more than one physical partition and no fan-out
-/// spread (`even_ru_per_sec` 0), all of the demand lands on one of them.
-fn one_partition_finding(layout: &cosmos::Layout, even_ru_per_sec: f64) -> Option<Finding> {
-    let n = layout.partitions.len();
-    let total_demand: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
-    if n > 1 && total_demand > 0.0 && even_ru_per_sec == 0.0 {
-        let busiest = layout
-            .partitions
-            .iter()
-            .map(|p| p.ru_demand)
-            .fold(0.0, f64::max);
-        if busiest >= total_demand * 0.999 {
-            return Some(Finding::new(
-                "WRITES_ON_ONE_PHYSICAL_PARTITION",
-                Severity::Warn,
-                format!("all request demand lands on one of an estimated {n} physical partitions"),
-                serde_json::json!({"physical_partitions": n}),
-            ));
-        }
-    }
-    None
-}
-
 /// A hierarchical key's prefix fan-out for each level short of the full key.
 fn prefix_fanouts(stats: &CandidateStats, layout: &cosmos::Layout) -> Vec<PrefixFanout> {
     let levels = stats
@@ -188,23 +155,6 @@ fn prefix_fanouts(stats: &CandidateStats, layout: &cosmos::Layout) -> Vec<Prefix
     (1..levels)
         .map(|level| fanout(stats, layout, level))
         .collect()
-}
-
-/// `FIRST_LEVEL_BELOW_PARTITION_COUNT`: a hierarchical key's first level has fewer distinct
-/// values than the `n` physical partitions.
-fn first_level_finding(stats: &CandidateStats, n: usize) -> Option<Finding> {
-    let first = stats.levels.first()?;
-    (first.distinct_prefixes < n as u64).then(|| {
-        Finding::new(
-            "FIRST_LEVEL_BELOW_PARTITION_COUNT",
-            Severity::Warn,
-            format!(
-                "the first level has {} distinct values but the container would have an estimated {n} physical partitions: the docs ask for more first-level values than physical partitions",
-                first.distinct_prefixes
-            ),
-            serde_json::json!({"distinct": first.distinct_prefixes, "physical_partitions": n}),
-        )
-    })
 }
 
 /// The layout as reported: each physical partition with its logical partitions (`keys_in`),
@@ -242,44 +192,6 @@ fn layout_report(
         usable_throughput_share: has_demand.then(|| layout.usable_share()).flatten(),
         prefix_fanout,
     }
-}
-
-/// Throttling findings of a layout: UNDER_PROVISIONED when the container as a whole needs more
-/// RU/s than it has (even demand, too little throughput), HOT_PHYSICAL_PARTITION when one
-/// partition's share of the demand makes it throttle while less than 90 % of the provisioned
-/// throughput is usable (uneven demand). Both are estimates from the projected layout.
-fn throughput_layout_findings(layout: &cosmos::Layout) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let Some(h) = layout.hottest_utilisation() else {
-        return findings;
-    };
-    let total: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
-    let provisioned = layout.provisioned_ru_per_sec.unwrap_or(0.0);
-    let usable = layout.usable_share().unwrap_or(1.0);
-    if provisioned > 0.0 && total > provisioned {
-        findings.push(Finding::new(
-            "UNDER_PROVISIONED",
-            Severity::Fail,
-            format!(
-                "the workload needs an estimated {total:.0} RU/s in total but {provisioned:.0} RU/s are provisioned: every partition throttles (429); provision at least {:.0} RU/s",
-                total / usable.max(1e-9)
-            ),
-            serde_json::json!({"ru_demand": total, "provisioned_ru_per_sec": provisioned, "needed_ru_per_sec": total / usable.max(1e-9)}),
-        ));
-    }
-    if h > 1.0 && usable < 0.9 {
-        findings.push(Finding::new(
-            "HOT_PHYSICAL_PARTITION",
-            Severity::Fail,
-            format!(
-                "the hottest physical partition needs an estimated {} of its share of provisioned RU/s: it throttles (429) while others have spare capacity; only {} of provisioned throughput is usable",
-                crate::fmt::percent(h),
-                crate::fmt::percent(usable)
-            ),
-            serde_json::json!({"utilisation": h, "usable_share": usable}),
-        ));
-    }
-    findings
 }
 
 /// For each distinct prefix of `level` levels: how many physical partitions its EPK range overlaps.
@@ -323,30 +235,4 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
         weighted_mean_partitions: if weight > 0.0 { weighted / weight } else { 1.0 },
         worst: entries,
     }
-}
-
-/// The service's floor on manual throughput for the data stored (concepts-limits, "minimum
-/// throughput"): `max(min_ru_per_sec, stored GB × min_ru_per_gb)`. Provisioning less is refused;
-/// the floor rises as the container grows. Autoscale has its own floor and is not checked here.
-fn min_ru_finding(cfg: &AnalyzeOptions, stored_bytes: f64) -> Option<Finding> {
-    let l = &cfg.limits;
-    let Some(crate::cosmos::Provisioning::Manual { ru_per_sec }) = cfg.provisioning else {
-        return None;
-    };
-    let floor = l.min_ru_per_sec.max(stored_bytes / 1e9 * l.min_ru_per_gb);
-    (ru_per_sec < floor).then(|| {
-        Finding::new(
-            "BELOW_MINIMUM_RU",
-            Severity::Fail,
-            format!(
-                "{} RU/s is below the service's minimum for an estimated {} stored: at least {} RU/s (max of {} RU/s and {} RU/s per GB, concepts-limits)",
-                crate::fmt::count(ru_per_sec),
-                crate::fmt::human_bytes(stored_bytes),
-                crate::fmt::count(floor.ceil()),
-                l.min_ru_per_sec,
-                l.min_ru_per_gb
-            ),
-            serde_json::json!({"ru_per_sec": ru_per_sec, "minimum_ru_per_sec": floor, "stored_bytes": stored_bytes}),
-        )
-    })
 }

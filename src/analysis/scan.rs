@@ -5,7 +5,7 @@ use super::{groups, AnalyzeError};
 use crate::analysis::AnalyzeOptions;
 use crate::ingest::InputSource;
 use crate::keys::KeyPlan;
-use crate::model::{Finding, Severity};
+use crate::model::Finding;
 use crate::pipeline::{self, ScanOptions};
 use crate::stats::Accumulator;
 use crate::workload::boundaries::Boundary;
@@ -82,22 +82,10 @@ pub(super) fn from_key_stats(
 ) -> Result<(Scanned, Finding), AnalyzeError> {
     let ks = crate::stats::key_stats::read_key_stats(path, &cfg.candidates)
         .map_err(AnalyzeError::KeyStats)?;
-    let mut msg = format!(
-        "key statistics read from {} ({} rows, computed by an engine): bytes are the engine's minified JSON; the largest document, raw bytes and time hot spots are not known from such a table",
-        path.display(),
-        ks.rows
-    );
-    if !ks.other_candidates.is_empty() {
-        msg.push_str(&format!(
-            "; rows of other candidates ignored: {}",
-            ks.other_candidates.join(", ")
-        ));
-    }
-    let finding = Finding::new(
-        "KEY_STATS_INPUT",
-        Severity::Info,
-        msg,
-        serde_json::json!({"file": path.display().to_string(), "rows": ks.rows}),
+    let finding = crate::advise::input::key_stats_finding(
+        &path.display().to_string(),
+        ks.rows,
+        &ks.other_candidates,
     );
     let scanned = Scanned {
         acc: ks.acc,
