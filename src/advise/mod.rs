@@ -15,7 +15,7 @@ pub mod workload;
 
 use serde_json::json;
 
-use crate::cosmos::limits::{Limits, GB};
+use crate::cosmos::limits::Limits;
 use crate::fmt::{human_bytes, pct};
 use crate::keys::spec::{Candidate, KeyKind};
 use crate::model::Finding;
@@ -511,11 +511,6 @@ pub fn rank(items: &[(Verdict, f64, f64, &str)]) -> Vec<usize> {
             .then(x.3.cmp(y.3))
     });
     idx
-}
-
-/// Which limit a logical partition's size is compared to (for the report).
-pub fn lp_limit_gb(l: &Limits) -> f64 {
-    l.logical_partition_bytes / GB
 }
 
 #[cfg(test)]

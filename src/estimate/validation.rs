@@ -3,7 +3,6 @@
 //! validate_projection.rs` prints the full study; the tests run a small version.
 
 use super::{Projector, Target, HEAVY_MIN_COUNT};
-use crate::estimate::intervals::poisson_ucl95;
 
 /// A deterministic generator (SplitMix64), so every run of the study gives the same numbers.
 #[derive(Debug, Clone)]
@@ -203,12 +202,6 @@ pub fn study(
         true_max,
         heavy_share: heavy as f64 / r,
     }
-}
-
-/// The sample size at which the tail bound of a population of `total_docs` falls below
-/// `threshold_docs` (for the study's table).
-pub fn sample_for_threshold(total_docs: f64, threshold_docs: f64) -> f64 {
-    (poisson_ucl95(HEAVY_MIN_COUNT - 1) * total_docs / threshold_docs).ceil()
 }
 
 #[cfg(test)]

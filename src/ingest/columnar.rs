@@ -331,11 +331,6 @@ fn write_datetime(out: &mut Vec<u8>, t: i64, unit: TimeUnit) {
     out.extend_from_slice(b"Z\"");
 }
 
-/// Whether `dir` is a Delta table.
-pub fn is_delta(dir: &Path) -> bool {
-    dir.join("_delta_log").is_dir()
-}
-
 /// Reader features of the Delta protocol that reading the data files needs nothing for, or that
 /// are checked separately (deletion vectors, column mapping).
 const READER_FEATURES_OK: &[&str] = &[

@@ -359,7 +359,7 @@ pub fn discover_noting(
             file: p.display().to_string(),
             cause: e,
         })?;
-        if meta.is_dir() && p.join("_delta_log").is_dir() {
+        if meta.is_dir() && is_delta_table(&p) {
             if first_time(p, notes) {
                 out.push(delta_source(p.clone()));
             }
@@ -374,7 +374,7 @@ pub fn discover_noting(
                 }
                 let name = f.to_string_lossy().into_owned();
                 let (compression, ext) = ext_of(&name);
-                if f.join("_delta_log").is_dir() {
+                if is_delta_table(&f) {
                     out.push(delta_source(f));
                 } else if let Some(fmt) = format_for_ext(&ext) {
                     let size = std::fs::metadata(&f).ok().map(|m| m.len());
@@ -470,7 +470,7 @@ fn walk(
             ));
             continue;
         };
-        if meta.is_dir() && path.join("_delta_log").is_dir() {
+        if meta.is_dir() && is_delta_table(&path) {
             // A Delta table is read through its log, never as loose Parquet files.
             out.push(path);
         } else if meta.is_dir() {
@@ -677,6 +677,11 @@ pub fn locate(record: &[u8], offset: usize, line: u64, column: u64) -> (u64, u64
         Some(_) => (line + newlines, chars + 1),
         None => (line, column + chars),
     }
+}
+
+/// Whether `dir` is a Delta table: a directory with a `_delta_log/` folder.
+fn is_delta_table(dir: &Path) -> bool {
+    dir.join("_delta_log").is_dir()
 }
 
 #[cfg(test)]
