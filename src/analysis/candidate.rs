@@ -2,7 +2,7 @@
 //! the layout and time, then the score.
 
 use super::layout::layout_for;
-use super::time::{time_eval, time_to_limit, Buckets};
+use super::time::{time_eval, time_to_limit, TimeInput};
 use crate::advise::{self, DemandSummary};
 use crate::analysis::AnalyzeOptions;
 use crate::cosmos::PkVersion;
@@ -14,13 +14,6 @@ use crate::model::{CandidateReport, TopPartition};
 use crate::stats::summary::CandidateStats;
 use crate::stats::Key;
 use crate::workload::RoutingContext;
-
-/// The time-bucket input of one candidate.
-pub(super) struct TimeInput<'a> {
-    pub(super) buckets: &'a Buckets,
-    pub(super) bucket_secs: i64,
-    pub(super) span: Option<(i64, i64)>,
-}
 
 /// Everything needed to evaluate one candidate.
 pub(super) struct CandidateContext<'a> {
@@ -138,7 +131,15 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
     let ttl = if follows_time {
         None
     } else {
-        time_to_limit(stats, ctx, layout.as_ref().map(|l| &l.0))
+        time_to_limit(
+            stats,
+            ctx.cfg,
+            (
+                ctx.time.as_ref().and_then(|t| t.span),
+                ctx.cand.kind == KeyKind::Hierarchical,
+            ),
+            layout.as_ref().map(|l| &l.0),
+        )
     };
     if let Some(ttl) = ttl {
         findings.extend(advise::workload::limit_findings(&ttl, l));

@@ -1,9 +1,10 @@
 //! The estimate, cosmos and workload stages for every candidate: projections and statistics at
 //! production size (in parallel), then each candidate's layout, workload and findings.
 
-use super::candidate::{evaluate_candidate, CandidateContext, TimeInput};
+use super::candidate::{evaluate_candidate, CandidateContext};
 use super::finish::finish_report;
 use super::time::time_buckets;
+use super::time::TimeInput;
 use super::AnalyzeError;
 use crate::analysis::AnalyzeOptions;
 use crate::estimate::{self, Projector};

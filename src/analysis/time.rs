@@ -1,13 +1,18 @@
 //! Time: the buckets of writes per key, peaks of concentration, and time to the 20 GB limit.
 
-use super::candidate::{CandidateContext, TimeInput};
-use crate::advise::{self};
+use crate::advise;
 use crate::analysis::AnalyzeOptions;
 use crate::keys;
-use crate::keys::spec::KeyKind;
 use crate::model::LayoutReport;
 use crate::stats::summary::CandidateStats;
 use crate::stats::{Accumulator, Key};
+
+/// The time-bucket input of one candidate.
+pub(super) struct TimeInput<'a> {
+    pub(super) buckets: &'a Buckets,
+    pub(super) bucket_secs: i64,
+    pub(super) span: Option<(i64, i64)>,
+}
 
 /// Time buckets of one candidate: (bucket start, partition key, writes), sorted.
 pub(super) type Buckets = Vec<(i64, Key, u64)>;
@@ -112,13 +117,13 @@ pub(super) fn time_eval(
 /// when the container next splits: from `--growth`, else from the sample's time span.
 pub(super) fn time_to_limit(
     stats: &CandidateStats,
-    ctx: &CandidateContext<'_>,
+    cfg: &AnalyzeOptions,
+    (span, hierarchical): (Option<(i64, i64)>, bool),
     layout: Option<&LayoutReport>,
 ) -> Option<crate::model::TimeToLimitEval> {
-    let l = &ctx.cfg.limits;
-    let span = ctx.time.as_ref().and_then(|t| t.span);
+    let l = &cfg.limits;
     let (basis, daily_factor, end): (&'static str, f64, Option<i64>) =
-        match (ctx.cfg.growth_per_year, span) {
+        match (cfg.growth_per_year, span) {
             (Some(f), span) => ("growth", (f - 1.0) / 365.0, span.map(|s| s.1)),
             (None, Some((a, b))) if b > a => ("measured", 86_400.0 / (b - a) as f64, Some(b)),
             _ => return None,
@@ -146,7 +151,7 @@ pub(super) fn time_to_limit(
             i,
             crate::model::TimeToLimitEval {
                 basis: basis.to_owned(),
-                key: keys::key_json(stats.key_of(p), ctx.cand.kind == KeyKind::Hierarchical),
+                key: keys::key_json(stats.key_of(p), hierarchical),
                 bytes,
                 bytes_per_day: per_day,
                 warn_date: days

@@ -359,7 +359,7 @@ pub fn discover_noting(
             file: p.display().to_string(),
             cause: e,
         })?;
-        if meta.is_dir() && is_delta_table(&p) {
+        if meta.is_dir() && is_delta_table(p) {
             if first_time(p, notes) {
                 out.push(delta_source(p.clone()));
             }

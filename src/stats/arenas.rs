@@ -18,7 +18,7 @@ pub fn head(key: &[u8]) -> [u64; 2] {
 /// Bits of [`KeyRef::len_part`] that hold the arena: a map's parts, then those of a map merged
 /// into it at its last merge ([`super::keymap::KeyMap::drain`]).
 const PART_BITS: u32 = 7;
-const _: () = assert!(1 << PART_BITS == 2 * super::keymap::PARTS);
+const _: () = assert!(1 << PART_BITS == 2 * super::record::PARTS);
 const _: () = assert!(crate::keys::MAX_KEY_BYTES < 1 << (32 - PART_BITS));
 
 /// Where a key is stored in a [`KeyArenas`], with its first bytes inline for sorting.
@@ -86,7 +86,7 @@ impl KeyArenas {
         if !self.timed.get(r.part()).copied().unwrap_or(false) {
             return None;
         }
-        let at = r.off as usize - super::keymap::TIMED_KEY_OFFSET;
+        let at = r.off as usize - super::record::TIMED_KEY_OFFSET;
         let word = |i: usize| {
             i64::from_ne_bytes(self.arenas[r.part()][i..i + 8].try_into().expect("8 bytes"))
         };
@@ -106,8 +106,8 @@ impl KeyArenas {
             return;
         }
         let (ai, af) = (
-            into.off as usize - super::keymap::TIMED_KEY_OFFSET,
-            from.off as usize - super::keymap::TIMED_KEY_OFFSET,
+            into.off as usize - super::record::TIMED_KEY_OFFSET,
+            from.off as usize - super::record::TIMED_KEY_OFFSET,
         );
         let word =
             |a: &[u8], i: usize| i64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"));

@@ -35,21 +35,12 @@
 use hashbrown::HashTable;
 
 pub use super::arenas::{head, KeyArenas, KeyRef};
+pub use super::record::{key_hash, PARTS};
+use super::record::{COUNTS, TIMES};
 use super::sampling::{always_kept, kept, Dropped, COST_PER_KEY, MAX_LEVEL};
 use super::PartitionCounts;
 
-/// Number of radix parts (a power of two).
-pub const PARTS: usize = 64;
 const PART_SHIFT: u32 = 32;
-
-/// A record's counts: documents and minified bytes (two 8-byte words).
-const COUNTS: usize = 16;
-/// A timed record's first and last time (two more words): only in parts that have seen a time.
-const TIMES: usize = 16;
-
-/// How far before a timed record's key bytes its first time is (then its last time, then the
-/// key's length): what [`KeyArenas::time_range`] reads.
-pub(super) const TIMED_KEY_OFFSET: usize = TIMES + 4;
 
 /// A record's header: its counts, its times if the part is timed, its key's length (4 bytes);
 /// the key bytes follow.
@@ -196,13 +187,6 @@ fn counts(documents: u64, bytes: u64, first: i64, last: i64) -> PartitionCounts 
         first_ts: first,
         last_ts: last,
     }
-}
-
-/// The fixed hash of an encoded key (the same in every run, so memory use is reproducible).
-#[inline]
-pub fn key_hash(key: &[u8]) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x7063_6164_7669_736f).hash_one(key)
 }
 
 #[inline]

@@ -127,7 +127,7 @@ impl Dropped {
             }
             let prefix = &key[..end];
             if !always_kept(prefix) {
-                self.prefixes[level - 1].add(crate::stats::keymap::key_hash(prefix));
+                self.prefixes[level - 1].add(crate::stats::record::key_hash(prefix));
             }
             level += 1;
         }
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn levels_are_nested() {
         for i in 0..10_000u64 {
-            let h = crate::stats::keymap::key_hash(&i.to_le_bytes());
+            let h = crate::stats::record::key_hash(&i.to_le_bytes());
             for k in 1..MAX_LEVEL {
                 assert!(
                     !kept(h, k + 1) || kept(h, k),
@@ -326,7 +326,7 @@ mod tests {
     fn a_level_keeps_its_share() {
         // 2^-3 of 80,000 hashed keys: 10,000 expected, binomial sd ≈ 94.
         let n = (0..80_000u64)
-            .filter(|i| kept(crate::stats::keymap::key_hash(&i.to_le_bytes()), 3))
+            .filter(|i| kept(crate::stats::record::key_hash(&i.to_le_bytes()), 3))
             .count();
         assert!((9_700..=10_300).contains(&n), "{n}");
     }
@@ -337,10 +337,10 @@ mod tests {
         let mut e = Dropped::default();
         // 5,000 keys of 1–3 documents, and one of 700 documents split over two workers.
         for i in 0..5_000u64 {
-            let h = crate::stats::keymap::key_hash(&i.to_le_bytes());
+            let h = crate::stats::record::key_hash(&i.to_le_bytes());
             d.add(h, b"\x08k\xff", 1 + i % 3, 100 * (1 + i % 3));
         }
-        let big = crate::stats::keymap::key_hash(b"big");
+        let big = crate::stats::record::key_hash(b"big");
         d.add(big, b"\x08big\xff", 300, 30_000);
         e.add(big, b"\x08big\xff", 400, 40_000);
         d.merge(e);
@@ -358,7 +358,7 @@ mod tests {
         let mut d = Dropped::default();
         for i in 0..keys {
             let key = format!("dropped-{i}");
-            let h = crate::stats::keymap::key_hash(key.as_bytes());
+            let h = crate::stats::record::key_hash(key.as_bytes());
             d.add(h, key.as_bytes(), documents_each, 10 * documents_each);
         }
         d
@@ -401,7 +401,7 @@ mod tests {
         for t in 0..300 {
             for u in 0..=(t % 10) {
                 let k = key(&format!("t{t}"), Some(&format!("u{u}")));
-                let h = crate::stats::keymap::key_hash(&k);
+                let h = crate::stats::record::key_hash(&k);
                 if u % 2 == 0 { &mut a } else { &mut b }.add(h, &k, 1, 10);
                 keys += 1;
             }
@@ -415,7 +415,7 @@ mod tests {
         // One-level keys have no proper prefix to sketch.
         let mut one = Dropped::default();
         let k = key("t1", None)[..4].to_vec();
-        one.add(crate::stats::keymap::key_hash(&k), &k, 1, 10);
+        one.add(crate::stats::record::key_hash(&k), &k, 1, 10);
         assert!(one.prefixes.is_empty());
     }
 }

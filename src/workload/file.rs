@@ -270,17 +270,6 @@ impl Workload {
             && self.queries.is_empty()
             && self.boundaries.is_empty()
     }
-
-    /// `None` when the point reads (if any) can compute candidate `c`'s full key from the
-    /// properties they know, else why not (see [`point_read_route`](super::routing::point_read_route)).
-    /// Reads with an empty `by` are assumed to know the key.
-    pub fn point_read_problem(&self, c: &crate::keys::spec::Candidate) -> Option<String> {
-        let reads = self.reads.as_ref()?;
-        if reads.by.is_empty() {
-            return None;
-        }
-        super::routing::point_read_route(c, &reads.by)
-    }
 }
 
 /// A workload that cannot be read or is invalid. Every message starts with the file name.

@@ -20,9 +20,8 @@
 
 use serde::Serialize;
 
-use crate::keys::spec::{parse_candidate, Candidate, KeyPath, Level, Part};
-
 use super::file::FilterOp;
+use crate::keys::spec::{parse_candidate, Candidate, KeyPath, Level, Part};
 
 /// How a query is routed.
 #[derive(
@@ -351,6 +350,19 @@ pub fn point_read_route(c: &Candidate, known: &[String]) -> Option<String> {
         c.spec,
         missing.join(", ")
     ))
+}
+
+impl super::file::Workload {
+    /// `None` when the point reads (if any) can compute candidate `c`'s full key from the
+    /// properties they know, else why not (see [`point_read_route`]).
+    /// Reads with an empty `by` are assumed to know the key.
+    pub fn point_read_problem(&self, c: &crate::keys::spec::Candidate) -> Option<String> {
+        let reads = self.reads.as_ref()?;
+        if reads.by.is_empty() {
+            return None;
+        }
+        point_read_route(c, &reads.by)
+    }
 }
 
 #[cfg(test)]
