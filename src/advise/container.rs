@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::keys::spec::{parse_candidate, Part, TimeUnit};
+use crate::keys::spec::{Candidate, Part, TimeUnit};
 
 /// The definition's parts.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,31 +57,25 @@ fn part_expression(p: &Part) -> String {
     }
 }
 
-/// The definition of the candidate written `spec` (a spec that does not parse gives its text as
-/// the one path).
-pub fn definition(spec: &str, separator: &str) -> Definition {
+/// The definition of candidate `c`.
+pub fn definition(c: &Candidate, separator: &str) -> Definition {
     let mut paths: Vec<String> = Vec::new();
     let mut exprs: Vec<String> = Vec::new();
-    match parse_candidate(spec) {
-        Ok(c) => {
-            let n = c.levels.len();
-            for (i, level) in c.levels.iter().enumerate() {
-                match level.parts.as_slice() {
-                    [Part::Path(p)] => paths.push(p.text.clone()),
-                    parts => {
-                        let name = computed_name(i, n);
-                        let joined = parts
-                            .iter()
-                            .map(part_expression)
-                            .collect::<Vec<_>>()
-                            .join(&format!(" + {separator:?} + "));
-                        exprs.push(format!("doc[{:?}] = {joined}", &name[1..]));
-                        paths.push(name);
-                    }
-                }
+    let n = c.levels.len();
+    for (i, level) in c.levels.iter().enumerate() {
+        match level.parts.as_slice() {
+            [Part::Path(p)] => paths.push(p.text.clone()),
+            parts => {
+                let name = computed_name(i, n);
+                let joined = parts
+                    .iter()
+                    .map(part_expression)
+                    .collect::<Vec<_>>()
+                    .join(&format!(" + {separator:?} + "));
+                exprs.push(format!("doc[{:?}] = {joined}", &name[1..]));
+                paths.push(name);
             }
         }
-        Err(_) => paths.push(spec.to_owned()),
     }
     let kind = if paths.len() > 1 { "MultiHash" } else { "Hash" };
     let partition_key = json!({"partitionKey": {"paths": paths, "kind": kind, "version": 2}});
@@ -128,10 +122,11 @@ fn shell_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::spec::parse_candidate;
 
     #[test]
     fn single_path_is_hash_v2_with_the_path() {
-        let d = definition("/tenantId", "-");
+        let d = definition(&parse_candidate("/tenantId").unwrap(), "-");
         assert_eq!(
             d.partition_key,
             json!({"partitionKey": {"paths": ["/tenantId"], "kind": "Hash", "version": 2}})
@@ -145,7 +140,7 @@ mod tests {
 
     #[test]
     fn hierarchical_is_multihash_with_every_level() {
-        let d = definition("/tenantId>/userId>/id", "-");
+        let d = definition(&parse_candidate("/tenantId>/userId>/id").unwrap(), "-");
         assert_eq!(
             d.partition_key["partitionKey"],
             json!({"paths": ["/tenantId", "/userId", "/id"], "kind": "MultiHash", "version": 2})
@@ -158,7 +153,7 @@ mod tests {
 
     #[test]
     fn computed_levels_get_a_property_and_an_expression() {
-        let d = definition("/tenantId+hash(/id)%16", "-");
+        let d = definition(&parse_candidate("/tenantId+hash(/id)%16").unwrap(), "-");
         assert_eq!(
             d.partition_key["partitionKey"]["paths"],
             json!(["/partitionKey"])
@@ -167,7 +162,7 @@ mod tests {
             d.expression.as_deref(),
             Some("doc[\"partitionKey\"] = String(doc[\"tenantId\"]) + \"-\" + (murmur3_x86_32(UTF-8 bytes of String(doc[\"id\"]), seed 0) % 16)")
         );
-        let d = definition("/site>/device+day(/ts)", "|");
+        let d = definition(&parse_candidate("/site>/device+day(/ts)").unwrap(), "|");
         assert_eq!(
             d.partition_key["partitionKey"]["paths"],
             json!(["/site", "/partitionKey2"])

@@ -125,7 +125,12 @@ pub fn recommend(
     } else {
         Vec::new()
     };
-    let def = super::container::definition(&win.spec, separator);
+    // Every report built by an analysis carries its parsed candidate.
+    let parsed = win
+        .candidate
+        .as_ref()
+        .expect("an analysis sets each report's parsed candidate");
+    let def = super::container::definition(parsed, separator);
     Some(Recommendation {
         status,
         spec: win.spec.clone(),

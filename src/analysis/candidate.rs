@@ -379,6 +379,7 @@ fn candidate_report(
     let hierarchical = cand.kind == KeyKind::Hierarchical;
     CandidateReport {
         spec: cand.spec.clone(),
+        candidate: Some(cand.clone()),
         kind: cand.kind,
         rank: 0,
         verdict: advise::verdict(&findings),

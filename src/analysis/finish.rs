@@ -86,8 +86,10 @@ fn key_change(
 ) -> Option<crate::model::KeyChange> {
     let today = ranked
         .iter()
-        .find(|r| keys::spec::parse_candidate(&r.spec).is_ok_and(|c| c.same_key(current)))?;
-    let same = keys::spec::parse_candidate(&rec.spec).is_ok_and(|c| c.same_key(current));
+        .find(|r| r.candidate.as_ref().is_some_and(|c| c.same_key(current)))?;
+    // Candidates are distinct keys (the parser refuses two spellings of one), so the key today
+    // is the recommendation exactly when it is the recommended report.
+    let same = today.spec == rec.spec;
     let provisioned = match cfg.provisioning {
         Some(cosmos::Provisioning::Manual { ru_per_sec }) => Some(ru_per_sec),
         Some(cosmos::Provisioning::Autoscale { max_ru_per_sec }) => Some(max_ru_per_sec),

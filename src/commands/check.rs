@@ -43,7 +43,11 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
     let key_report = report
         .candidates
         .iter()
-        .find(|c| c.spec == key)
+        .find(|c| {
+            c.candidate
+                .as_ref()
+                .is_some_and(|k| k.same_key(&a.candidates[0]))
+        })
         .context("the key's report is missing")?;
     let declared_at = cfg.iac.as_ref().map(|k| Location {
         file: k.file.clone(),

@@ -214,6 +214,10 @@ pub struct LayoutReport {
 pub struct CandidateReport {
     /// The candidate as written.
     pub spec: String,
+    /// The candidate as parsed, carried from the command line so that nothing after the scan
+    /// parses `spec` again (not serialized; `None` in a report read back from JSON).
+    #[serde(skip)]
+    pub candidate: Option<crate::keys::spec::Candidate>,
     /// `single`, `synthetic`, `hashed`, `time` or `hierarchical`.
     pub kind: KeyKind,
     /// 1 = best.
