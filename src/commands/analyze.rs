@@ -61,10 +61,6 @@ pub fn run(cfg: &AnalyzeOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let report = analyze(cfg)?;
     let color = crate::report::table::use_color(cfg.output.is_none());
     let text = render_styled(&report, cfg.format, color);
-    match &cfg.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write the report to {}", path.display()))?,
-        None => out.write_all(text.as_bytes())?,
-    }
+    super::output::write(cfg.output.as_deref(), &text, "report", out)?;
     Ok(())
 }

@@ -89,11 +89,7 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
         let color = crate::report::table::use_color(a.output.is_none());
         crate::report::render_styled(&report, a.format, color)
     };
-    match &a.output {
-        Some(path) => std::fs::write(path, &text)
-            .with_context(|| format!("cannot write the report to {}", path.display()))?,
-        None => out.write_all(text.as_bytes())?,
-    }
+    super::output::write(a.output.as_deref(), &text, "report", out)?;
     let lines = match cfg.annotations {
         Some(annotations::Target::Github) => annotations::github(&violations),
         Some(annotations::Target::Azure) => annotations::azure(&violations),

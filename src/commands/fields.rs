@@ -3,8 +3,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
-
 use crate::cosmos::limits::Limits;
 use crate::estimate::Projection;
 use crate::ingest;
@@ -73,10 +71,6 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
         OutputFormat::Html => crate::report::html::render_blocks(render::blocks(&report)),
     };
-    match &cfg.output {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write the profile to {}", path.display()))?,
-        None => out.write_all(text.as_bytes())?,
-    }
+    super::output::write(cfg.output.as_deref(), &text, "profile", out)?;
     Ok(())
 }

@@ -1,8 +1,10 @@
-//! One module per subcommand: each takes its validated config and writes to the given output.
+//! One thin runner per subcommand: each takes its validated options, runs its stage and writes
+//! through the one output writer ([`output`]).
 
 pub mod analyze;
 pub mod check;
 pub mod epk;
 pub mod fields;
+pub mod output;
 pub mod report;
 pub mod sql;

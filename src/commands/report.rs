@@ -37,10 +37,6 @@ pub fn run(cfg: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let report = json::read(&text).with_context(|| format!("{name} is not a pkadvisor report"))?;
     let color = crate::report::table::use_color(cfg.output.is_none());
     let rendered = render_styled(&report, cfg.format, color);
-    match &cfg.output {
-        Some(path) => std::fs::write(path, rendered)
-            .with_context(|| format!("cannot write the report to {}", path.display()))?,
-        None => out.write_all(rendered.as_bytes())?,
-    }
+    super::output::write(cfg.output.as_deref(), &rendered, "report", out)?;
     Ok(())
 }
