@@ -1,10 +1,13 @@
 //! pkadvisor: choose an Azure Cosmos DB partition key from sample documents, before you create
 //! the container, and keep checking it in CI.
 //!
-//! Data flows one way: [`ingest`] frames records → [`keys`] extracts key values → [`stats`]
-//! accumulates per logical partition (in parallel, mergeable) → [`cosmos`] models the service
-//! (EPK hashing, physical layout, limits) → [`advise`] turns numbers into findings, verdicts and
-//! a ranking → [`report`] renders one model as a table, Markdown or versioned JSON.
+//! Data flows one way, and the modules are its stages (`docs/architecture.md`): [`ingest`]
+//! frames records → [`keys`] extracts key values → [`stats`] accumulates per logical partition
+//! (in parallel, mergeable) → [`estimate`] projects the sample to production → [`cosmos`] models
+//! the service and [`workload`] the traffic → [`advise`] turns the numbers into findings,
+//! verdicts, a ranking and a recommendation, all held in [`model`] → [`report`] renders them.
+//! [`analysis`] runs those stages for `analyze`, [`ci`] judges the gate for `check`,
+//! [`commands`] holds one runner per subcommand and [`cli`] turns arguments into their options.
 
 #![deny(missing_docs)]
 

@@ -1,7 +1,7 @@
-//! The one [`Report`] model, ranked once, and a renderer per output format.
-//!
-//! The JSON output is this model serialized: it is an API, versioned by [`SCHEMA_VERSION`] and
-//! documented field by field in `docs/json-schema.md`. Change it deliberately.
+//! Renderers only: one per output format (table, Markdown, HTML, JSON), over the one
+//! [`Report`] model of `crate::model`. The JSON output is that model serialized: an API,
+//! versioned by [`crate::model::SCHEMA_VERSION`] and documented field by field in
+//! `docs/json-schema.md`. Change it deliberately.
 
 pub mod fields;
 pub mod gate;
