@@ -69,6 +69,16 @@ fn preference(reports: &[CandidateReport]) -> Vec<usize> {
     idx
 }
 
+/// The container definition of a candidate's report (every report an analysis builds carries
+/// its parsed candidate; one read back from JSON does not, and is never recommended from).
+fn definition_of(r: &CandidateReport, separator: &str) -> super::container::Definition {
+    let parsed = r
+        .candidate
+        .as_ref()
+        .expect("an analysis sets each report's parsed candidate");
+    super::container::definition(parsed, separator)
+}
+
 /// Builds the recommendation from ranked reports; `None` without candidates.
 pub fn recommend(
     reports: &[CandidateReport],
@@ -125,12 +135,7 @@ pub fn recommend(
     } else {
         Vec::new()
     };
-    // Every report built by an analysis carries its parsed candidate.
-    let parsed = win
-        .candidate
-        .as_ref()
-        .expect("an analysis sets each report's parsed candidate");
-    let def = super::container::definition(parsed, separator);
+    let def = definition_of(win, separator);
     Some(Recommendation {
         status,
         spec: win.spec.clone(),
