@@ -436,15 +436,21 @@ mod tests {
     use super::*;
     use crate::model::ScoreParts;
 
-    /// Two candidates from the hand-built report (tests/data/hand_report.json), re-shaped.
+    /// Two candidates from the hand-built report (tests/data/hand_report.json), re-shaped, each
+    /// with its parsed candidate as an analysis sets it.
     fn pair() -> Vec<CandidateReport> {
         let r: crate::model::Report =
             serde_json::from_str(include_str!("../../tests/data/hand_report.json")).unwrap();
-        r.candidates
+        let mut c = r.candidates;
+        for r in &mut c {
+            r.candidate = Some(crate::keys::spec::parse_candidate(&r.spec).unwrap());
+        }
+        c
     }
 
     fn set(r: &mut CandidateReport, spec: &str, kind: KeyKind, verdict: Verdict, score: f64) {
         r.spec = spec.to_owned();
+        r.candidate = Some(crate::keys::spec::parse_candidate(spec).unwrap());
         r.kind = kind;
         r.verdict = verdict;
         r.score = score;
