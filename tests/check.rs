@@ -1,18 +1,22 @@
 //! `pkadvisor check`, the CI gate, driven as a CI job would run it: exit codes, messages, the
 //! `file:line` of the first offending records, annotation lines, SARIF and the step summary.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
+use crate::util::Test;
+
 fn check(args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
-    c.arg("check").args(args).arg("--quiet");
-    c.env_remove("GITHUB_STEP_SUMMARY");
+    let mut t = Test::new()
+        .arg("check")
+        .args(args)
+        .arg("--quiet")
+        .env_remove("GITHUB_STEP_SUMMARY");
     for (k, v) in envs {
-        c.env(k, v);
+        t = t.env(k, v);
     }
-    c.output().expect("runs")
+    t.output()
 }
 
 fn text(b: &[u8]) -> String {

@@ -5,15 +5,13 @@
 //! of a partition = minified bytes + 200 per document (`item_overhead_bytes`), times the scale
 //! factor.
 
-mod util;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::util::{fixture, Test};
 use serde_json::{json, Value};
-use util::{fixture, Test};
 
 /// Per-item system-property overhead added to the minified size (`limits.item_overhead_bytes`).
 const OVERHEAD: u64 = 200;

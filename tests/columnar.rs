@@ -3,15 +3,12 @@
 //! documents, Undefined/Null counts, top keys with their bytes).
 #![cfg(feature = "parquet")]
 
-#[allow(dead_code)]
-mod util;
-
 use std::fs::File;
 use std::path::Path;
 
+use crate::util::Test;
 use polars::prelude::*;
 use serde_json::{json, Value};
-use util::Test;
 
 /// One generated record: tenant (None = null column), n, device {region (None = null), os},
 /// tags (a list, never a key).

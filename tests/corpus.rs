@@ -4,24 +4,24 @@
 //! equals the number of records counted independently by the generator; a case may name a
 //! fragment its JSON report must hold (a finding's code, a key).
 
-use std::process::Command;
-
 use serde_json::Value;
 
+use crate::util::{root, Test};
+
 fn run(case: &Value, threads: &str, skip: bool) -> (i32, String, String) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
-    c.current_dir("tests/corpus/files")
+    let mut c = Test::new()
+        .current_dir(&root().join("tests/corpus/files"))
         .arg("analyze")
         .arg(case["file"].as_str().unwrap())
         .args(["--candidates", case["candidates"].as_str().unwrap()])
         .args(["--format", "json", "--quiet", "--threads", threads]);
     for e in case["extra"].as_array().unwrap() {
-        c.arg(e.as_str().unwrap());
+        c = c.arg(e.as_str().unwrap());
     }
     if skip {
-        c.arg("--skip-invalid");
+        c = c.arg("--skip-invalid");
     }
-    let o = c.output().expect("runs");
+    let o = c.output();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

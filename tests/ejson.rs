@@ -1,13 +1,9 @@
 //! MongoDB Extended JSON (mongoexport): keys equal their plain values, whether the wrappers are
 //! detected or asked for, and `--no-extended-json` keeps them as (invalid, object) key values.
 
-// Shared with tests/cli.rs; this file uses part of it.
-#[allow(dead_code)]
-mod util;
-
 use std::fmt::Write as _;
 
-use util::Test;
+use crate::util::Test;
 
 /// The same 600 documents, plain and in canonical Extended JSON.
 fn files(dir: &std::path::Path) -> (String, String) {

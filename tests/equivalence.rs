@@ -4,11 +4,8 @@
 //! appending records for new keys. (Merge order and degraded-vs-exact are checked in
 //! src/stats/keymap.rs and tests/memory.rs.)
 
-#[allow(dead_code)]
-mod util;
-
+use crate::util::Test;
 use serde_json::Value;
-use util::Test;
 
 const LINE: usize = 100;
 const LINES: usize = 30_000;

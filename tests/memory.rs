@@ -4,11 +4,8 @@
 //! is never dropped, the partition count is estimated closely, and the report is the same for any
 //! split of the same per-worker budget.
 
-#[allow(dead_code)]
-mod util;
-
+use crate::util::Test;
 use serde_json::Value;
-use util::Test;
 
 const DOCS: u64 = 60_000;
 const USERS: u64 = 20_000;

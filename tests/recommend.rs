@@ -2,14 +2,10 @@
 //! measure"). Field names are unlike the bundled fixtures' so nothing can lean on names, and
 //! every run uses the automatic candidate search: the right key must be found, not given.
 
-// Shared with tests/cli.rs; this file uses part of it.
-#[allow(dead_code)]
-mod util;
-
 use std::fmt::Write as _;
 use std::path::Path;
 
-use util::Test;
+use crate::util::Test;
 
 /// A small deterministic generator (64-bit LCG, the high bits) so the data never changes.
 struct Rng(u64);

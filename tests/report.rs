@@ -1,11 +1,7 @@
 //! `pkadvisor report`: a saved JSON report re-renders byte for byte as the run that wrote it
 //! would have printed in each format, for analyze and check runs; bad reports get clear errors.
 
-// Shared with tests/cli.rs; this file uses part of it.
-#[allow(dead_code)]
-mod util;
-
-use util::Test;
+use crate::util::Test;
 
 const FORMATS: [&str; 4] = ["table", "markdown", "json", "html"];
 

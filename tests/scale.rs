@@ -2,11 +2,8 @@
 //! by hand for fixtures/tiny.jsonl gives the report of a direct run. The engines themselves are
 //! exercised by benches/engines/run.sh.
 
-#[allow(dead_code)]
-mod util;
-
+use crate::util::Test;
 use serde_json::Value;
-use util::Test;
 
 fn json_report(args: &[&str]) -> Value {
     let out = Test::new()

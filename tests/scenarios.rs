@@ -2,16 +2,16 @@
 //! the real binary. Inputs are generated into temp files so each scenario states its numbers.
 
 use std::io::Write;
-use std::process::Command;
 
 use serde_json::Value;
 
+use crate::util::Test;
+
 fn run(args: &[&str]) -> (i32, Value, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
+    let out = Test::new()
         .args(args)
         .args(["--format", "json", "--quiet"])
-        .output()
-        .expect("runs");
+        .output();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), json, stderr)

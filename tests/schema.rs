@@ -2,9 +2,9 @@
 //! bundled fixtures produce (analyze and check, with and without a layout, workload and time
 //! evaluation) is valid against it; reports with a wrong type or a missing field are not.
 
-use std::process::Command;
-
 use serde_json::{json, Value};
+
+use crate::util::Test;
 
 fn schema() -> Value {
     let text = std::fs::read_to_string(concat!(
@@ -16,12 +16,7 @@ fn schema() -> Value {
 }
 
 fn run(args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
-        .args(args)
-        .args(["--format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("runs");
+    let o = Test::new().args(args).args(["--format", "json"]).output();
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&o.stderr)))
 }
@@ -37,7 +32,7 @@ fn schema_file_is_current() {
     assert!(
         have == want,
         "docs/pkadvisor.schema.json is out of date with the Report model; regenerate it with \
-         PKADVISOR_UPDATE_SCHEMA=1 cargo test --test schema"
+         PKADVISOR_UPDATE_SCHEMA=1 cargo test --test main schema"
     );
     assert_eq!(
         schema()["$schema"],
@@ -170,7 +165,7 @@ fn fields_schema_is_current_and_valid() {
     assert!(
         have == want,
         "docs/pkadvisor-fields.schema.json is out of date; regenerate it with \
-         PKADVISOR_UPDATE_SCHEMA=1 cargo test --test schema"
+         PKADVISOR_UPDATE_SCHEMA=1 cargo test --test main schema"
     );
     let schema: Value = serde_json::from_str(&have).unwrap();
     let validator = jsonschema::draft202012::new(&schema).expect("a valid schema");

@@ -3,11 +3,10 @@
 
 use std::process::Command;
 
+use crate::util::Test;
+
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_pkadvisor"))
-        .args(args)
-        .output()
-        .expect("runs");
+    let o = Test::new().args(args).output();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),

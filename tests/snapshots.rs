@@ -73,7 +73,7 @@ fn json_writes_back_what_it_read() {
 
 /// `docs/examples/`: the README's workload example on the bundled multi-tenant fixture, as the
 /// JSON report and its Markdown and HTML renderings. Regenerate after a deliberate change with
-/// `PKADVISOR_UPDATE_EXAMPLES=1 cargo test --test snapshots docs_examples` (docs/examples/README.md).
+/// `PKADVISOR_UPDATE_EXAMPLES=1 cargo test --test main docs_examples` (docs/examples/README.md).
 const EXAMPLE_ARGS: [&str; 13] = [
     "analyze",
     "fixtures/events.jsonl",
@@ -122,7 +122,7 @@ fn docs_examples_are_current() {
         assert!(
             have == want,
             "docs/examples/{name} is out of date; regenerate with \
-             PKADVISOR_UPDATE_EXAMPLES=1 cargo test --test snapshots docs_examples"
+             PKADVISOR_UPDATE_EXAMPLES=1 cargo test --test main docs_examples"
         );
     }
 }

@@ -69,9 +69,14 @@ impl Test {
     }
 
     /// Sets an environment variable for the run.
-    #[allow(dead_code)] // not every test binary uses it
     pub fn env(mut self, key: &str, value: &str) -> Self {
         self.env.push((key.into(), Some(value.into())));
+        self
+    }
+
+    /// Removes an environment variable for the run.
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.env.push((key.into(), None));
         self
     }
 
@@ -80,7 +85,9 @@ impl Test {
         self
     }
 
-    pub fn run(self) -> Output {
+    /// Runs and returns what the process wrote as bytes, with its status (for output that need
+    /// not be UTF-8, or an exit by a signal).
+    pub fn output(self) -> std::process::Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
         for (k, v) in &self.env {
             match v {
@@ -112,6 +119,12 @@ impl Test {
         if let Some(f) = feeder {
             f.join().expect("stdin feeder");
         }
+        out
+    }
+
+    /// Runs; stdout and stderr must be UTF-8 and the process must exit normally.
+    pub fn run(self) -> Output {
+        let out = self.output();
         Output {
             stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
             stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),

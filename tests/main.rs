@@ -1,0 +1,22 @@
+//! The integration tests, in one binary: each file below is a module, run against the built
+//! `pkadvisor` binary through one command builder (`util::Test`). One binary links the crate
+//! once instead of once per file (15 links cost minutes on two cores).
+
+mod util;
+
+mod check;
+mod cli;
+#[cfg(feature = "parquet")]
+mod columnar;
+mod corpus;
+mod ejson;
+mod equivalence;
+mod memory;
+mod msrv;
+mod recommend;
+mod report;
+mod scale;
+mod scenarios;
+mod schema;
+mod shell;
+mod snapshots;
