@@ -1,5 +1,5 @@
 //! Changing a container's key later (`--current-key`): what the copy to a new container costs in
-//! request units and time, and which documented path applies (cosmos-model.md, "Scopes bound to
+//! request units and time, and which documented path applies (docs/model.md, "Scopes bound to
 //! one logical partition, and changing the key").
 
 use crate::cosmos::limits::{Limits, GB};

@@ -1,5 +1,5 @@
 //! Projected physical layout of a container: where each logical partition lands, with storage
-//! splits (cosmos-model.md, "How a container is laid out"; epk.md §7).
+//! splits (docs/model.md, "Physical layout"; docs/epk.md §7).
 //!
 //! The container starts evenly split into `initial_partitions` ranges. Any partition over the
 //! storage limit then splits in two at the boundary between adjacent distinct EPKs that puts

@@ -3,7 +3,7 @@
 //!
 //! This module is pure: no I/O and no printing. It follows `docs/epk.md` (the exact EPK algorithm,
 //! checked against the SDKs' conformance vectors in `fixtures/epk_vectors.json`) and the service
-//! rules of `docs/cosmos-model.md`. Partition counts, split points and layouts are estimates of
+//! rules of `docs/model.md`. Partition counts, split points and layouts are estimates of
 //! internal service behaviour.
 
 pub mod epk;

@@ -1,5 +1,5 @@
-//! Partition count estimate and even throughput split (cosmos-model.md, "How a container is laid
-//! out"; docs page scaling-provisioned-throughput-best-practices).
+//! Partition count estimate and even throughput split (docs/model.md, "Physical layout";
+//! docs page scaling-provisioned-throughput-best-practices).
 //!
 //! Storage sizes are in bytes and "GB" means decimal gigabytes (1 GB = 1e9 bytes), as everywhere
 //! in the crate: the 50 GB physical partition limit is `50e9` bytes.
@@ -97,7 +97,7 @@ fn ceil_count(a: f64, b: f64) -> u32 {
 /// A forced count wins (at least 1). Otherwise the count comes from throughput alone
 /// (`ceil(RU/s / 6,000)` manual, `ceil(max RU/s / 10,000)` autoscale): storage does not create
 /// partitions at creation; data that grows past the physical limit splits a partition in two
-/// later (cosmos-model.md, "How a container is laid out"; see `layout`). When no rule asks for
+/// later (docs/model.md, "Physical out"; see `layout`). When no rule asks for
 /// more than one partition the result is `(1, Minimum)`.
 pub fn partition_count(
     provisioning: Option<Provisioning>,

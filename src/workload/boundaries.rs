@@ -1,6 +1,6 @@
 //! Scopes bound to one logical partition that a workload can declare: transactions
 //! (transactional batch, stored procedures, triggers), unique keys and change-feed ordering
-//! (cosmos-model.md, "Scopes bound to one logical partition").
+//! (docs/model.md, "Scopes bound to one logical partition").
 
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //!
 //! The figures are the documentation's points (request-units, optimize-cost-reads-writes,
 //! key-value-store-cost, how-to-query-container, synthetic-partition-keys; see
-//! `docs/cosmos-model.md`): a 1 KB point read costs 1 RU and a 100 KB one 10 RU; a 1 KB insert
+//! `docs/workload.md`, "Cost per operation"): a 1 KB point read costs 1 RU and a 100 KB one 10 RU; a 1 KB insert
 //! with indexing off about 5 RU and a 100 KB one 50 RU. Cost is *not* linear in size: 100× the
 //! size costs 10× the RU, so costs are interpolated linearly through the 1 KB and 100 KB points
 //! (`cost(1 KB) × (1 + (KB − 1) × (factor − 1) / 99)`, about 0.91 + 0.091 × KB for reads) and

@@ -1,6 +1,6 @@
 //! Where a query goes under a candidate key: one partition, a few targeted ones, or all of them.
 //!
-//! The classes follow `docs/cosmos-model.md` (hierarchical-partition-keys, how-to-query-container,
+//! The classes follow `docs/workload.md`, "Query routing" (hierarchical-partition-keys, how-to-query-container,
 //! synthetic-partition-keys). A level of the key is *fixed* by a filter when every part of it can
 //! be computed from the filter:
 //!
