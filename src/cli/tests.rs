@@ -1,0 +1,227 @@
+//! Unit tests of `cli/mod.rs`.
+
+use super::*;
+
+#[test]
+fn help_is_grouped_with_examples_and_exit_codes() {
+    use clap::CommandFactory;
+    let mut top = Args::command();
+    let help = top.render_long_help().to_string();
+    assert!(
+        help.contains("Examples:") && help.contains("Exit codes:"),
+        "{help}"
+    );
+    assert!(
+        help.contains("2  bad input, usage or configuration"),
+        "{help}"
+    );
+    let analyze = top.find_subcommand_mut("analyze").unwrap();
+    let help = analyze.render_help().to_string();
+    for heading in [
+        "Candidates:",
+        "Input:",
+        "Output:",
+        "Production size (projection):",
+        "Workload:",
+        "Throughput and physical layout:",
+        "Examples:",
+        "Exit codes: 0 success; 2 bad input",
+    ] {
+        assert!(
+            help.contains(heading),
+            "analyze --help lacks {heading}\n{help}"
+        );
+    }
+    // Every analyze flag sits under a heading: none is left in the generic Options list.
+    let options = &help[help.find("Options:").unwrap()..help.find("Candidates:").unwrap()];
+    assert_eq!(
+        options
+            .lines()
+            .filter(|l| l.trim_start().starts_with('-'))
+            .count(),
+        2,
+        "only --help and --version: {options}"
+    );
+    let check = top.find_subcommand_mut("check").unwrap();
+    let help = check.render_help().to_string();
+    assert!(help.contains("Key and policy:") && help.contains("Baseline and CI:"));
+    assert!(help.contains("Exit codes: 0 the key passes the policy; 1 it does not"));
+}
+use crate::cosmos::Provisioning;
+use crate::report::OutputFormat;
+
+fn parse(args: &[&str]) -> Result<Config, String> {
+    let a = Args::try_parse_from(args).map_err(|e| e.to_string())?;
+    Config::try_from(a).map_err(|e| e.to_string())
+}
+
+fn analyze(args: &[&str]) -> AnalyzeOptions {
+    match parse(args).unwrap() {
+        Config::Analyze(a) => *a,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn candidates_from_both_flags() {
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x.jsonl",
+        "--candidates",
+        "/a,/b",
+        "-c",
+        "/c>/d",
+    ]);
+    let specs: Vec<&str> = a.candidates.iter().map(|c| c.spec.as_str()).collect();
+    assert_eq!(specs, vec!["/a", "/b", "/c>/d"]);
+}
+
+#[test]
+fn duplicate_across_flags_is_an_error() {
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x.jsonl",
+        "--candidates",
+        "/a",
+        "-c",
+        "/a",
+    ])
+    .unwrap_err();
+    assert!(e.contains("duplicate candidate"), "{e}");
+}
+
+#[test]
+fn no_candidates_means_the_automatic_search() {
+    let Config::Analyze(a) = parse(&["pkadvisor", "analyze", "x.jsonl"]).unwrap() else {
+        panic!("analyze")
+    };
+    assert!(a.auto && a.candidates.is_empty());
+    let Config::Analyze(a) = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x.jsonl",
+        "--candidates",
+        "/a,auto",
+        "-c",
+        "/\"x,auto\"",
+    ])
+    .unwrap() else {
+        panic!("analyze")
+    };
+    assert!(a.auto);
+    let specs: Vec<&str> = a.candidates.iter().map(|c| c.spec.as_str()).collect();
+    assert_eq!(specs, ["/a", "/\"x,auto\""]);
+    let Config::Analyze(a) = parse(&["pkadvisor", "analyze", "x.jsonl", "-c", "/a"]).unwrap()
+    else {
+        panic!("analyze")
+    };
+    assert!(!a.auto);
+}
+
+#[test]
+fn projection_and_provisioning() {
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--total-size",
+        "2TB",
+        "--autoscale-max-ru",
+        "40000",
+    ]);
+    assert_eq!(a.projection, Some(Projection::TotalSize(2e12)));
+    assert_eq!(
+        a.provisioning,
+        Some(Provisioning::Autoscale {
+            max_ru_per_sec: 40000.0
+        })
+    );
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--total-size",
+        "lots",
+    ])
+    .unwrap_err();
+    assert!(e.contains("--total-size: cannot read `lots`"), "{e}");
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--ru",
+        "1",
+        "--autoscale-max-ru",
+        "2",
+    ])
+    .unwrap_err();
+    assert!(e.contains("cannot be used with"), "{e}");
+}
+
+#[test]
+fn output_format_from_flag_or_extension() {
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.json"]);
+    assert_eq!(a.format, OutputFormat::Json);
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.md"]);
+    assert_eq!(a.format, OutputFormat::Markdown);
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--format",
+        "markdown",
+        "-o",
+        "r.json",
+    ]);
+    assert_eq!(a.format, OutputFormat::Markdown);
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a"]);
+    assert_eq!(a.format, OutputFormat::Table);
+}
+
+#[test]
+fn limits_override_and_reject_unknown() {
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--limit",
+        "logical_partition_bytes=1GB",
+    ]);
+    assert_eq!(a.limits.logical_partition_bytes, 1e9);
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--limit",
+        "bogus=1",
+    ])
+    .unwrap_err();
+    assert!(e.contains("unknown limit `bogus`"), "{e}");
+}
+
+#[test]
+fn epk_needs_something_to_do() {
+    let e = parse(&["pkadvisor", "epk"]).unwrap_err();
+    assert!(e.contains("give partition key values"), "{e}");
+    match parse(&["pkadvisor", "epk", "--kind", "multihash", "\"a\"", "5"]).unwrap() {
+        Config::Epk(c) => {
+            assert_eq!(c.version, PkVersion::MultiHash);
+            assert_eq!(c.values, vec!["\"a\"", "5"]);
+        }
+        other => panic!("{other:?}"),
+    }
+}
