@@ -97,21 +97,27 @@ def strip(text):
     return ''.join(out)
 
 
+def closing_brace(text, j):
+    """Index of the `}` that closes the `{` at `j` (or `len(text)` when none does)."""
+    depth = 0
+    while j < len(text):
+        if text[j] == '{':
+            depth += 1
+        elif text[j] == '}':
+            depth -= 1
+            if depth == 0:
+                break
+        j += 1
+    return j
+
+
 def without_test_modules(text):
     """`#[cfg(test)] mod x { … }` blocks blanked (their lines kept)."""
     while True:
         m = re.search(r'#\[cfg\(test\)\]\s*(pub\s+)?mod\s+\w+\s*\{', text)
         if not m:
             return text
-        depth, j = 0, m.end() - 1
-        while j < len(text):
-            if text[j] == '{':
-                depth += 1
-            elif text[j] == '}':
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
+        j = closing_brace(text, m.end() - 1)
         text = text[:m.start()] + '\n' * text.count('\n', m.start(), j + 1) + text[j + 1:]
 
 
@@ -156,15 +162,7 @@ def functions(code):
             j += 1
         if j < 0 or j >= len(code):
             continue
-        depth, k = 0, j
-        while k < len(code):
-            if code[k] == '{':
-                depth += 1
-            elif code[k] == '}':
-                depth -= 1
-                if depth == 0:
-                    break
-            k += 1
+        k = closing_brace(code, j)
         start = code.count('\n', 0, m.start()) + 1
         end = code.count('\n', 0, k) + 1
         found.append((m.group(1), start, end - start + 1))
