@@ -52,15 +52,12 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
         let (scanned, finding) = scan::from_key_stats(cfg, path)?;
         return finish_report(cfg, &[], scanned, None, vec![finding], Vec::new());
     }
-    let mut notes = Vec::new();
-    let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
-    for n in &notes {
-        eprintln!("pkadvisor: note: {n}");
-    }
-    for i in inputs.iter_mut() {
-        i.max_record_bytes = cfg.max_record_bytes;
-        i.extended_json = cfg.extended_json;
-    }
+    let (inputs, notes) = ingest::discover_announced(
+        &cfg.inputs,
+        cfg.input_format,
+        cfg.max_record_bytes,
+        cfg.extended_json,
+    )?;
     // Discovery: without candidates (or with `auto`), profile the fields and generate them.
     let (discovered_cfg, discovered) = discovery::stage(cfg, &inputs)?;
     let cfg = discovered_cfg.as_ref().unwrap_or(cfg);

@@ -1505,3 +1505,46 @@ fn long_keys_are_shortened_in_the_table() {
         .unwrap();
     assert_eq!(key.len(), 100_002);
 }
+
+/// A file named twice (here once through `./`) is read once, by `analyze` and `fields` alike:
+/// the note is on stderr, and `analyze` also lists it as an input finding.
+#[test]
+fn a_file_named_twice_is_read_once_with_a_note() {
+    let note = "./fixtures/tiny.jsonl is the same file as fixtures/tiny.jsonl: read once";
+    let out = analyze(
+        "fixtures/tiny.jsonl",
+        &["/tenantId"],
+        &["./fixtures/tiny.jsonl"],
+    )
+    .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!("pkadvisor: note: {note}")),
+        "{}",
+        out.stderr
+    );
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(u(&report["input"]["records_read"]), 8);
+    let findings = report["input"]["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(s(&findings[0]["code"]), "INPUT_PASSED_OVER");
+    assert_eq!(s(&findings[0]["message"]), note);
+
+    let out = Test::new()
+        .args([
+            "fields",
+            "fixtures/tiny.jsonl",
+            "./fixtures/tiny.jsonl",
+            "--format",
+            "json",
+        ])
+        .run();
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!("pkadvisor: note: {note}")),
+        "{}",
+        out.stderr
+    );
+    let profile: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(u(&profile["documents"]), 8);
+}

@@ -43,14 +43,12 @@ pub struct FieldsOptions {
 
 /// Profiles the inputs; writes the rendered profile to `--output` or `out`.
 pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
-    let mut notes = Vec::new();
-    let mut inputs = ingest::discover_noting(&cfg.inputs, cfg.input_format, &mut notes)?;
-    for i in inputs.iter_mut() {
-        i.extended_json = cfg.extended_json;
-    }
-    for n in &notes {
-        eprintln!("pkadvisor: note: {n}");
-    }
+    let (inputs, _notes) = ingest::discover_announced(
+        &cfg.inputs,
+        cfg.input_format,
+        ingest::DEFAULT_MAX_RECORD_BYTES,
+        cfg.extended_json,
+    )?;
     let opts = ProfileOptions {
         scan: ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress),
         time_field: cfg.time_field.clone(),

@@ -316,6 +316,27 @@ pub fn discover(
     discover_noting(inputs, forced, &mut Vec::new())
 }
 
+/// [`discover_noting`] for a run: each note goes to stderr (`pkadvisor: note: …`), and every
+/// input gets the run's longest record and Extended JSON setting. Returns the inputs and the notes
+/// (which a report also lists).
+pub fn discover_announced(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+    max_record_bytes: usize,
+    extended_json: Option<bool>,
+) -> Result<(Vec<InputSource>, Vec<String>), IngestError> {
+    let mut notes = Vec::new();
+    let mut found = discover_noting(inputs, forced, &mut notes)?;
+    for n in &notes {
+        eprintln!("pkadvisor: note: {n}");
+    }
+    for i in found.iter_mut() {
+        i.max_record_bytes = max_record_bytes;
+        i.extended_json = extended_json;
+    }
+    Ok((found, notes))
+}
+
 /// [`discover`], with a note for everything passed over: a file reached twice (listed twice, or
 /// through a symbolic link; read once), a symbolic-link loop, a link to nothing, a FIFO or a
 /// device inside a directory (it could block forever; name it on the command line to read it).
