@@ -11,6 +11,8 @@ use super::bicep_tokens::{Kind, Lexer, Token};
 use super::{Declared, Field, IacError, Lines, Lit, Paths};
 
 const CONTAINERS: &str = "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers";
+/// How deep objects and arrays may nest (hcl-edit's bound; serde_json's is 128).
+const MAX_DEPTH: usize = 64;
 
 /// A value as the parser reads it: literals and containers, anything else an expression.
 #[derive(Debug)]
@@ -35,6 +37,8 @@ struct Parser<'t> {
     pos: usize,
     lines: Lines,
     out: Vec<Declared>,
+    /// How many values deep the parser is.
+    depth: usize,
 }
 
 fn is_punct(t: Option<&Token>, c: char) -> bool {
@@ -105,6 +109,18 @@ impl Parser<'_> {
 
     /// One value; `parent` is the resource type whose body this is (for child resources).
     fn value(&mut self, parent: Option<&str>) -> Result<Value, (usize, String)> {
+        // Objects and arrays are read recursively: a bound keeps the stack.
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let at = self.peek().map_or(self.text.len(), |t| t.start);
+            return Err(self.error(at, format!("values nested deeper than {MAX_DEPTH} levels")));
+        }
+        let v = self.value_here(parent);
+        self.depth -= 1;
+        v
+    }
+
+    fn value_here(&mut self, parent: Option<&str>) -> Result<Value, (usize, String)> {
         let Some(t) = self.peek().cloned() else {
             return Err(self.error(
                 self.text.len(),
@@ -407,6 +423,7 @@ pub(super) fn read(text: &str, file: &str) -> Result<Vec<Declared>, IacError> {
         pos: 0,
         lines: Lines::new(text),
         out: Vec::new(),
+        depth: 0,
     };
     loop {
         p.skip_newlines();

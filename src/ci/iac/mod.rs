@@ -254,9 +254,19 @@ pub fn read_key(path: &Path, container: Option<&str>) -> Result<IacKey, IacError
     let file = path.display().to_string();
     let text =
         crate::small_file::read_to_string(path).map_err(|e| IacError::Io(file.clone(), e))?;
-    // A byte order mark (Windows editors write one) is not part of the text.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    key_in(&text, file, ext, container)
+}
+
+/// [`read_key`] on the text of `file`, whose extension is `ext`.
+fn key_in(
+    text: &str,
+    file: String,
+    ext: &str,
+    container: Option<&str>,
+) -> Result<IacKey, IacError> {
+    // A byte order mark (Windows editors write one) is not part of the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let found = match ext {
         "json" => arm::read(text, &file)?,
         "tf" => terraform::read(text, &file)?,
