@@ -223,6 +223,8 @@ fn bicep_escaped_quote_is_part_of_the_path() {
     let k = read("main.bicep", &text, None).unwrap();
     assert_eq!(k.paths, ["/it's"]);
     assert_eq!(k.spec, "/it's");
+    // Absent kind and version: Hash, version 2.
+    assert_eq!((k.kind.as_str(), k.version), ("Hash", 2));
 }
 
 #[test]
@@ -584,4 +586,48 @@ fn names_and_expressions_from_the_file_are_shown_inert() {
         "{e}"
     );
     assert!(e.contains("z…`, which pkadvisor cannot evaluate"), "{e}");
+}
+
+#[test]
+fn unreadable_declarations_are_refused_with_their_line() {
+    let four = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/a', '/b', '/c', '/d' ]\n        kind: 'MultiHash'\n      }",
+    );
+    let e = read("main.bicep", &four, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:7: a partition key needs 1 to 3 paths, found 4"
+    );
+    let two = bicep_container("c", "orders", "{\n        paths: [ '/a', '/b' ]\n      }");
+    let e = read("main.bicep", &two, None).unwrap_err();
+    assert_eq!(e, "main.bicep:7: 2 paths need kind MultiHash, found Hash");
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"o\" {\n  name = \"orders\"\n  partition_key_path = \"/a\"\n  partition_key_paths = [\"/b\"]\n}\n";
+    let e = read("main.tf", tf, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:1: declares both partition_key_paths and partition_key_path; keep one"
+    );
+    for (text, expected) in [
+        (
+            "var a = 'x\nvar b = 1\n",
+            "main.bicep:1: cannot read this Bicep: a string is never closed on its line",
+        ),
+        (
+            "var a = 1\n/* note\n",
+            "main.bicep:2: cannot read this Bicep: a `/*` comment is never closed",
+        ),
+        (
+            "var a = '''\n",
+            "main.bicep:1: cannot read this Bicep: a `'''` string is never closed",
+        ),
+    ] {
+        assert_eq!(read("main.bicep", text, None).unwrap_err(), expected);
+    }
+    let unclosed = format!("\n\nresource c '{C}' = {{\n  name: 'orders'\n");
+    assert_eq!(
+        read("main.bicep", &unclosed, None).unwrap_err(),
+        "main.bicep:3: cannot read this Bicep: this `{` is never closed"
+    );
 }
