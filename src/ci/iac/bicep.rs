@@ -173,11 +173,11 @@ impl Parser<'_> {
                 self.pos += 1;
                 return Ok(Val::Obj(members));
             }
+            // `resource child 'type' = …`, not the member `resource: …`.
+            let kind_at = |i: usize| self.toks.get(self.pos + i).map(|t| t.kind);
             if self.ident_is(self.pos, "resource")
-                && self
-                    .toks
-                    .get(self.pos + 2)
-                    .is_some_and(|t| t.kind == Kind::Str)
+                && kind_at(1) == Some(Kind::Ident)
+                && kind_at(2) == Some(Kind::Str)
             {
                 self.resource(parent)?;
                 continue;

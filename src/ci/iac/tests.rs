@@ -533,6 +533,16 @@ resource old '{C}' existing = {{
     assert_eq!((k.spec.as_str(), k.line), ("/customerId", 5));
     let k = read("main.bicep", &text, Some("events")).unwrap();
     assert_eq!((k.spec.as_str(), k.line), ("/tenantId>/userId", 12));
+    // A member named `resource` with a string value is a member, not a child resource.
+    let text = bicep_container("c", "orders", "{\n        paths: [ '/id' ]\n      }").replace(
+        "    resource: {\n      id: 'orders'\n",
+        "    resource: {\n      resource: 'note'\n      id: 'orders'\n",
+    );
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line, k.container.as_deref()),
+        ("/id", 8, Some("orders"))
+    );
 }
 
 #[test]
