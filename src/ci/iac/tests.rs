@@ -521,6 +521,7 @@ resource shards '{C}' = [for i in range(0, 4): {{
 }}]
 resource old '{C}' existing = {{
   name: 'old'
+  properties: {{ resource: {{ partitionKey: {{ paths: [ '/old' ] }} }} }}
 }}
 "
     );
