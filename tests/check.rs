@@ -402,3 +402,44 @@ fn first_level_minimum_judges_an_estimate_by_its_interval() {
     let (code, _, v) = gate(lo, true);
     assert_eq!((code, v.len()), (Some(0), 0));
 }
+
+/// Issue #27 H4: a key that is a variable used to be replaced by the first string of a later
+/// list, and the gate ran on that key. Now nothing is gated: exit 2, the file, line and fix.
+#[test]
+fn key_from_iac_that_is_a_variable_exits_2_with_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bicep = dir.path().join("main.bicep");
+    std::fs::write(
+        &bicep,
+        "param pkPaths array = ['/customerId']\n\nresource c 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-05-15' = {\n  name: 'orders'\n  properties: {\n    resource: {\n      id: 'orders'\n      partitionKey: {\n        paths: pkPaths\n      }\n    }\n  }\n}\nvar regions = ['/id']\n",
+    )
+    .unwrap();
+    let tf = dir.path().join("main.tf");
+    std::fs::write(
+        &tf,
+        "resource \"azurerm_cosmosdb_sql_container\" \"orders\" {\n  name                = \"orders\"\n  partition_key_paths = var.pk\n}\nlocals {\n  other = [\"/id\"]\n}\n",
+    )
+    .unwrap();
+    for (file, line, expr) in [(&bicep, 9, "pkPaths"), (&tf, 3, "var.pk")] {
+        let o = check(
+            &[
+                "fixtures/ci/sample.jsonl",
+                "--from-iac",
+                file.to_str().unwrap(),
+                "--format",
+                "json",
+            ],
+            &[],
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(o.stdout.is_empty(), "{}", text(&o.stdout));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!(
+                "{}:{line}: the partition key paths are the expression `{expr}`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)",
+                file.display()
+            )),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,644 @@
+//! Regression tests of issue #27 through `read_key`: each reads a file a user could commit and
+//! checks the key (or the refusal) a user would see.
+
+use super::*;
+
+const C: &str = "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-05-15";
+
+/// Reads `text` saved as `name` in a fresh directory; errors come back with the directory
+/// removed, so they start with `name:`.
+fn read(name: &str, text: &str, container: Option<&str>) -> Result<IacKey, String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let prefix = format!("{}/", dir.path().display());
+    read_key(&path, container)
+        .map(|mut k| {
+            k.file = k.file.replace(&prefix, "");
+            k
+        })
+        .map_err(|e| e.to_string().replace(&prefix, ""))
+}
+
+fn bicep_container(symbol: &str, name: &str, partition_key: &str) -> String {
+    format!(
+        "resource {symbol} '{C}' = {{\n  name: '{name}'\n  properties: {{\n    resource: {{\n      id: '{name}'\n      partitionKey: {partition_key}\n    }}\n  }}\n}}\n"
+    )
+}
+
+// H4: a key that is a variable must be refused, not replaced by a later list's first string.
+
+#[test]
+fn bicep_paths_variable_is_refused_with_the_line_and_the_fix() {
+    let text = format!(
+        "param pkPaths array = ['/tenantId']\n\n{}\nvar regions = [\n  '/westeurope'\n]\n",
+        bicep_container(
+            "c",
+            "orders",
+            "{\n        paths: pkPaths\n        kind: 'Hash'\n      }"
+        )
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:9: the partition key paths are the expression `pkPaths`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"
+    );
+}
+
+#[test]
+fn terraform_paths_variable_is_refused_with_the_line_and_the_fix() {
+    let text = "variable \"pk\" {\n  default = [\"/tenantId\"]\n}\n\nresource \"azurerm_cosmosdb_sql_container\" \"orders\" {\n  name                = \"orders\"\n  partition_key_paths = var.pk\n}\n\nlocals {\n  regions = [\"/westeurope\"]\n}\n";
+    let e = read("main.tf", text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:7: the partition key paths are the expression `var.pk`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"
+    );
+}
+
+#[test]
+fn arm_parameter_and_variable_paths_are_refused() {
+    let arm = |paths: &str| {
+        format!(
+            "{{\n  \"resources\": [\n    {{\n      \"type\": \"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers\",\n      \"name\": \"acct/db/orders\",\n      \"properties\": {{\n        \"resource\": {{\n          \"id\": \"orders\",\n          \"partitionKey\": {{\n            \"paths\": {paths},\n            \"kind\": \"Hash\"\n          }}\n        }}\n      }}\n    }}\n  ]\n}}\n"
+        )
+    };
+    let e = read("azuredeploy.json", &arm("\"[parameters('pk')]\""), None).unwrap_err();
+    assert_eq!(
+        e,
+        "azuredeploy.json:10: the partition key paths are the expression `[parameters('pk')]`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"
+    );
+    let e = read("azuredeploy.json", &arm("[\"[variables('pk')]\"]"), None).unwrap_err();
+    assert_eq!(
+        e,
+        "azuredeploy.json:10: the partition key path is the expression `[variables('pk')]`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"
+    );
+    // Brackets in a path are array syntax, not an expression; a leading `[[` escapes a literal `[`.
+    let e = read("azuredeploy.json", &arm("[\"/a/[0]\"]"), None).unwrap_err();
+    assert_eq!(
+        e,
+        "azuredeploy.json:10: the partition key path `/a/[0]` holds `[`, `]` or `*` (array elements and wildcards cannot be a partition key); pass the key with --key"
+    );
+    let e = read("azuredeploy.json", &arm("[\"[[x]\"]"), None).unwrap_err();
+    assert_eq!(
+        e,
+        "azuredeploy.json:10: the partition key path `[x]` does not start with `/`; pass the key with --key"
+    );
+}
+
+#[test]
+fn bicep_interpolated_or_computed_paths_are_refused() {
+    for (partition_key, shown) in [
+        ("{\n        paths: [ '/${pk}' ]\n      }", "'/${pk}'"),
+        ("{\n        paths: [ pk ]\n      }", "pk"),
+        ("{\n        paths: [ first(pks) ]\n      }", "first(pks)"),
+        (
+            "{\n        paths: cond ? ['/a'] : ['/b']\n      }",
+            "cond ? ['/a'] : ['/b']",
+        ),
+    ] {
+        let text = bicep_container("c", "orders", partition_key);
+        let e = read("main.bicep", &text, None).unwrap_err();
+        assert!(
+            e.starts_with("main.bicep:7: the partition key path")
+                && e.contains(&format!("the expression `{shown}`, which pkadvisor cannot")),
+            "{e}"
+        );
+    }
+}
+
+// M6: the hash version is read literally.
+
+#[test]
+fn bicep_version_with_a_comment_is_read() {
+    let text = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/customerId' ]\n        kind: 'Hash' // the default\n        version: 1 // V2 exists since 2019\n      }",
+    );
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!((k.spec.as_str(), k.version, k.line), ("/customerId", 1, 7));
+}
+
+#[test]
+fn versions_other_than_literal_1_or_2_are_refused() {
+    let arm = |version: &str| {
+        format!(
+            "{{\"resources\": [{{\"type\": \"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers\", \"name\": \"a/d/orders\",\n\"properties\": {{\"resource\": {{\"id\": \"orders\", \"partitionKey\": {{\"paths\": [\"/id\"], \"kind\": \"Hash\",\n\"version\": {version}}}}}}}}}]}}\n"
+        )
+    };
+    for bad in [
+        "257",
+        "3",
+        "300",
+        "1.0",
+        "\"1\"",
+        "0",
+        "-1",
+        "\"[parameters('v')]\"",
+    ] {
+        let e = read("azuredeploy.json", &arm(bad), None).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "azuredeploy.json:3: the hash version must be 1 or 2 (an integer), found `{bad}`"
+            ),
+        );
+    }
+    assert_eq!(
+        read("azuredeploy.json", &arm("1"), None).unwrap().version,
+        1
+    );
+    for bad in ["3", "'2'", "1.0", "v"] {
+        let text = bicep_container(
+            "c",
+            "orders",
+            &format!("{{\n        paths: [ '/id' ]\n        version: {bad}\n      }}"),
+        );
+        let e = read("main.bicep", &text, None).unwrap_err();
+        assert_eq!(
+            e,
+            format!("main.bicep:8: the hash version must be 1 or 2 (an integer), found `{bad}`")
+        );
+    }
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"o\" {\n  name = \"orders\"\n  partition_key_paths = [\"/id\"]\n  partition_key_version = 3\n}\n";
+    let e = read("main.tf", tf, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:4: the hash version must be 1 or 2 (an integer), found `3`"
+    );
+}
+
+#[test]
+fn kind_range_is_refused() {
+    let text = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/id' ]\n        kind: 'Range'\n      }",
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:8: the partition key kind must be Hash or MultiHash, found `'Range'` (Range partitioning is not a Cosmos DB NoSQL container key)"
+    );
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"o\" {\n  name = \"orders\"\n  partition_key_paths = [\"/id\"]\n  partition_key_kind = \"Range\"\n}\n";
+    let e = read("main.tf", tf, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:4: the partition key kind must be Hash or MultiHash, found `\"Range\"` (Range partitioning is not a Cosmos DB NoSQL container key)"
+    );
+}
+
+#[test]
+fn multihash_with_version_1_is_refused() {
+    let text = bicep_container(
+        "c",
+        "events",
+        "{\n        paths: [ '/tenantId', '/userId' ]\n        kind: 'MultiHash'\n        version: 1\n      }",
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:9: kind MultiHash needs hash version 2, found 1"
+    );
+}
+
+// Low: the reader knows Bicep's comments, declarations and strings.
+
+#[test]
+fn bicep_comments_params_and_strings_are_not_containers() {
+    let text = format!(
+        "// partitionKey: {{ paths: ['/commented'] }}\n/* resource x '{C}' = {{\n  properties: {{ resource: {{ partitionKey: {{ paths: ['/block'] }} }} }}\n}} */\nparam partitionKey object = {{\n  paths: ['/param']\n}}\nvar doc = '''\npartitionKey: {{ paths: ['/multiline'] }}\n'''\n{}",
+        bicep_container("c", "orders", "{\n        paths: [ '/customerId' ]\n      }")
+    );
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line, k.container.as_deref()),
+        ("/customerId", 17, Some("orders"))
+    );
+}
+
+#[test]
+fn bicep_escaped_quote_is_part_of_the_path() {
+    let text = bicep_container("c", "orders", "{\n        paths: [ '/it\\'s' ]\n      }");
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(k.paths, ["/it's"]);
+    assert_eq!(k.spec, "/it's");
+    // Absent kind and version: Hash, version 2.
+    assert_eq!((k.kind.as_str(), k.version), ("Hash", 2));
+}
+
+#[test]
+fn declared_paths_are_property_paths_not_candidate_syntax() {
+    let text = bicep_container("c", "orders", "{\n        paths: [ '/a+/b' ]\n      }");
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(k.paths, ["/a+/b"]);
+    assert_eq!(k.spec, "/\"a+\"/b");
+    let c = crate::keys::spec::parse_candidate(&k.spec).unwrap();
+    assert_eq!(c.kind, crate::keys::spec::KeyKind::Single);
+    assert_eq!(c.paths()[0].segments, ["a+", "b"]);
+    let text = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/t>x', '/hash(y)%2' ]\n        kind: 'MultiHash'\n        version: 2\n      }",
+    );
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(k.spec, "/\"t>x\">/\"hash(y)%2\"");
+    let c = crate::keys::spec::parse_candidate(&k.spec).unwrap();
+    assert_eq!(c.kind, crate::keys::spec::KeyKind::Hierarchical);
+    for bad in ["a", "/a//b", "/", "/a\u{1b}[31m"] {
+        let text = bicep_container(
+            "c",
+            "orders",
+            &format!("{{\n        paths: [ '{bad}' ]\n      }}"),
+        );
+        let e = read("main.bicep", &text, None).unwrap_err();
+        assert!(
+            e.starts_with("main.bicep:7: the partition key path `"),
+            "{e}"
+        );
+        assert!(!e.contains('\u{1b}'), "{e}");
+    }
+}
+
+#[test]
+fn arm_with_a_byte_order_mark_is_read() {
+    let text = "\u{feff}{\"resources\": [{\"type\": \"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers\",\n \"name\": \"a/db/orders\", \"properties\": {\"resource\": {\"id\": \"orders\",\n \"partitionKey\": {\"paths\": [\"/customerId\"], \"kind\": \"Hash\", \"version\": 2}}}}]}";
+    let k = read("azuredeploy.json", text, None).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line, k.container.as_deref()),
+        ("/customerId", 3, Some("orders"))
+    );
+}
+
+#[test]
+fn arm_nested_resources_and_other_types() {
+    // A Gremlin graph also has a partitionKey: it is not a NoSQL container. The container is
+    // nested twice, its type relative to its parents'.
+    let text = r#"{
+  "resources": [
+    {
+      "type": "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs",
+      "name": "a/g/graph",
+      "properties": { "resource": { "id": "graph", "partitionKey": { "paths": ["/g"], "kind": "Hash" } } }
+    },
+    {
+      "type": "Microsoft.DocumentDB/databaseAccounts",
+      "name": "a",
+      "resources": [
+        {
+          "type": "sqlDatabases",
+          "name": "db",
+          "resources": [
+            {
+              "type": "containers",
+              "name": "orders",
+              "properties": {
+                "resource": {
+                  "id": "orders",
+                  "partitionKey": {
+                    "kind": "MultiHash",
+                    "version": 2,
+                    "paths": [
+                      "/tenantId",
+                      "/userId"
+                    ]
+                  }
+                }
+              }
+            }
+          ]
+        }
+      ]
+    }
+  ]
+}
+"#;
+    let k = read("azuredeploy.json", text, None).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line, k.container.as_deref()),
+        ("/tenantId>/userId", 25, Some("orders"))
+    );
+}
+
+#[test]
+fn terraform_name_star_attributes_are_not_the_name() {
+    let text = "resource \"azurerm_cosmosdb_sql_container\" \"a\" {\n  name = \"orders\"\n  name_tag = \"other\"\n  partition_key_paths = [\"/customerId\"]\n}\nresource \"azurerm_cosmosdb_sql_container\" \"b\" {\n  name_prefix = \"x\"\n  name = \"events\"\n  partition_key_paths = [\"/deviceId\"]\n}\n";
+    let k = read("main.tf", text, Some("orders")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/customerId", 4));
+    let k = read("main.tf", text, Some("events")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/deviceId", 9));
+}
+
+#[test]
+fn a_refused_container_does_not_stop_choosing_another() {
+    let text = format!(
+        "{}{}",
+        bicep_container("a", "orders", "{\n        paths: pk\n      }"),
+        bicep_container("b", "events", "{\n        paths: [ '/deviceId' ]\n      }")
+    );
+    let k = read("main.bicep", &text, Some("events")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/deviceId", 18));
+    let e = read("main.bicep", &text, Some("orders")).unwrap_err();
+    assert!(
+        e.starts_with("main.bicep:7: the partition key paths are the expression `pk`"),
+        "{e}"
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep: 2 containers declare a partition key (orders, events); choose one with --container NAME"
+    );
+}
+
+// M7: parsing is linear. A 300 KB file of containers is read whole and the last one found.
+
+#[test]
+fn large_files_are_read_whole() {
+    let n = 1500;
+    let bicep: String = (0..n)
+        .map(|i| {
+            bicep_container(
+                &format!("c{i}"),
+                &format!("c{i}"),
+                &format!("{{\n        paths: [ '/k{i}' ]\n        kind: 'Hash'\n        version: 2\n      }}"),
+            )
+        })
+        .collect();
+    assert!(bicep.len() > 300_000, "{}", bicep.len());
+    let k = read("main.bicep", &bicep, Some("c1499")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/k1499", 1499 * 13 + 7));
+    // 10,000 comment lines that mention the words before one container: each used to start
+    // a search for a list that ran to the end of the file.
+    let mut noisy = "// partitionKey paths: see the runbook\n".repeat(10_000);
+    assert!(noisy.len() > 300_000, "{}", noisy.len());
+    noisy.push_str(&bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/customerId' ]\n      }",
+    ));
+    let k = read("main.bicep", &noisy, None).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/customerId", 10_007));
+    let tf: String = (0..n)
+        .map(|i| format!("resource \"azurerm_cosmosdb_sql_container\" \"c{i}\" {{\n  name                = \"c{i}\"\n  resource_group_name = \"rg\"\n  account_name        = \"acct\"\n  database_name       = \"db\"\n  partition_key_paths = [\"/tenantId{i}\", \"/userId\"]\n  partition_key_kind  = \"MultiHash\"\n  partition_key_version = 2\n}}\n\n"))
+        .collect();
+    assert!(tf.len() > 300_000, "{}", tf.len());
+    let k = read("main.tf", &tf, Some("c1499")).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line),
+        ("/tenantId1499>/userId", 1499 * 10 + 6)
+    );
+    let items: Vec<String> = (0..n)
+        .map(|i| format!("    {{\n      \"type\": \"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers\",\n      \"apiVersion\": \"2024-05-15\",\n      \"name\": \"[concat(parameters('account'), '/db/c{i}')]\",\n      \"properties\": {{\n        \"resource\": {{\n          \"id\": \"c{i}\",\n          \"partitionKey\": {{ \"paths\": [\"/k{i}\"], \"kind\": \"Hash\", \"version\": 2 }}\n        }}\n      }}\n    }}"))
+        .collect();
+    let arm = format!("{{\n  \"resources\": [\n{}\n  ]\n}}\n", items.join(",\n"));
+    assert!(arm.len() > 300_000, "{}", arm.len());
+    let k = read("azuredeploy.json", &arm, Some("c1499")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/k1499", 3 + 1499 * 11 + 7));
+}
+
+// Valid files read as before.
+
+#[test]
+fn bicep_multihash_over_lines() {
+    let text = "resource c 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-05-15' = {\n  name: 'orders'\n  properties: {\n    resource: {\n      id: 'orders'\n      partitionKey: {\n        paths: [\n          '/tenantId'\n          '/userId'\n        ]\n        kind: 'MultiHash'\n        version: 2\n      }\n    }\n  }\n}\n";
+    let k = read("main.bicep", text, None).unwrap();
+    assert_eq!(k.spec, "/tenantId>/userId");
+    assert_eq!((k.kind.as_str(), k.version, k.line), ("MultiHash", 2, 7));
+    assert_eq!(k.container.as_deref(), Some("orders"));
+    assert_eq!(k.file, "main.bicep");
+}
+
+#[test]
+fn terraform_old_and_new_attributes() {
+    let text = "resource \"azurerm_cosmosdb_sql_container\" \"a\" {\n  name = \"events\"\n  partition_key_paths = [\"/deviceId\"]\n  partition_key_version = 2\n}\nresource \"azurerm_cosmosdb_sql_container\" \"b\" {\n  name = \"legacy\"\n  partition_key_path = \"/id\"\n  partition_key_version = 1\n}\n";
+    let k = read("main.tf", text, Some("events")).unwrap();
+    assert_eq!((k.spec.as_str(), k.version, k.line), ("/deviceId", 2, 3));
+    let k = read("main.tf", text, Some("legacy")).unwrap();
+    assert_eq!((k.spec.as_str(), k.version, k.line), ("/id", 1, 8));
+    let e = read("main.tf", text, Some("orders")).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf: no container named `orders` (found: events, legacy)"
+    );
+}
+
+#[test]
+fn arm_json_with_line() {
+    let text = "{\n  \"resources\": [\n    {\n      \"type\": \"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers\",\n      \"name\": \"[concat(parameters('a'), '/db/orders')]\",\n      \"properties\": {\n        \"resource\": {\n          \"partitionKey\": { \"paths\": [\"/customerId\"], \"kind\": \"Hash\", \"version\": 2 }\n        }\n      }\n    }\n  ]\n}\n";
+    let k = read("azuredeploy.json", text, None).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/customerId", 8));
+    assert_eq!(k.container.as_deref(), Some("orders"));
+}
+
+// Hostile files end in an error with a line, never a crash.
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep =
+        |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+    let text = bicep_container(
+        "c",
+        "orders",
+        &format!("{{\n        paths: {}\n      }}", deep("[", "]")),
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:7: cannot read this Bicep: values nested deeper than 64 levels"
+    );
+    let text = format!("resource \"azurerm_cosmosdb_sql_container\" \"o\" {{\n  name = \"orders\"\n  partition_key_paths = {}\n}}\n", deep("[", "]"));
+    let e = read("main.tf", &text, None).unwrap_err();
+    assert!(e.starts_with("main.tf:3: not valid HCL: "), "{e}");
+    // Nested resources are read recursively: serde_json's recursion limit holds.
+    let text = format!(
+        "{}{}",
+        "{\"resources\": [".repeat(50_000),
+        "]}".repeat(50_000)
+    );
+    let e = read("azuredeploy.json", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "azuredeploy.json:1: not an ARM template: recursion limit exceeded"
+    );
+}
+
+#[test]
+fn every_truncation_of_a_valid_file_reads_or_is_refused() {
+    let files = [
+        (
+            "main.bicep",
+            include_str!("../../../fixtures/ci/main.bicep"),
+        ),
+        ("main.tf", include_str!("../../../fixtures/ci/main.tf")),
+        (
+            "azuredeploy.json",
+            include_str!("../../../fixtures/ci/azuredeploy.json"),
+        ),
+    ];
+    for (name, text) in files {
+        let ext = name.rsplit('.').next().unwrap();
+        let mut outcomes = (0, 0);
+        for (cut, _) in text.char_indices() {
+            match key_in(&text[..cut], name.to_string(), ext, Some("orders")) {
+                Ok(k) => {
+                    assert_eq!(k.spec, "/customerId", "{name} cut at {cut}");
+                    outcomes.0 += 1;
+                }
+                Err(_) => outcomes.1 += 1,
+            }
+        }
+        // Some cuts still hold the whole key (a missing closing brace is not: the readers
+        // refuse an unclosed file), most are refused.
+        assert!(outcomes.1 > text.len() / 2, "{name}: {outcomes:?}");
+    }
+}
+
+#[test]
+fn bicep_child_conditional_looped_and_existing_containers() {
+    let text = format!(
+        "resource db 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-05-15' = {{
+  name: 'shop'
+  resource orders 'containers' = {{
+    name: 'orders'
+    properties: {{ resource: {{ id: 'orders', partitionKey: {{ paths: [ '/customerId' ], kind: 'Hash' }} }} }}
+  }}
+}}
+resource events '{C}' = if (deployEvents) {{
+  name: 'events'
+  properties: {{
+    resource: {{
+      partitionKey: {{ paths: [ '/tenantId', '/userId' ], kind: 'MultiHash', version: 2 }}
+    }}
+  }}
+}}
+resource shards '{C}' = [for i in range(0, 4): {{
+  name: 'shard${{i}}'
+  properties: {{
+    resource: {{
+      partitionKey: {{ paths: [ '/deviceId' ] }}
+    }}
+  }}
+}}]
+resource old '{C}' existing = {{
+  name: 'old'
+  properties: {{ resource: {{ partitionKey: {{ paths: [ '/old' ] }} }} }}
+}}
+"
+    );
+    let e = read("main.bicep", &text, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep: 3 containers declare a partition key (orders, events, ?); choose one with --container NAME"
+    );
+    let k = read("main.bicep", &text, Some("orders")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/customerId", 5));
+    let k = read("main.bicep", &text, Some("events")).unwrap();
+    assert_eq!((k.spec.as_str(), k.line), ("/tenantId>/userId", 12));
+    // A member named `resource` with a string value is a member, not a child resource.
+    let text = bicep_container("c", "orders", "{\n        paths: [ '/id' ]\n      }").replace(
+        "    resource: {\n      id: 'orders'\n",
+        "    resource: {\n      resource: 'note'\n      id: 'orders'\n",
+    );
+    let k = read("main.bicep", &text, None).unwrap();
+    assert_eq!(
+        (k.spec.as_str(), k.line, k.container.as_deref()),
+        ("/id", 8, Some("orders"))
+    );
+}
+
+#[test]
+fn arm_symbolic_resources_and_terraform_string_version() {
+    let text = r#"{
+  "languageVersion": "2.0",
+  "resources": {
+    "orders": {
+      "type": "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+      "name": "[format('{0}/{1}/{2}', parameters('account'), 'db', 'orders')]",
+      "properties": { "resource": { "id": "orders", "partitionKey": { "paths": ["/customerId"], "version": 1 } } }
+    }
+  }
+}"#;
+    let k = read("azuredeploy.json", text, None).unwrap();
+    assert_eq!((k.spec.as_str(), k.version, k.line), ("/customerId", 1, 7));
+    assert_eq!(k.container.as_deref(), Some("orders"));
+    // Terraform converts a string to the number the attribute takes.
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"o\" {\n  name = \"orders\" # the container\n  partition_key_paths = [\n    \"/customerId\", # tenant\n  ]\n  partition_key_version = \"1\"\n}\n";
+    let k = read("main.tf", tf, None).unwrap();
+    assert_eq!((k.spec.as_str(), k.version, k.line), ("/customerId", 1, 3));
+    let e = read(
+        "main.tf",
+        &tf.replace("\"/customerId\"", "\"/${var.pk}\""),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:4: the partition key path is the expression `\"/${var.pk}\"`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"
+    );
+}
+
+#[test]
+fn names_and_expressions_from_the_file_are_shown_inert() {
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"a\" {\n  name = \"x\\u001b]0;pwned\\u0007\"\n  partition_key_paths = [\"/a\"]\n}\nresource \"azurerm_cosmosdb_sql_container\" \"b\" {\n  name = \"y\\n::error::forged\"\n  partition_key_paths = [\"/b\"]\n}\n";
+    let e = read("main.tf", tf, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf: 2 containers declare a partition key (x\\u001b]0;pwned\\u0007, y\\u000a::error::forged); choose one with --container NAME"
+    );
+    let long = format!(
+        "{{\n        paths: concat(['/a'], [\n'{}'])\n      }}",
+        "z".repeat(200)
+    );
+    let e = read("main.bicep", &bicep_container("c", "orders", &long), None).unwrap_err();
+    assert!(
+        e.starts_with(
+            "main.bicep:7: the partition key paths are the expression `concat(['/a'], [\\u000a'zzz"
+        ),
+        "{e}"
+    );
+    assert!(e.contains("z…`, which pkadvisor cannot evaluate"), "{e}");
+}
+
+#[test]
+fn unreadable_declarations_are_refused_with_their_line() {
+    let four = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/a', '/b', '/c', '/d' ]\n        kind: 'MultiHash'\n      }",
+    );
+    let e = read("main.bicep", &four, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:7: a partition key needs 1 to 3 paths, found 4"
+    );
+    let two = bicep_container("c", "orders", "{\n        paths: [ '/a', '/b' ]\n      }");
+    let e = read("main.bicep", &two, None).unwrap_err();
+    assert_eq!(e, "main.bicep:7: 2 paths need kind MultiHash, found Hash");
+    let tf = "resource \"azurerm_cosmosdb_sql_container\" \"o\" {\n  name = \"orders\"\n  partition_key_path = \"/a\"\n  partition_key_paths = [\"/b\"]\n}\n";
+    let e = read("main.tf", tf, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.tf:1: declares both partition_key_paths and partition_key_path; keep one"
+    );
+    for (text, expected) in [
+        (
+            "var a = 'x\nvar b = 1\n",
+            "main.bicep:1: cannot read this Bicep: a string is never closed on its line",
+        ),
+        (
+            "var a = 1\n/* note\n",
+            "main.bicep:2: cannot read this Bicep: a `/*` comment is never closed",
+        ),
+        (
+            "var a = '''\n",
+            "main.bicep:1: cannot read this Bicep: a `'''` string is never closed",
+        ),
+    ] {
+        assert_eq!(read("main.bicep", text, None).unwrap_err(), expected);
+    }
+    let unclosed = format!("\n\nresource c '{C}' = {{\n  name: 'orders'\n");
+    assert_eq!(
+        read("main.bicep", &unclosed, None).unwrap_err(),
+        "main.bicep:3: cannot read this Bicep: this `{` is never closed"
+    );
+}
