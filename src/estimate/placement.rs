@@ -70,6 +70,7 @@ pub fn place(
             epk: epk_of(i),
             bytes: stats.bytes_at(i),
             ru_demand: ru(i),
+            divisible: false,
         });
         out.source.push(Some(i));
         out.keys_per_virtual.push(0.0);
@@ -85,6 +86,7 @@ pub fn place(
                     epk: e,
                     bytes: bytes / k as f64,
                     ru_demand: ru / k as f64,
+                    divisible: true,
                 });
                 out.source.push(None);
                 out.keys_per_virtual.push(keys / k as f64);
@@ -145,6 +147,7 @@ pub fn place(
                 epk: epk_of(i),
                 bytes: stats.bytes_at(i),
                 ru_demand: ru(i),
+                divisible: false,
             })
             .collect();
         out.source = real.iter().map(|&i| Some(i)).collect();
