@@ -9,6 +9,7 @@ mod cli;
 #[cfg(feature = "parquet")]
 mod columnar;
 mod corpus;
+mod decisions;
 mod ejson;
 mod equivalence;
 mod memory;

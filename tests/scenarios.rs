@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::util::Test;
 
-fn run(args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, Value, String) {
     let out = Test::new()
         .args(args)
         .args(["--format", "json", "--quiet"])
@@ -18,13 +18,13 @@ fn run(args: &[&str]) -> (i32, Value, String) {
 }
 
 /// Runs pkadvisor and returns its JSON report, failing the test (with stderr) on a non-zero exit.
-fn run_ok(args: &[&str]) -> Value {
+pub(crate) fn run_ok(args: &[&str]) -> Value {
     let (code, r, err) = run(args);
     assert_eq!(code, 0, "{err}");
     r
 }
 
-fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
+pub(crate) fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
     report["candidates"]
         .as_array()
         .expect("candidates")
@@ -33,7 +33,7 @@ fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no candidate {spec}"))
 }
 
-fn codes(c: &Value) -> Vec<String> {
+pub(crate) fn codes(c: &Value) -> Vec<String> {
     c["findings"]
         .as_array()
         .unwrap()
@@ -43,7 +43,7 @@ fn codes(c: &Value) -> Vec<String> {
 }
 
 /// The message of a candidate's finding with `code` (panics when there is none).
-fn message(c: &Value, code: &str) -> String {
+pub(crate) fn message(c: &Value, code: &str) -> String {
     c["findings"]
         .as_array()
         .unwrap()
@@ -53,7 +53,7 @@ fn message(c: &Value, code: &str) -> String {
         .unwrap_or_else(|| panic!("no {code} in {}", c["findings"]))
 }
 
-fn temp_jsonl(lines: impl IntoIterator<Item = String>) -> tempfile::NamedTempFile {
+pub(crate) fn temp_jsonl(lines: impl IntoIterator<Item = String>) -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new()
         .suffix(".jsonl")
         .tempfile()
@@ -65,7 +65,7 @@ fn temp_jsonl(lines: impl IntoIterator<Item = String>) -> tempfile::NamedTempFil
     f
 }
 
-fn close(a: f64, b: f64) -> bool {
+pub(crate) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-6 * b.abs().max(1.0)
 }
 
@@ -327,7 +327,7 @@ fn increasing_distinct_values_are_not_a_hot_spot() {
 }
 
 /// 400 documents over 10 days, 40 a day, each with a `date` property equal to the day of `ts`.
-fn dated_docs() -> tempfile::NamedTempFile {
+pub(crate) fn dated_docs() -> tempfile::NamedTempFile {
     let lines = (0..400).map(|i| {
         let secs = 1_709_251_200 + i * 2_160; // 2024-03-01, 40 documents a day
         let day = 1 + i / 40;

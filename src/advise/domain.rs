@@ -55,16 +55,146 @@ pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
     }
 }
 
-/// Whether every current write of the candidate goes to one logical partition: a time bucket
-/// (`day(/ts)`), or a plain property holding dates whose values repeat (a date, not a unique
+/// Whether the candidate's current writes go to the current time bucket: a key with a time part
+/// in any level (`day(/ts)`, `/device+day(/ts)`, `/device>day(/ts)`; [`current_writes`] says how
+/// they spread), or a plain property holding dates whose values repeat (a date, not a unique
 /// timestamp). Increasing but distinct values are harmless under hash partitioning.
 pub fn follows_time(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -> bool {
-    let bucketed = c.kind == KeyKind::Time
-        || c.levels
-            .first()
-            .is_some_and(|lv| lv.parts.len() == 1 && matches!(lv.parts[0], Part::Time { .. }));
+    let bucketed = c
+        .levels
+        .iter()
+        .any(|lv| lv.parts.iter().any(|p| matches!(p, Part::Time { .. })));
     let repeating = stats.logical_partitions < stats.documents;
     bucketed || (kinds.all_dates && repeating)
+}
+
+/// Where a time-following key sends the current writes, at the key's own grain: every current
+/// write carries the current bucket, so the writes of one bucket spread over the values of the
+/// key's other parts (`/device+day(/ts)`: one logical partition per device per day), in their
+/// share of the documents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurrentWrites {
+    /// Share of current writes on the hottest logical partition: 1 when the key is the time
+    /// itself (a bucket, a date property, or a time first level of a hierarchical key, whose
+    /// current prefix sits on one physical partition).
+    pub share: f64,
+    /// Values of the other parts seen (0 when the key is the time itself).
+    pub entities: u64,
+    /// The largest of them, as displayed.
+    pub largest: String,
+}
+
+impl CurrentWrites {
+    fn whole() -> CurrentWrites {
+        CurrentWrites {
+            share: 1.0,
+            entities: 0,
+            largest: String::new(),
+        }
+    }
+}
+
+/// Characters of a time part's label (`2024-05-01T13`, `2024-05-01`, `2024-05`, `2024`).
+fn label_len(unit: crate::keys::spec::TimeUnit) -> usize {
+    use crate::keys::spec::TimeUnit;
+    match unit {
+        TimeUnit::Hour => 13,
+        TimeUnit::Day => 10,
+        TimeUnit::Month => 7,
+        TimeUnit::Year => 4,
+    }
+}
+
+/// The text of a synthetic level without its time parts, stripped from either end (`None` when
+/// a time part sits between two others, or the value is not shaped as the parts say).
+fn strip_time_parts<'a>(mut s: &'a str, parts: &[Part], sep: &str) -> Option<&'a str> {
+    let is_label = |x: &str, n: usize| {
+        x.len() == n
+            && x.bytes()
+                .all(|b| b.is_ascii_digit() || b == b'-' || b == b'T')
+    };
+    let (mut lo, mut hi) = (0, parts.len());
+    while lo < hi {
+        let (part, front) = match (&parts[lo], &parts[hi - 1]) {
+            (Part::Time { unit, .. }, _) => (*unit, true),
+            (_, Part::Time { unit, .. }) => (*unit, false),
+            _ => break,
+        };
+        let n = label_len(part);
+        let alone = hi - lo == 1;
+        if front {
+            let label = s.get(..n)?;
+            let rest = if alone {
+                Some("")
+            } else {
+                s.get(n..)?.strip_prefix(sep)
+            };
+            (is_label(label, n)).then_some(())?;
+            s = rest?;
+            lo += 1;
+        } else {
+            let cut = s.len().checked_sub(n)?;
+            let label = s.get(cut..)?;
+            let rest = if alone {
+                Some("")
+            } else {
+                s.get(..cut)?.strip_suffix(sep)
+            };
+            (is_label(label, n)).then_some(())?;
+            s = rest?;
+            hi -= 1;
+        }
+    }
+    let middle_time = parts[lo..hi].iter().any(|p| matches!(p, Part::Time { .. }));
+    (!middle_time).then_some(s)
+}
+
+/// The share of current writes on the hottest logical partition of a key that follows time
+/// (see [`CurrentWrites`]). `sep` joins synthetic parts.
+pub fn current_writes(c: &Candidate, stats: &CandidateStats, sep: &str) -> CurrentWrites {
+    let has_time =
+        |lv: &crate::keys::spec::Level| lv.parts.iter().any(|p| matches!(p, Part::Time { .. }));
+    let time_first = c.kind == KeyKind::Hierarchical
+        && c.levels
+            .first()
+            .is_some_and(|lv| lv.parts.iter().all(|p| matches!(p, Part::Time { .. })));
+    if !c.levels.iter().any(has_time) || time_first {
+        return CurrentWrites::whole();
+    }
+    let mut per: hashbrown::HashMap<String, u64> = Default::default();
+    let mut total = 0u64;
+    for p in &stats.partitions {
+        let comps = decode_key(stats.key_of(p));
+        if comps.len() != c.levels.len() {
+            return CurrentWrites::whole();
+        }
+        let mut entity: Vec<String> = Vec::new();
+        for (lv, comp) in c.levels.iter().zip(&comps) {
+            if lv.parts.iter().all(|p| matches!(p, Part::Time { .. })) {
+                continue;
+            }
+            match comp {
+                KeyComponent::Str(s) if has_time(lv) => match strip_time_parts(s, &lv.parts, sep) {
+                    Some(rest) => entity.push(format!("{rest:?}")),
+                    None => return CurrentWrites::whole(),
+                },
+                other => entity.push(other.display()),
+            }
+        }
+        if entity.is_empty() {
+            return CurrentWrites::whole();
+        }
+        *per.entry(entity.join(" > ")).or_default() += p.sample.documents;
+        total += p.sample.documents;
+    }
+    let Some((largest, &n)) = per.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))) else {
+        return CurrentWrites::whole();
+    };
+    CurrentWrites {
+        share: n as f64 / total.max(1) as f64,
+        entities: per.len() as u64,
+        largest: largest.clone(),
+    }
 }
 
 /// Findings about the key's domain.
@@ -288,6 +418,30 @@ pub fn missing_path_finding(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_parts_are_stripped_from_either_end() {
+        let c = crate::keys::spec::parse_candidate("/u+day(/ts)").unwrap();
+        let parts = &c.levels[0].parts;
+        assert_eq!(
+            strip_time_parts("dev-1-2024-03-01", parts, "-"),
+            Some("dev-1")
+        );
+        // Not shaped as a day label: no guess.
+        assert_eq!(strip_time_parts("dev-1-2024-03-0x", parts, "-"), None);
+        let c = crate::keys::spec::parse_candidate("hour(/ts)+/u").unwrap();
+        let parts = &c.levels[0].parts;
+        assert_eq!(
+            strip_time_parts("2024-03-01T13|a|b", parts, "|"),
+            Some("a|b")
+        );
+        // A time part between two others cannot be located when the others vary in length.
+        let c = crate::keys::spec::parse_candidate("/a+month(/ts)+/b").unwrap();
+        assert_eq!(
+            strip_time_parts("x-2024-03-y", &c.levels[0].parts, "-"),
+            None
+        );
+    }
 
     #[test]
     fn v1_hashes_only_the_first_100_characters() {

@@ -341,30 +341,47 @@ pub fn time_findings(c: &Candidate, t: &TimeEval, logical_partitions: u64) -> Ve
 /// A key whose value follows time (a date, `day(/ts)`): every current write goes to the current
 /// bucket's one logical partition, which serves at most 10,000 RU/s. `share` is the measured
 /// share of the latest window's writes (`None`: no workload, so no RU to compare).
-pub fn follows_time_finding(share: Option<f64>, l: &Limits) -> Finding {
+pub fn follows_time_finding(
+    cw: &crate::advise::domain::CurrentWrites,
+    judged: bool,
+    l: &Limits,
+) -> Finding {
     let limit = l.logical_partition_ru_per_sec;
     let writes_at_limit = limit / l.write_ru_1kb;
-    match share {
-        None => Finding::new(
-            "KEY_FOLLOWS_TIME",
-            Severity::Warn,
-            format!(
-                "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {} RU/s (about {} inserts/s of 1 KB) however the container is provisioned",
-                crate::fmt::count(limit),
-                crate::fmt::count(writes_at_limit)
-            ),
-            json!({"share_of_current_writes": 1.0, "limit_ru_per_sec": limit}),
-        ),
-        Some(s) => Finding::new(
+    let evidence = json!({"share_of_current_writes": cw.share, "limit_ru_per_sec": limit, "entities": cw.entities});
+    if cw.share < 1.0 {
+        return Finding::new(
             "KEY_FOLLOWS_TIME",
             Severity::Info,
             format!(
-                "the key's value follows time: {} of current writes go to one logical partition (the current bucket); its RU/s is judged under HOT_LOGICAL_PARTITION_RU",
-                pct(s)
+                "the key has a time part: the current bucket's writes go to one logical partition per value of its other parts ({} in the sample); the largest, {}, takes {} of them (its share of the documents), so ingestion is capped at {} inserts/s of 1 KB in all{}",
+                crate::fmt::count(cw.entities as f64),
+                cw.largest,
+                pct(cw.share),
+                crate::fmt::count(writes_at_limit / cw.share),
+                if judged { "; its RU/s is judged under HOT_LOGICAL_PARTITION_RU" } else { "" }
             ),
-            json!({"share_of_current_writes": s, "limit_ru_per_sec": limit}),
-        ),
+            evidence,
+        );
     }
+    if judged {
+        return Finding::new(
+            "KEY_FOLLOWS_TIME",
+            Severity::Info,
+            "the key's value follows time: every current write goes to one logical partition (the current bucket, whatever its width); its RU/s is judged under HOT_LOGICAL_PARTITION_RU".to_string(),
+            evidence,
+        );
+    }
+    Finding::new(
+        "KEY_FOLLOWS_TIME",
+        Severity::Warn,
+        format!(
+            "the key's value follows time: every current write goes to the current bucket's one logical partition, so ingestion is capped at {} RU/s (about {} inserts/s of 1 KB) however the container is provisioned",
+            crate::fmt::count(limit),
+            crate::fmt::count(writes_at_limit)
+        ),
+        evidence,
+    )
 }
 
 /// Time-to-limit finding: warn within a year, fail within 90 days.

@@ -60,12 +60,15 @@ fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f
     )
 }
 
-/// The findings the data alone decides (sizes, storage, separator, domain, missing path), and
-/// whether the key follows time.
+/// The findings the data alone decides (sizes, storage, separator, domain, missing path), and,
+/// when the key follows time, where its current writes go.
 fn data_findings(
     ctx: &CandidateContext<'_>,
     sizes: &estimate::sizes::SizeProjection,
-) -> (Vec<crate::model::Finding>, bool) {
+) -> (
+    Vec<crate::model::Finding>,
+    Option<advise::domain::CurrentWrites>,
+) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = advise::storage::storage_size_findings(sizes, ctx.proj, l);
@@ -100,17 +103,19 @@ fn data_findings(
         findings.retain(|x| x.code != "UNDEFINED_PARTITION");
         findings.push(f);
     }
-    if follows_time && ctx.time.is_none() && cfg.workload.is_none() {
-        findings.push(advise::workload::follows_time_finding(None, l));
+    let current = follows_time.then(|| advise::domain::current_writes(cand, stats, &cfg.separator));
+    if let Some(cw) = current.as_ref().filter(|_| cfg.workload.is_none()) {
+        findings.push(advise::workload::follows_time_finding(cw, false, l));
     }
-    (findings, follows_time)
+    (findings, current)
 }
 
 pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
-    let (mut findings, follows_time) = data_findings(ctx, &sizes);
+    let (mut findings, current) = data_findings(ctx, &sizes);
+    let follows_time = current.is_some();
     let (layout, mut eval, mut summary) = traffic(ctx, &mut findings);
     if let Some(t) = &ctx.time {
         let lp_phys = layout.as_ref().map(|(_, _, map)| map.as_slice());
@@ -124,8 +129,8 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         let e = eval.get_or_insert_with(|| empty_eval(stats));
         e.time = Some(te);
     }
-    if follows_time {
-        findings.extend(current_bucket_demand(ctx, eval.as_ref(), &mut summary));
+    if let Some(cw) = &current {
+        findings.extend(current_bucket_demand(ctx, cw, &mut summary));
     }
     findings.extend(advise::throughput_findings(&summary, l));
     let ttl = if follows_time {
@@ -340,29 +345,31 @@ fn apply_measured_ru(
     }
 }
 
-/// A key that follows time: every current write carries the current bucket, so its RU/s is the
-/// writes times the share of the latest window (measured with a time field, else 1: the key
-/// itself is the time). Raises the hottest logical partition's demand when that is higher.
+/// A key that follows time: every current write carries the current bucket, so the hottest
+/// logical partition takes the writes times its share of them at the key's own grain (1 when the
+/// key is the time; see [`advise::domain::CurrentWrites`]), whatever `--time-bucket` says.
+/// Raises the hottest logical partition's demand when that is higher.
 fn current_bucket_demand(
     ctx: &CandidateContext<'_>,
-    eval: Option<&crate::model::WorkloadEval>,
+    cw: &advise::domain::CurrentWrites,
     summary: &mut DemandSummary,
 ) -> Option<crate::model::Finding> {
     let l = &ctx.cfg.limits;
-    let share = eval
-        .and_then(|e| e.time.as_ref())
-        .filter(|t| t.latest_bucket_logical_share > 0.0)
-        .map_or(1.0, |t| t.latest_bucket_logical_share);
     let w = ctx.cfg.workload.as_ref()?;
     if let Some(wr) = &w.writes {
         let ru = wr.per_sec
-            * share
+            * cw.share
             * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        let what = if cw.share < 1.0 {
+            format!("the current time bucket of {}", cw.largest)
+        } else {
+            "the current time bucket".to_string()
+        };
         if summary.hottest_logical.as_ref().is_none_or(|h| ru > h.0) {
-            summary.hottest_logical = Some((ru, "the current time bucket".to_string()));
+            summary.hottest_logical = Some((ru, what));
         }
     }
-    Some(advise::workload::follows_time_finding(Some(share), l))
+    Some(advise::workload::follows_time_finding(cw, true, l))
 }
 
 /// The report of one candidate, from everything evaluated.

@@ -127,13 +127,15 @@ fn map_keys_to_partitions(
     let mut lp_phys: Vec<usize> = vec![usize::MAX; stats.partitions.len()];
     let mut keys_in: Vec<f64> = vec![0.0; layout.partitions.len()];
     for (pi, p) in layout.partitions.iter().enumerate() {
-        for &item in &layout.order[p.members.clone()] {
+        for k in p.members.clone() {
+            let item = layout.order[k];
             match placement.source[item] {
                 Some(i) => {
                     lp_phys[i] = pi;
                     keys_in[pi] += 1.0;
                 }
-                None => keys_in[pi] += placement.keys_per_virtual[item],
+                // Spread mass cut by a split counts on each side for its share.
+                None => keys_in[pi] += placement.keys_per_virtual[item] * p.share_of(k),
             }
         }
     }

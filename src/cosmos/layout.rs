@@ -2,10 +2,14 @@
 //! splits (docs/model.md, "Physical layout"; docs/epk.md §7).
 //!
 //! The container starts evenly split into `initial_partitions` ranges. Any partition over the
-//! storage limit then splits in two at the boundary between adjacent distinct EPKs that puts
-//! closest to half of its bytes on the left ("roughly half of the data on each side"), until every
-//! partition fits or only single EPK points remain over the limit. Where the service really splits
-//! is not public, so this is an estimate. Throughput is divided evenly among the final partitions.
+//! storage limit then splits in two where half of its bytes lie on each side ("roughly half of
+//! the data on each side"), and each side again while it is over the limit: a partial split, so
+//! ranges end up of unequal width while their neighbours keep theirs. Spread mass (the many small
+//! logical partitions the sample stands for) is cut exactly at half; a real logical partition is
+//! never cut, so where half falls inside one the cut goes to the boundary between distinct EPKs
+//! closest to half, and a single EPK point over the limit stays unsplittable. Where the service
+//! really splits is not public, so this is an estimate. Throughput is divided evenly among the
+//! final partitions.
 
 use std::ops::Range;
 
@@ -21,6 +25,10 @@ pub struct LayoutItem {
     pub bytes: f64,
     /// RU/s it demands.
     pub ru_demand: f64,
+    /// Spread mass standing for many small logical partitions (a virtual point): a split may cut
+    /// it anywhere, as the service cuts between those partitions. A real logical partition
+    /// cannot be cut.
+    pub divisible: bool,
 }
 
 /// Parameters of a layout projection.
@@ -51,11 +59,21 @@ pub struct PhysicalPartition {
     pub ru_demand: f64,
     /// RU/s it gets (provisioned / partition count), if throughput is known.
     pub ru_allocated: Option<f64>,
-    /// Its members: a range into [`Layout::order`].
+    /// Its members: a range into [`Layout::order`]. A divisible item cut by a split is a member
+    /// of both sides, each holding its share ([`Self::share_of`]).
     pub members: Range<usize>,
+    /// Its span in item positions: item `order[k]` occupies `[k, k + 1)`, and this partition
+    /// holds `[span.0, span.1)` of them.
+    pub span: (f64, f64),
 }
 
 impl PhysicalPartition {
+    /// The share (0 to 1) of the item at position `k` of [`Layout::order`] this partition holds.
+    pub fn share_of(&self, k: usize) -> f64 {
+        let (lo, hi) = self.span;
+        (hi.min(k as f64 + 1.0) - lo.max(k as f64)).clamp(0.0, 1.0)
+    }
+
     /// `ru_demand / ru_allocated` (above 1 means throttling), if some throughput is allocated.
     pub fn utilisation(&self) -> Option<f64> {
         self.ru_allocated
@@ -166,12 +184,55 @@ fn epk_order(items: &[LayoutItem]) -> Vec<usize> {
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
-/// A partition while the layout is being built.
+/// A partition while the layout is being built: the span `[lo, hi)` of item positions it holds
+/// (item `order[k]` occupies `[k, k + 1)`; a divisible item may be cut inside).
 struct Work {
     min: Epk,
     max: Epk,
-    members: Range<usize>,
+    lo: f64,
+    hi: f64,
     bytes: f64,
+}
+
+impl Work {
+    /// Item positions it touches.
+    fn members(&self) -> Range<usize> {
+        self.lo.floor() as usize..self.hi.ceil() as usize
+    }
+
+    /// Its share of the item at position `k`.
+    fn share(&self, k: usize) -> f64 {
+        (self.hi.min(k as f64 + 1.0) - self.lo.max(k as f64)).clamp(0.0, 1.0)
+    }
+}
+
+/// Where a partition over the limit splits: the position that puts half of its bytes on each
+/// side, with the bytes on the left. Inside a divisible item (spread mass) that position is
+/// exact, so a range of exactly twice the limit becomes two ranges of exactly the limit; where
+/// half falls inside a real logical partition, the cut goes to the boundary between distinct EPKs
+/// closest to half. `None` when no cut exists (a single EPK point).
+fn find_cut(w: &Work, items: &[LayoutItem], order: &[usize]) -> Option<(f64, f64)> {
+    let half = w.bytes / 2.0;
+    let mut acc = 0.0;
+    let mut best: Option<(f64, f64, f64)> = None;
+    for k in w.members() {
+        let item = &items[order[k]];
+        if k as f64 > w.lo && items[order[k - 1]].epk != item.epk {
+            let d = (acc - half).abs();
+            if !matches!(best, Some((_, bd, _)) if bd <= d) {
+                best = Some((k as f64, d, acc));
+            }
+        }
+        let portion = item.bytes * w.share(k);
+        if item.divisible && acc < half && half < acc + portion {
+            let pos = (k as f64).max(w.lo) + (half - acc) / item.bytes;
+            if pos > w.lo && pos < w.hi {
+                return Some((pos, half));
+            }
+        }
+        acc += portion;
+    }
+    best.map(|(pos, _, left)| (pos, left))
 }
 
 /// Projects the physical layout of `items` (see the module docs for the model).
@@ -182,7 +243,9 @@ pub fn project_layout(items: &[LayoutItem], params: &LayoutParams) -> Layout {
     let order = epk_order(items);
     let epk_at = |k: usize| &items[order[k]].epk;
     let sum = |r: Range<usize>| -> f64 { order[r].iter().map(|&i| items[i].bytes).sum() };
-    let limit = params.max_partition_bytes;
+    // Past the limit by more than floating-point noise: sums of millions of small items land a
+    // few ulps either side of an exact total, and must not decide a split.
+    let limit = params.max_partition_bytes * (1.0 + 1e-9);
 
     // Initial even split; members of each range are contiguous in `order`.
     let boundaries = initial_boundaries(params.initial_partitions, params.version);
@@ -198,53 +261,33 @@ pub fn project_layout(items: &[LayoutItem], params: &LayoutParams) -> Layout {
         parts.push(Work {
             min: boundaries[p].clone(),
             max: boundaries[p + 1].clone(),
-            members: start..end,
+            lo: start as f64,
+            hi: end as f64,
             bytes: sum(start..end),
         });
         start = end;
     }
 
-    // A partition can split when it is over the limit and holds two distinct EPKs (its members
-    // are sorted, so comparing the first and the last is enough). A split only changes the
-    // partition being split, so the order in which candidates are processed (a stack here) does
-    // not change the final layout: every partition over the limit ends split down to parts that
-    // fit, or to a single EPK point.
-    let splittable = |w: &Work| {
-        let r = &w.members;
-        w.bytes > limit && r.len() >= 2 && epk_at(r.start) != epk_at(r.end - 1)
-    };
+    // A partition over the limit splits in two (`find_cut`), and each side again while it is
+    // over the limit and can be cut. A split only changes the partition being split, so the
+    // order in which candidates are processed (a stack here) does not change the final layout.
     let mut pending: Vec<usize> = (0..parts.len())
-        .filter(|&id| splittable(&parts[id]))
+        .filter(|&id| parts[id].bytes > limit)
         .collect();
-
     let mut storage_splits = 0u32;
     while let Some(id) = pending.pop() {
-        let r = parts[id].members.clone();
-        let half = parts[id].bytes / 2.0;
-        // Best cut k: left = [r.start, k), right = [k, r.end), between two distinct EPKs.
-        let mut left = 0.0;
-        let mut best: Option<(usize, f64, f64)> = None;
-        for k in r.start + 1..r.end {
-            left += items[order[k - 1]].bytes;
-            if epk_at(k - 1) == epk_at(k) {
-                continue;
-            }
-            let d = (left - half).abs();
-            if !matches!(best, Some((_, bd, _)) if bd <= d) {
-                best = Some((k, d, left));
-            }
-        }
-        let Some((k, _, left_bytes)) = best else {
+        let Some((pos, left_bytes)) = find_cut(&parts[id], items, &order) else {
             continue;
         };
-        let cut = epk_at(k).clone();
+        let cut = epk_at((pos.floor() as usize).min(order.len() - 1)).clone();
         let right = Work {
             min: cut.clone(),
             max: std::mem::replace(&mut parts[id].max, cut),
-            members: k..r.end,
-            bytes: sum(k..r.end),
+            lo: pos,
+            hi: parts[id].hi,
+            bytes: parts[id].bytes - left_bytes,
         };
-        parts[id].members = r.start..k;
+        parts[id].hi = pos;
         parts[id].bytes = left_bytes;
         parts.push(right);
         storage_splits += 1;
@@ -252,26 +295,27 @@ pub fn project_layout(items: &[LayoutItem], params: &LayoutParams) -> Layout {
         pending.extend(
             [id, right_id]
                 .into_iter()
-                .filter(|&i| splittable(&parts[i])),
+                .filter(|&i| parts[i].bytes > limit),
         );
     }
 
-    parts.sort_by(|a, b| a.min.cmp(&b.min));
+    parts.sort_by(|a, b| a.min.cmp(&b.min).then(a.lo.total_cmp(&b.lo)));
     let n = parts.len();
     let ru_allocated = params.provisioned_ru_per_sec.map(|p| p / n as f64);
     let partitions: Vec<PhysicalPartition> = parts
         .into_iter()
         .map(|w| PhysicalPartition {
-            logical_partitions: w.members.len() as u64,
-            ru_demand: order[w.members.clone()]
-                .iter()
-                .map(|&i| items[i].ru_demand)
+            logical_partitions: w.members().len() as u64,
+            ru_demand: w
+                .members()
+                .map(|k| items[order[k]].ru_demand * w.share(k))
                 .sum(),
             ru_allocated,
             bytes: w.bytes,
+            members: w.members(),
+            span: (w.lo, w.hi),
             min_epk: w.min,
             max_epk: w.max,
-            members: w.members,
         })
         .collect();
     let unsplittable = partitions
@@ -305,6 +349,7 @@ mod tests {
             epk: e,
             bytes,
             ru_demand: ru,
+            divisible: false,
         }
     }
 
@@ -360,15 +405,89 @@ mod tests {
         assert_eq!(b.first(), Some(&Epk::min()));
         assert_eq!(b.last(), Some(&Epk::max()));
         assert!(b.windows(2).all(|w| w[0] < w[1]));
-        let mut next = 0;
+        let mut next = 0.0;
         for p in &layout.partitions {
-            assert_eq!(p.members.start, next);
-            next = p.members.end;
-            for &i in &layout.order[p.members.clone()] {
-                assert!(p.min_epk <= items[i].epk && items[i].epk < p.max_epk);
+            assert_eq!(p.span.0, next);
+            next = p.span.1;
+            for k in p.members.clone() {
+                let e = &items[layout.order[k]].epk;
+                // An item cut by a split belongs, by its EPK, to the right side.
+                if p.share_of(k) == 1.0 || k as f64 >= p.span.0 {
+                    assert!(p.min_epk <= *e && (*e < p.max_epk || p.share_of(k) < 1.0));
+                }
             }
         }
-        assert_eq!(next, items.len());
+        assert_eq!(next, items.len() as f64);
+    }
+
+    /// `n` divisible points evenly over the V2 key space holding `total` bytes and RU/s.
+    fn spread(n: u32, total: f64) -> Vec<LayoutItem> {
+        let step = ((1u128 << 126) - 1) / u128::from(n);
+        (0..u128::from(n))
+            .map(|i| LayoutItem {
+                epk: h(&format!("{:032X}", step * i + step / 2)),
+                bytes: total / f64::from(n),
+                ru_demand: total / f64::from(n),
+                divisible: true,
+            })
+            .collect()
+    }
+
+    fn sizes(l: &Layout) -> Vec<f64> {
+        l.partitions.iter().map(|p| p.bytes / GB).collect()
+    }
+
+    /// Spread mass (many small logical partitions) splits where the service does: a range past
+    /// 50 GB in two halves, each again while past 50 GB. Hand-computed: 100 GB is exactly two
+    /// ranges of 50 (not three, as a cut between sampled points used to make it); just over is
+    /// two of 50.05, each past the limit, so four of 25.025.
+    #[test]
+    fn spread_mass_splits_in_exact_halves_at_the_threshold() {
+        let cases: [(f64, &[f64], u32); 5] = [
+            (50.0, &[50.0], 0),
+            (50.1, &[25.05, 25.05], 1),
+            (99.9, &[49.95, 49.95], 1),
+            (100.0, &[50.0, 50.0], 1),
+            (100.1, &[25.025, 25.025, 25.025, 25.025], 3),
+        ];
+        for (total, want, splits) in cases {
+            // 4,095 points: no cut falls between two points, so the exact cut is what decides.
+            let items = spread(4095, total * GB);
+            let l = project_layout(&items, &params(PkVersion::V2, 1, 50.0 * GB, Some(4e4)));
+            check(&l, &items);
+            let got = sizes(&l);
+            assert_eq!(got.len(), want.len(), "{total} GB: {got:?}");
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-9, "{total} GB: {got:?}");
+            }
+            assert_eq!(l.storage_splits, splits, "{total} GB");
+            assert!(l.unsplittable.is_empty());
+            // Throughput follows the bytes: each range's demand is its storage share.
+            let ru: f64 = l.partitions.iter().map(|p| p.ru_demand).sum();
+            assert!((ru - total * GB).abs() < 1e-3 * total * GB);
+            for p in &l.partitions {
+                assert!((p.ru_demand - p.bytes).abs() < 1e-6 * p.bytes);
+            }
+        }
+    }
+
+    /// A real logical partition is never cut: with 30 GB at the middle of 70 GB of spread mass
+    /// (35 GB on each side), half of 100 falls inside it, so the cut goes to its nearer edge (both
+    /// are 15 GB from half: the first wins), leaving 35 | 65; the 65 (30 real, then 35 spread)
+    /// halves exactly inside the spread mass: 35 | 32.5 | 32.5.
+    #[test]
+    fn real_partition_is_cut_at_its_edge_spread_mass_exactly() {
+        let mut items = spread(4096, 70.0 * GB);
+        let mid = (((1u128 << 126) - 1) / 2) + 1;
+        items.push(item(h(&format!("{mid:032X}")), 30.0 * GB, 0.0));
+        let l = project_layout(&items, &params(PkVersion::V2, 1, 50.0 * GB, None));
+        check(&l, &items);
+        let got = sizes(&l);
+        assert_eq!(got.len(), 3, "{got:?}");
+        for (g, w) in got.iter().zip([35.0, 32.5, 32.5]) {
+            assert!((g - w).abs() < 1e-9, "{got:?}");
+        }
+        assert_eq!(l.storage_splits, 2);
     }
 
     #[test]

@@ -65,12 +65,15 @@ pub fn place(
     let ru = |i: usize| demand.get(i).copied().unwrap_or(0.0);
     let heavy =
         |i: usize| !proj.projected || stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT;
+    // A sampled logical partition: a point of its own, never cut by a split.
+    let real_item = |i: usize| LayoutItem {
+        epk: epk_of(i),
+        bytes: stats.bytes_at(i),
+        ru_demand: ru(i),
+        divisible: false,
+    };
     let push_real = |out: &mut Placement, i: usize| {
-        out.items.push(LayoutItem {
-            epk: epk_of(i),
-            bytes: stats.bytes_at(i),
-            ru_demand: ru(i),
-        });
+        out.items.push(real_item(i));
         out.source.push(Some(i));
         out.keys_per_virtual.push(0.0);
     };
@@ -85,6 +88,7 @@ pub fn place(
                     epk: e,
                     bytes: bytes / k as f64,
                     ru_demand: ru / k as f64,
+                    divisible: true,
                 });
                 out.source.push(None);
                 out.keys_per_virtual.push(keys / k as f64);
@@ -139,14 +143,7 @@ pub fn place(
         // of keys, each EPK's hash waits for its key's bytes to come from memory.
         use rayon::prelude::*;
         let real: Vec<usize> = (0..stats.partitions.len()).filter(|&i| heavy(i)).collect();
-        out.items = real
-            .par_iter()
-            .map(|&i| LayoutItem {
-                epk: epk_of(i),
-                bytes: stats.bytes_at(i),
-                ru_demand: ru(i),
-            })
-            .collect();
+        out.items = real.par_iter().map(|&i| real_item(i)).collect();
         out.source = real.iter().map(|&i| Some(i)).collect();
         out.keys_per_virtual = vec![0.0; real.len()];
         crate::timing::mark("placement: hashed");

@@ -13,6 +13,9 @@ pub struct SizeProjection {
     pub max_bytes: f64,
     /// Key (display text) of that partition.
     pub max_key: String,
+    /// Whether that key was seen at least [`HEAVY_MIN_COUNT`] times (its estimate is its own
+    /// measured share, not a share of the tail).
+    pub max_heavy: bool,
     /// 95 % range of the largest logical partition: `[largest lower bound, largest upper bound]`
     /// over every listed key and the tail bound.
     pub max_range: [f64; 2],
@@ -105,14 +108,19 @@ pub fn project_sizes(
     } else {
         proj.tail_bound_documents() * mean_doc_bytes
     };
-    let (max_bytes, max_key) = match stats.by_bytes.first() {
-        Some(&i) => (stats.bytes_at(i), key(i)),
-        None => (0.0, String::new()),
+    let (max_bytes, max_key, max_heavy) = match stats.by_bytes.first() {
+        Some(&i) => (
+            stats.bytes_at(i),
+            key(i),
+            stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT,
+        ),
+        None => (0.0, String::new(), false),
     };
     SizeProjection {
         projected: proj.projected,
         max_bytes,
         max_key,
+        max_heavy,
         max_range: [
             low.min(max_bytes),
             heavy_high.max(tail_bound_bytes).max(max_bytes),

@@ -205,7 +205,7 @@ impl Search<'_> {
     }
 
     /// `t>s`, `t>s>unique` when a full key could near the limit, `t>s1>s2` when two second
-    /// levels nest, `t>unique` when `t`'s largest value alone passes the alert level.
+    /// levels nest, `t>unique` when `t`'s largest value alone reaches half the alert level.
     fn hierarchical(&mut self, t: &FieldProfile) {
         let total = self.input.total_bytes;
         let filtered = &self.input.filtered;
@@ -248,12 +248,14 @@ impl Search<'_> {
                 );
             }
         }
+        // A point estimate at half the alert level can pass it within its interval: the
+        // sample's largest share is itself an estimate, so the safe form is offered early.
         let largest = top_share(t) * total;
-        if !uid.is_empty() && largest >= self.warn_bytes {
+        if !uid.is_empty() && largest >= 0.5 * self.warn_bytes {
             self.push(
                 format!("{}>{uid}", t.path),
                 format!(
-                    "{}'s largest value would hold {}: {uid} as the last level keeps every logical partition to one item while queries by {} stay targeted",
+                    "{}'s largest value would hold {} (half the 70% alert level or more): {uid} as the last level keeps every logical partition to one item while queries by {} stay targeted",
                     t.path,
                     crate::fmt::human_bytes(largest),
                     t.path
