@@ -410,6 +410,30 @@ fn pipes_and_fifos_get_the_same_checks_as_the_file() {
         "the FIFO's own name at the record's line: {msg}"
     );
 
+    // analyze on a FIFO whose key path is missing peeks at the records again to explain it:
+    // that peek passes over the FIFO instead of waiting for a second writer.
+    let (f, b) = (fifo.clone(), bytes.clone());
+    let writer = std::thread::spawn(move || {
+        let mut w = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+        let _ = w.write_all(&b);
+    });
+    let child = bin()
+        .args([
+            "analyze",
+            fifo.to_str().unwrap(),
+            "--candidates",
+            "/nope",
+            "-q",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, err) = wait(child, 60);
+    writer.join().unwrap();
+    assert_eq!(code, 0, "{err}");
+
     // Process substitution: `/dev/fd/N`, a pipe.
     let out = Command::new("bash")
         .current_dir(root())
@@ -428,6 +452,25 @@ fn pipes_and_fifos_get_the_same_checks_as_the_file() {
         (Some(1), file_codes.clone()),
         "{err}"
     );
+
+    // A key that became a number: the file fails, the pipe used to pass with exit 0.
+    let (code, number_codes, _) = verdict("fixtures/ci/number.jsonl", &root(), &[]);
+    assert_eq!(
+        (code, number_codes.as_slice()),
+        (1, &["SCHEMA_KEY_TYPE_CHANGED".to_string()][..])
+    );
+    let out = Command::new("bash")
+        .current_dir(root())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' check <(cat fixtures/ci/number.jsonl) --input-format jsonl --key /customerId --format json -q",
+            env!("CARGO_BIN_EXE_pkadvisor")
+        ))
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((out.status.code(), codes(&r)), (Some(1), number_codes));
 
     // Standard input.
     let o = Test::new()

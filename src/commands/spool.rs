@@ -1,5 +1,5 @@
 //! Inputs read twice, read once: `check` reads its sample for the analysis and again for the
-//! schema examination. A regular file can be read twice; standard input, a pipe (`<(cat f)`,
+//! schema examination, `analyze --candidates auto` for the profile and again for the analysis. A regular file can be read twice; standard input, a pipe (`<(cat f)`,
 //! `/dev/fd/N`) or a FIFO cannot (the second read finds nothing, or a FIFO waits forever for a
 //! writer). Such an input is copied once, as it arrives, into a private temporary file (mode
 //! 0600, created exclusively, removed when the run ends) that both passes read; messages and the
@@ -17,7 +17,11 @@ pub const MAX_SPOOL_BYTES: u64 = 4_000_000_000;
 
 /// The temporary copies; dropping this removes them.
 #[derive(Default)]
-pub struct Spooled(Vec<tempfile::NamedTempFile>);
+pub struct Spooled {
+    files: Vec<tempfile::NamedTempFile>,
+    /// Each input copied: its name and the bytes copied.
+    pub saved: Vec<(String, u64)>,
+}
 
 /// Whether `src` can only be read once: standard input, or a path that is not a regular file or
 /// a folder (a FIFO, a pipe, a character device).
@@ -33,7 +37,7 @@ fn read_once(src: &InputSource) -> bool {
 pub fn spool(inputs: &mut [InputSource], max: u64) -> anyhow::Result<Spooled> {
     let mut kept = Spooled::default();
     for src in inputs.iter_mut().filter(|s| read_once(s)) {
-        let what = || format!("cannot save {} for the schema examination", src.display);
+        let what = || format!("cannot save {} to a temporary file", src.display);
         let mut tmp = tempfile::Builder::new()
             .prefix("pkadvisor-input-")
             .tempfile()
@@ -45,14 +49,15 @@ pub fn spool(inputs: &mut [InputSource], max: u64) -> anyhow::Result<Spooled> {
         .with_context(what)?;
         if copied > max {
             anyhow::bail!(
-                "{}: a pipe or FIFO larger than {}; check reads its sample twice (analysis, schema examination) and keeps a copy of a pipe for that: write the sample to a file and name the file",
+                "{}: a pipe or FIFO larger than {}; this run reads its input twice and keeps a copy of a pipe for that: write the input to a file and name the file",
                 src.display,
                 crate::fmt::human_bytes(max as f64)
             );
         }
         src.path = Some(tmp.path().to_path_buf());
         src.size_bytes = Some(copied);
-        kept.0.push(tmp);
+        kept.saved.push((src.display.clone(), copied));
+        kept.files.push(tmp);
     }
     Ok(kept)
 }
