@@ -268,6 +268,27 @@ fn outputs_never_overwrite_an_input_through_a_hard_link() {
         );
         assert_eq!(std::fs::read_to_string(&data).unwrap(), content);
     }
+    // A file found by walking an input folder is an input too.
+    for args in [
+        vec!["check", "--key", "/t", "-q", "--write-baseline"],
+        vec!["check", "--key", "/t", "-q", "-o"],
+        vec!["analyze", "-q", "-o"],
+    ] {
+        let o = Test::new()
+            .args(&args)
+            .arg(&link)
+            .arg(dir.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .run()
+            .bad_input();
+        assert!(
+            o.stderr
+                .contains(&format!("{}: that is the input", link.display())),
+            "{args:?}: {}",
+            o.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&data).unwrap(), content);
+    }
     // The same file for the report and the baseline, under two names.
     let out = dir.path().join("out.json");
     let same = dir.path().join(".").join("out.json");

@@ -486,7 +486,7 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
         }
         if let Some(o) = &analysis.output {
             let resolved = crate::ci::confine::resolve;
-            if super::same_file(w, std::iter::once(o.as_path()))
+            if crate::commands::output::same_file(w, std::iter::once(o.as_path()))
                 || resolved(w).is_some_and(|r| Some(r) == resolved(o))
             {
                 return Err(ConfigError::Invalid(format!(

@@ -245,23 +245,7 @@ pub const MAX_TOTAL: f64 = 1e18;
 /// Whether writing `out` would overwrite one of `inputs` (the same file under any name: a
 /// symbolic link, `./x`, or a hard link, so files are compared by device and inode).
 pub(crate) fn is_an_input(out: &std::path::Path, inputs: &[PathBuf]) -> bool {
-    same_file(out, inputs.iter().map(PathBuf::as_path))
-}
-
-/// Whether `a` is one of `others` as a file: the same (device, inode) on Unix, else the same
-/// canonical path. Files that do not exist are no file.
-pub(crate) fn same_file<'a>(
-    a: &std::path::Path,
-    mut others: impl Iterator<Item = &'a std::path::Path>,
-) -> bool {
-    #[cfg(unix)]
-    let id = |p: &std::path::Path| {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
-    };
-    #[cfg(not(unix))]
-    let id = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-    id(a).is_some_and(|target| others.any(|o| id(o).as_ref() == Some(&target)))
+    crate::commands::output::same_file(out, inputs.iter().map(PathBuf::as_path))
 }
 
 pub(crate) fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {

@@ -6,15 +6,21 @@ use crate::analysis::AnalyzeOptions;
 use crate::analysis::{analyze, analyze_sources};
 use crate::report::render_styled;
 
+/// The analysis of the inputs, refusing a report over one of their files (a folder's included).
 /// The automatic search reads the input twice (profile, then analysis): standard input, a pipe
-/// or a FIFO is first copied to a private temporary file (commands::spool), announced on stderr.
-fn auto(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
+/// or a FIFO is then first copied to a private temporary file (commands::spool), announced on
+/// stderr.
+fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
     let (mut inputs, notes) = crate::ingest::discover_announced(
         &cfg.inputs,
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
     )?;
+    super::output::refuse_input("-o", cfg.output.as_deref(), &inputs)?;
+    if !cfg.auto {
+        return Ok(analyze_sources(cfg, &inputs, notes)?);
+    }
     let copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;
     for (name, bytes) in &copies.saved {
         let name = if name == "<stdin>" {
@@ -31,10 +37,10 @@ fn auto(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
 
 /// Runs the analysis; writes the rendered report to `--output` or `out`.
 pub fn run(cfg: &AnalyzeOptions, out: &mut dyn Write) -> anyhow::Result<()> {
-    let report = if cfg.auto && cfg.key_stats.is_none() {
-        auto(cfg)?
-    } else {
+    let report = if cfg.key_stats.is_some() {
         analyze(cfg)?
+    } else {
+        from_inputs(cfg)?
     };
     let color = crate::report::table::use_color(cfg.output.is_none());
     let text = render_styled(&report, cfg.format, color);

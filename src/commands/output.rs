@@ -27,6 +27,43 @@ pub fn write(
     Ok(())
 }
 
+/// Whether `a` is one of `others` as a file: the same (device, inode) on Unix, so a symbolic
+/// or hard link is the file under another name; else the same canonical path. Files that do not
+/// exist are no file.
+pub fn same_file<'a>(a: &Path, mut others: impl Iterator<Item = &'a Path>) -> bool {
+    #[cfg(unix)]
+    let id = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+    };
+    #[cfg(not(unix))]
+    let id = |p: &Path| std::fs::canonicalize(p).ok();
+    id(a).is_some_and(|target| others.any(|o| id(o).as_ref() == Some(&target)))
+}
+
+/// An error when `path` (written by `flag`) is one of the files the run reads, those found by
+/// walking a folder included: the command line check (`cli`) sees only the names given.
+pub fn refuse_input(
+    flag: &str,
+    path: Option<&Path>,
+    inputs: &[crate::ingest::InputSource],
+) -> anyhow::Result<()> {
+    if let Some(p) = path {
+        if let Some(i) = inputs.iter().find(|i| {
+            i.path
+                .as_deref()
+                .is_some_and(|q| same_file(p, std::iter::once(q)))
+        }) {
+            anyhow::bail!(
+                "{flag} {}: that is the input {}; writing there would destroy it",
+                p.display(),
+                i.display
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Replaces `path` with `bytes` through a temporary file in the target's folder and a rename
 /// (a symbolic link is followed: its target is replaced). A target that exists and is not a
 /// regular file (`/dev/stdout`, `/dev/null`, a FIFO) is written directly: renaming over it would
