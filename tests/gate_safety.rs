@@ -651,6 +651,14 @@ fn config_paths_stay_inside_the_config_folder() {
         }
     }
     assert!(!repo.path().join("../x.md").exists());
+    // The refused path is quoted inert: an escape sequence in it is shown, not sent.
+    toml("sample = [\"/x\\u001b[31m\"]");
+    let o = run(&[]).bad_input();
+    assert!(
+        o.stderr.contains("sample `/x\\u{1b}[31m` is outside") && !o.stderr.contains('\u{1b}'),
+        "{}",
+        o.stderr
+    );
     // A folder inside that links out is refused at the file it reaches.
     std::fs::create_dir(repo.path().join("samples")).unwrap();
     std::fs::copy(

@@ -37,9 +37,9 @@ impl Confinement {
             Some(p) if p.starts_with(&self.root) => Ok(()),
             _ => Err(format!(
                 "{}: {field} `{}` is outside the folder that holds pkadvisor.toml ({}), symbolic links resolved; a pull request can change that file, so its paths must stay in its folder: move the file into it, or pass --allow-outside-config-dir to allow it",
-                self.config.display(),
-                path.display(),
-                self.root.display()
+                crate::small_file::quote(&self.config.display().to_string(), 1000),
+                crate::small_file::quote(&path.display().to_string(), 1000),
+                crate::small_file::quote(&self.root.display().to_string(), 1000)
             )),
         }
     }

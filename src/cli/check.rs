@@ -357,28 +357,9 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
     ConfigError::Invalid(format!(
         "{}:{line}:{column}: {}\n  {}",
         path.display(),
-        inert(e.message().trim_end(), 20 * TOML_QUOTE_CHARS),
-        inert(&quote, 4 * TOML_QUOTE_CHARS),
+        crate::small_file::quote(e.message().trim_end(), 20 * TOML_QUOTE_CHARS),
+        crate::small_file::quote(&quote, 4 * TOML_QUOTE_CHARS),
     ))
-}
-
-/// At most `max` characters of `s` (then `…`), control characters escaped (`\u{1b}`).
-fn inert(s: &str, max: usize) -> String {
-    let mut out: String = s
-        .chars()
-        .take(max)
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_unicode().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect();
-    if s.chars().nth(max).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// Every path `file` names, resolved against its folder, must stay inside it (ci::confine).

@@ -56,8 +56,8 @@ pub fn refuse_input(
         }) {
             anyhow::bail!(
                 "{flag} {}: that is the input {}; writing there would destroy it",
-                p.display(),
-                i.display
+                crate::small_file::quote(&p.display().to_string(), 1000),
+                crate::small_file::quote(&i.display, 1000)
             );
         }
     }
