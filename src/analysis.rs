@@ -58,19 +58,29 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
         cfg.max_record_bytes,
         cfg.extended_json,
     )?;
+    analyze_sources(cfg, &inputs, notes)
+}
+
+/// [`analyze`] on inputs already found (`check` reads the same sources again for the schema
+/// examination); `notes` are what their discovery passed over.
+pub fn analyze_sources(
+    cfg: &AnalyzeOptions,
+    inputs: &[ingest::InputSource],
+    notes: Vec<String>,
+) -> Result<Report, AnalyzeError> {
     // Discovery: without candidates (or with `auto`), profile the fields and generate them.
-    let (discovered_cfg, discovered) = discovery::stage(cfg, &inputs)?;
+    let (discovered_cfg, discovered) = discovery::stage(cfg, inputs)?;
     let cfg = discovered_cfg.as_ref().unwrap_or(cfg);
     // Keys and stats: one parallel scan computes every candidate's key for every document.
     let boundaries = groups::boundaries(cfg);
-    let mut scanned = scan::stage(cfg, &inputs, &boundaries)?;
+    let mut scanned = scan::stage(cfg, inputs, &boundaries)?;
     if let Some(d) = &discovered {
-        let natural = groups::natural_findings(cfg, &inputs, &d.natural_groups);
+        let natural = groups::natural_findings(cfg, inputs, &d.natural_groups);
         for (all, mut more) in scanned.group_findings.iter_mut().zip(natural) {
             all.append(&mut more);
         }
     }
-    finish_report(cfg, &inputs, scanned, discovered, Vec::new(), notes)
+    finish_report(cfg, inputs, scanned, discovered, Vec::new(), notes)
 }
 
 /// The stages after the scan: estimate, evaluate, rank, recommend, and the report.

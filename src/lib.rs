@@ -51,10 +51,8 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             commands::analyze::run(&cfg, &mut out)?;
             EXIT_OK
         }
-        cli::Config::Check(cfg) => match commands::check::run(&cfg, &mut out)? {
-            true => EXIT_OK,
-            false => EXIT_POLICY,
-        },
+        // The gate's code is its verdict's, whatever happened to stdout (commands::check).
+        cli::Config::Check(cfg) => return commands::check::run(&cfg, &mut out),
         cli::Config::Epk(cfg) => {
             commands::epk::run(&cfg, &mut out)?;
             EXIT_OK
@@ -84,7 +82,8 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
     Ok(code)
 }
 
-/// True when an error chain ends in a broken pipe (e.g. `pkadvisor ... | head`): exit quietly.
+/// True when an error chain ends in a broken pipe (e.g. `pkadvisor ... | head`): every
+/// subcommand but `check` exits quietly with 0, as ripgrep does; `check` keeps its verdict.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()

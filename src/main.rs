@@ -10,14 +10,19 @@ fn main() {
             eprintln!("pkadvisor: {e}");
             EXIT_BAD_INPUT
         }
-        Ok(config) => match run(config) {
-            Ok(code) => code,
-            Err(e) if is_broken_pipe(&e) => EXIT_OK,
-            Err(e) => {
-                eprintln!("pkadvisor: {e:#}");
-                EXIT_BAD_INPUT
+        Ok(config) => {
+            // A broken pipe ends other subcommands quietly; check answers with its verdict
+            // (commands::check), so one that ends here had none: an error.
+            let gate = matches!(config, cli::Config::Check(_));
+            match run(config) {
+                Ok(code) => code,
+                Err(e) if is_broken_pipe(&e) && !gate => EXIT_OK,
+                Err(e) => {
+                    eprintln!("pkadvisor: {e:#}");
+                    EXIT_BAD_INPUT
+                }
             }
-        },
+        }
     };
     std::process::exit(code);
 }

@@ -45,9 +45,37 @@ fn read_capped_from(r: impl Read, max: u64) -> std::io::Result<String> {
     })
 }
 
+/// Text from a configuration file or a path for an error message on the terminal: at most
+/// `max` characters of `s` (then `…`), control characters escaped (`\u{1b}`), so a file cannot
+/// move the cursor, recolour or rewrite the CI log through an error.
+pub fn quote(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_unicode().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    if s.chars().nth(max).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_text_is_cut_and_its_controls_escaped() {
+        assert_eq!(quote("a\u{1b}[31mb", 100), "a\\u{1b}[31mb");
+        assert_eq!(quote("abcdef", 3), "abc…");
+        assert_eq!(quote("abc", 3), "abc");
+    }
 
     #[test]
     fn an_endless_file_stops_at_the_cap() {

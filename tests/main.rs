@@ -12,6 +12,7 @@ mod corpus;
 mod decisions;
 mod ejson;
 mod equivalence;
+mod gate_safety;
 mod memory;
 mod msrv;
 mod recommend;

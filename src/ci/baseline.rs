@@ -17,10 +17,21 @@ pub fn load(path: &Path) -> anyhow::Result<serde_json::Value> {
         .map_err(|e| anyhow::anyhow!("baseline {}: {e}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("baseline {}: not a JSON report: {e}", path.display()))?;
-    if v["schema_version"].as_u64().is_none() || !v["candidates"].is_array() {
+    let Some(version) = v["schema_version"]
+        .as_u64()
+        .filter(|_| v["candidates"].is_array())
+    else {
         anyhow::bail!(
             "baseline {}: not a pkadvisor JSON report (no schema_version or candidates); write one with --write-baseline",
             path.display()
+        );
+    };
+    // Fields may change meaning between versions: only this version's reports are compared.
+    if version != u64::from(crate::model::SCHEMA_VERSION) {
+        anyhow::bail!(
+            "baseline {}: schema_version {version} is not {}, the version this pkadvisor reads; write a new baseline with --write-baseline",
+            path.display(),
+            crate::model::SCHEMA_VERSION
         );
     }
     Ok(v)
@@ -35,9 +46,25 @@ fn verdict_of(s: &str) -> Option<Verdict> {
     }
 }
 
-/// Regressions of the key's report against the baseline's report of the same key (the first
-/// candidate of a check report). `tolerance` is the relative growth allowed for the largest
-/// logical partition.
+/// The baseline's gated key and its report: `check.key` of a check report (its candidates are
+/// ranked, so with `--compare` the key need not come first), else the first candidate of an
+/// `analyze` report.
+fn gated(base: &serde_json::Value) -> Option<(&str, &serde_json::Value)> {
+    let candidates = base["candidates"].as_array()?;
+    match base["check"]["key"].as_str() {
+        Some(key) => {
+            let report = candidates.iter().find(|c| c["spec"].as_str() == Some(key));
+            Some((key, report.unwrap_or(&serde_json::Value::Null)))
+        }
+        None => {
+            let first = candidates.first()?;
+            Some((first["spec"].as_str().unwrap_or_default(), first))
+        }
+    }
+}
+
+/// Regressions of the key's report against the baseline's report of its gated key ([`gated`]).
+/// `tolerance` is the relative growth allowed for the largest logical partition.
 pub fn compare(now: &CandidateReport, base: &serde_json::Value, tolerance: f64) -> Vec<Violation> {
     let fail = |code: &str, message: String| Violation {
         code: code.to_string(),
@@ -45,13 +72,12 @@ pub fn compare(now: &CandidateReport, base: &serde_json::Value, tolerance: f64) 
         message,
         locations: Vec::new(),
     };
-    let Some(b) = base["candidates"].as_array().and_then(|c| c.first()) else {
+    let Some((base_key, b)) = gated(base).filter(|(_, b)| b.is_object()) else {
         return vec![fail(
             "BASELINE_EMPTY",
-            "the baseline report has no candidate".into(),
+            "the baseline report has no report of its gated key".into(),
         )];
     };
-    let base_key = b["spec"].as_str().unwrap_or_default();
     if base_key != now.spec {
         return vec![fail(
             "BASELINE_KEY_CHANGED",

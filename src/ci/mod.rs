@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod baseline;
+pub mod confine;
 pub mod gate;
 pub mod iac;
 pub mod policy;

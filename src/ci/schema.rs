@@ -2,7 +2,8 @@
 //! documents where a key path is missing, null, of another JSON type than the rest (a number
 //! hashes differently from the same digits as a string, so it lands in another partition), or
 //! makes the key longer than the service accepts, each with the first offending records as
-//! `file:line`. Standard input cannot be read twice and is not examined here.
+//! `file:line`. Standard input, pipes and FIFOs reach it as temporary copies (commands::spool);
+//! an input without a path (standard input given here directly) is passed over and listed.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;

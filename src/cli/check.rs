@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::analyze::analyze_config;
 use super::{AnalyzeArgs, ConfigError, FormatArg, HashVersionArg};
+use crate::ci::confine::Confinement;
 use crate::ci::iac::{self};
 use crate::ci::policy::{FailOn, Policy};
 use crate::commands::check::CheckOptions;
@@ -64,6 +65,11 @@ pub struct CheckArgs {
     /// Configuration file (default: ./pkadvisor.toml when present). Flags win over it.
     #[arg(help_heading = "Key and policy", long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Let paths in the configuration file reach outside the folder that holds it (by default
+    /// refused: a pull request can change the file; docs/ci.md).
+    #[arg(help_heading = "Key and policy", long)]
+    pub allow_outside_config_dir: bool,
 
     /// Which verdict fails the gate: `fail` (default) or `warn`.
     #[arg(
@@ -315,7 +321,67 @@ fn apply_file(
 fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
     let text = crate::small_file::read_to_string(path)
         .map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
-    toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
+    toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
+}
+
+/// The most characters of the file quoted by a TOML error, either side of the error: the parser's
+/// own message quotes the whole line, which can be megabytes long.
+pub const TOML_QUOTE_CHARS: usize = 100;
+
+/// `file:line:column: message` and at most [`TOML_QUOTE_CHARS`] characters of the line either
+/// side of the error, control characters escaped.
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let mut at = e.span().map_or(0, |s| s.start).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line = text[..at].bytes().filter(|&b| b == b'\n').count() + 1;
+    let column = text[start..at].chars().count() + 1;
+    let before: Vec<char> = text[start..at]
+        .chars()
+        .rev()
+        .take(TOML_QUOTE_CHARS + 1)
+        .collect();
+    let after: Vec<char> = text[at..end].chars().take(TOML_QUOTE_CHARS + 1).collect();
+    let mut quote = String::new();
+    if before.len() > TOML_QUOTE_CHARS {
+        quote.push('…');
+    }
+    quote.extend(before.iter().rev().take(TOML_QUOTE_CHARS).rev());
+    quote.extend(after.iter().take(TOML_QUOTE_CHARS));
+    if after.len() > TOML_QUOTE_CHARS {
+        quote.push('…');
+    }
+    ConfigError::Invalid(format!(
+        "{}:{line}:{column}: {}\n  {}",
+        path.display(),
+        crate::small_file::quote(e.message().trim_end(), 20 * TOML_QUOTE_CHARS),
+        crate::small_file::quote(&quote, 4 * TOML_QUOTE_CHARS),
+    ))
+}
+
+/// Every path `file` names, resolved against its folder, must stay inside it (ci::confine).
+fn confine_file(
+    file: &CheckFile,
+    rel: &dyn Fn(PathBuf) -> PathBuf,
+    c: &Confinement,
+) -> Result<(), ConfigError> {
+    let one = |field: &str, p: &Option<PathBuf>| match p {
+        Some(p) => c
+            .check(field, &rel(p.clone()))
+            .map_err(ConfigError::Invalid),
+        None => Ok(()),
+    };
+    for p in &file.sample {
+        one("sample", &Some(p.clone()))?;
+    }
+    one("output", &file.output)?;
+    one("baseline", &file.baseline)?;
+    one("workload", &file.workload)?;
+    one("ops", &file.ops)?;
+    one("from_iac", &file.from_iac)
 }
 
 fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
@@ -330,15 +396,30 @@ fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
 /// Validates `check` flags, merged over `pkadvisor.toml`.
 pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let default_file = PathBuf::from("pkadvisor.toml");
-    let (mut file, base) = match &c.config {
+    let config = match &c.config {
+        Some(p) => Some(p.clone()),
+        None if default_file.is_file() => Some(default_file),
+        None => None,
+    };
+    let (mut file, base) = match &config {
         Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
-        None if default_file.is_file() => (read_file(&default_file)?, None),
         None => (CheckFile::default(), None),
     };
     let rel = |p: PathBuf| match (&base, p.is_relative()) {
         (Some(b), true) => b.join(p),
         _ => p,
     };
+    // The file is data a pull request can change: its paths stay in its folder.
+    let confinement = match config.filter(|_| !c.allow_outside_config_dir) {
+        Some(p) => {
+            let conf = Confinement::of(&p)
+                .map_err(|e| ConfigError::Invalid(format!("{}: {e}", p.display())))?;
+            confine_file(&file, &rel, &conf)?;
+            Some(conf)
+        }
+        None => None,
+    };
+    let inputs_from_file = c.analysis.inputs.is_empty() && !file.sample.is_empty();
     apply_file(&mut c.analysis, &mut file, &rel)?;
     let policy = policy(&c, std::mem::take(&mut file.policy))?;
     let a = &mut c.analysis;
@@ -384,6 +465,18 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
                 w.display()
             )));
         }
+        if let Some(o) = &analysis.output {
+            let resolved = crate::ci::confine::resolve;
+            if crate::commands::output::same_file(w, std::iter::once(o.as_path()))
+                || resolved(w).is_some_and(|r| Some(r) == resolved(o))
+            {
+                return Err(ConfigError::Invalid(format!(
+                    "--write-baseline {}: that is the same file as -o {}; the baseline would overwrite the report: name two files",
+                    w.display(),
+                    o.display()
+                )));
+            }
+        }
     }
     Ok(CheckOptions {
         analysis,
@@ -397,6 +490,7 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
             AnnotationsArg::Azure => crate::ci::annotations::Target::Azure,
         }),
         sarif,
+        confined_to: confinement.filter(|_| inputs_from_file),
     })
 }
 

@@ -242,13 +242,10 @@ pub const MAX_RATE: f64 = 1e9;
 /// Largest `--total-size` (bytes, 1,000 PB) or `--total-docs` accepted.
 pub const MAX_TOTAL: f64 = 1e18;
 
-/// Whether writing `out` would overwrite one of `inputs` (the same file under any name).
+/// Whether writing `out` would overwrite one of `inputs` (the same file under any name: a
+/// symbolic link, `./x`, or a hard link, so files are compared by device and inode).
 pub(crate) fn is_an_input(out: &std::path::Path, inputs: &[PathBuf]) -> bool {
-    std::fs::canonicalize(out).is_ok_and(|target| {
-        inputs
-            .iter()
-            .any(|i| std::fs::canonicalize(i).is_ok_and(|c| c == target))
-    })
+    crate::commands::output::same_file(out, inputs.iter().map(PathBuf::as_path))
 }
 
 pub(crate) fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {

@@ -2,15 +2,22 @@
 //! compare), applies the policy, looks for schema changes in the sample and regressions against
 //! a baseline, prints the report with the gate's outcome, annotations for the CI system, and
 //! returns the exit code: 0 pass, 1 policy failure.
+//!
+//! The verdict is decided before anything is written, and the exit code is the verdict's: an
+//! output that fails afterwards (a closed stdout pipe, an unwritable step summary or baseline)
+//! never turns a failing gate into 0. Every output is still attempted, the gate's line
+//! (`pkadvisor check: FAIL …`) printed, and only then the errors: a failing gate exits 1 with
+//! them, a passing one 2 (its outputs are incomplete). A reader that closes stdout early
+//! (`| head`) is no error: the verdict's code stands.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::analysis::analyze;
+use crate::analysis::analyze_sources;
 use crate::ci::{annotations, baseline, gate, sarif, schema};
-use crate::model::Location;
+use crate::model::{Location, Report, Violation};
 use crate::report::{render, OutputFormat};
 
 /// Validated `check` settings.
@@ -32,13 +39,45 @@ pub struct CheckOptions {
     pub annotations: Option<annotations::Target>,
     /// SARIF output instead of the report.
     pub sarif: bool,
+    /// When the inputs came from a `pkadvisor.toml`: the folder every file they reach must stay
+    /// in, checked after sample folders are walked.
+    pub confined_to: Option<crate::ci::confine::Confinement>,
 }
 
-/// Runs the gate and writes its report; returns whether the key passes (`lib::run` turns that
-/// into the exit code).
-pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
+/// The analysis and the schema examination over the same inputs, each read once: a pipe or
+/// FIFO is first copied to a temporary file ([`super::spool`]).
+fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)> {
     let a = &cfg.analysis;
-    let mut report = analyze(a)?;
+    let (mut inputs, notes) = crate::ingest::discover_announced(
+        &a.inputs,
+        a.input_format,
+        a.max_record_bytes,
+        a.extended_json,
+    )?;
+    if let Some(c) = &cfg.confined_to {
+        c.inputs(&inputs)?;
+    }
+    super::output::refuse_input("-o", a.output.as_deref(), &inputs)?;
+    super::output::refuse_input("--write-baseline", cfg.write_baseline.as_deref(), &inputs)?;
+    let _copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;
+    let report = if a.key_stats.is_some() {
+        crate::analysis::analyze(a)?
+    } else {
+        analyze_sources(a, &inputs, notes)?
+    };
+    let found = schema::examine(
+        &inputs,
+        &a.candidates[0],
+        a.csv_strings,
+        a.limits.key_value_bytes,
+    );
+    Ok((report, found))
+}
+
+/// Runs the gate and writes its outputs; returns the exit code (module docs).
+pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<i32> {
+    let a = &cfg.analysis;
+    let (mut report, found) = analyse(cfg)?;
     let key = a.candidates[0].spec.clone();
     let key_report = report
         .candidates
@@ -53,16 +92,6 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
         file: k.file.clone(),
         line: k.line,
     });
-    let mut inputs = crate::ingest::discover(&a.inputs, a.input_format)?;
-    for i in inputs.iter_mut() {
-        i.max_record_bytes = a.max_record_bytes;
-    }
-    let found = schema::examine(
-        &inputs,
-        &a.candidates[0],
-        a.csv_strings,
-        a.limits.key_value_bytes,
-    );
     let base = cfg.baseline.as_deref().map(baseline::load).transpose()?;
     let outcome = gate::judge(
         &key,
@@ -77,36 +106,79 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
     );
     let (passed, violations) = (outcome.passed, outcome.violations.clone());
     report.check = Some(outcome);
+    // The verdict is decided: from here on, errors are reported after the gate's line.
+    let errors = write_outputs(cfg, &report, &violations, out);
+    let (failures, warnings) = gate::tally(&violations);
+    say(&format!(
+        "pkadvisor check: {} ({failures} failure(s), {warnings} warning(s))",
+        if passed { "PASS" } else { "FAIL" },
+    ));
+    let failed_outputs = !errors.is_empty();
+    for e in errors {
+        say(&format!("pkadvisor: {e:#}"));
+    }
+    Ok(match (passed, failed_outputs) {
+        (false, _) => crate::EXIT_POLICY,
+        (true, false) => crate::EXIT_OK,
+        (true, true) => crate::EXIT_BAD_INPUT,
+    })
+}
+
+/// A line on stderr; a closed stderr is not an error the gate can report anywhere.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Writes the baseline, the report, the annotations and the step summary, each attempted
+/// whatever happened to the others; returns their errors. A closed stdout is not one.
+fn write_outputs(
+    cfg: &CheckOptions,
+    report: &Report,
+    violations: &[Violation],
+    out: &mut dyn Write,
+) -> Vec<anyhow::Error> {
+    let a = &cfg.analysis;
+    let mut errors = Vec::new();
     if let Some(path) = &cfg.write_baseline {
-        std::fs::write(path, render(&report, OutputFormat::Json))
-            .with_context(|| format!("cannot write the baseline to {}", path.display()))?;
+        if let Err(e) =
+            super::output::replace_file(path, render(report, OutputFormat::Json).as_bytes())
+        {
+            errors.push(
+                anyhow::Error::new(e)
+                    .context(format!("cannot write the baseline to {}", path.display())),
+            );
+        }
     }
     let text = if cfg.sarif {
-        let mut s = serde_json::to_string_pretty(&sarif::document(&violations))?;
-        s.push('\n');
-        s
+        match serde_json::to_string_pretty(&sarif::document(violations)) {
+            Ok(s) => s + "\n",
+            Err(e) => {
+                errors.push(e.into());
+                String::new()
+            }
+        }
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
-        crate::report::render_styled(&report, a.format, color)
+        crate::report::render_styled(report, a.format, color)
     };
-    super::output::write(a.output.as_deref(), &text, "report", out)?;
+    match super::output::write(a.output.as_deref(), &text, "report", out) {
+        Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => {}
+        Err(e) => errors.push(e),
+        Ok(()) => {}
+    }
     let lines = match cfg.annotations {
-        Some(annotations::Target::Github) => annotations::github(&violations),
-        Some(annotations::Target::Azure) => annotations::azure(&violations),
+        Some(annotations::Target::Github) => annotations::github(violations),
+        Some(annotations::Target::Azure) => annotations::azure(violations),
         None => Vec::new(),
     };
     for l in lines {
-        eprintln!("{l}");
+        say(&l);
     }
     if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-        let md = render(&report, OutputFormat::Markdown);
-        annotations::append_step_summary(std::path::Path::new(&path), &md)
-            .context("cannot append to GITHUB_STEP_SUMMARY")?;
+        let md = render(report, OutputFormat::Markdown);
+        if let Err(e) = annotations::append_step_summary(std::path::Path::new(&path), &md) {
+            errors.push(anyhow::Error::new(e).context("cannot append to GITHUB_STEP_SUMMARY"));
+        }
     }
-    let (failures, warnings) = gate::tally(&violations);
-    eprintln!(
-        "pkadvisor check: {} ({failures} failure(s), {warnings} warning(s))",
-        if passed { "PASS" } else { "FAIL" },
-    );
-    Ok(passed)
+    errors
 }

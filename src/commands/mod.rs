@@ -7,4 +7,5 @@ pub mod epk;
 pub mod fields;
 pub mod output;
 pub mod report;
+pub mod spool;
 pub mod sql;

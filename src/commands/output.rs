@@ -1,5 +1,7 @@
 //! The one output writer of every subcommand: the rendered text to `-o FILE`, or to the output
-//! stream (standard output).
+//! stream (standard output). Files are replaced whole: the text goes to a temporary file in the
+//! same folder, which is renamed over the target, so a failed write (a full disk, a killed run)
+//! leaves the old file or none, never a truncated report.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,9 +17,124 @@ pub fn write(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     match path {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => replace_file(path, text.as_bytes())
             .with_context(|| format!("cannot write the {what} to {}", path.display()))?,
-        None => out.write_all(text.as_bytes())?,
+        None => {
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
     }
     Ok(())
+}
+
+/// Whether `a` is one of `others` as a file: the same (device, inode) on Unix, so a symbolic
+/// or hard link is the file under another name; else the same canonical path. Files that do not
+/// exist are no file.
+pub fn same_file<'a>(a: &Path, mut others: impl Iterator<Item = &'a Path>) -> bool {
+    #[cfg(unix)]
+    let id = |p: &Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+    };
+    #[cfg(not(unix))]
+    let id = |p: &Path| std::fs::canonicalize(p).ok();
+    id(a).is_some_and(|target| others.any(|o| id(o).as_ref() == Some(&target)))
+}
+
+/// An error when `path` (written by `flag`) is one of the files the run reads, those found by
+/// walking a folder included: the command line check (`cli`) sees only the names given.
+pub fn refuse_input(
+    flag: &str,
+    path: Option<&Path>,
+    inputs: &[crate::ingest::InputSource],
+) -> anyhow::Result<()> {
+    if let Some(p) = path {
+        if let Some(i) = inputs.iter().find(|i| {
+            i.path
+                .as_deref()
+                .is_some_and(|q| same_file(p, std::iter::once(q)))
+        }) {
+            anyhow::bail!(
+                "{flag} {}: that is the input {}; writing there would destroy it",
+                crate::small_file::quote(&p.display().to_string(), 1000),
+                crate::small_file::quote(&i.display, 1000)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `path` with `bytes` through a temporary file in the target's folder and a rename
+/// (a symbolic link is followed: its target is replaced). A target that exists and is not a
+/// regular file (`/dev/stdout`, `/dev/null`, a FIFO) is written directly: renaming over it would
+/// replace the device itself.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = match std::fs::canonicalize(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => path.to_path_buf(),
+        Err(e) => return Err(e),
+    };
+    let existing = std::fs::metadata(&target).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        return std::fs::write(&target, bytes);
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".pkadvisor-").suffix(".tmp");
+    // The report keeps the old file's mode, or a new file's usual one (0666 less the umask);
+    // tempfile's own default, 0600, would hide a published report from the web server.
+    match &existing {
+        Some(m) => {
+            builder.permissions(m.permissions());
+        }
+        None => {
+            #[cfg(unix)]
+            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        }
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(&target).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_whole_with_its_mode_and_a_device_written_in_place() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.md");
+        std::fs::write(&p, "old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        replace_file(&link, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert!(
+            std::fs::symlink_metadata(&link).unwrap().is_symlink(),
+            "the link kept"
+        );
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        // Renaming onto a folder fails; the temporary file is gone, the folder untouched.
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        assert!(replace_file(&sub, b"x").is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        // A device: written, not replaced.
+        replace_file(Path::new("/dev/null"), b"x").unwrap();
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device());
+    }
 }

@@ -46,15 +46,19 @@ fn walk(v: &serde_json::Value, prefix: &mut String, out: &mut BTreeMap<String, u
 }
 
 /// Calls `f` with the bytes of each record of the inputs that are files, in order, until it
-/// returns `false` or the inputs end. Unreadable inputs and blocks end the walk quietly: the main
-/// scan reports them.
+/// returns `false` or the inputs end. Standard input, pipes and FIFOs are passed over: the main
+/// scan has read them already (a FIFO opened again waits forever for a writer). Unreadable inputs
+/// and blocks end the walk quietly: the main scan reports them.
 pub fn for_each_record(
     inputs: &[InputSource],
     csv_strings: bool,
     mut f: impl FnMut(&[u8]) -> bool,
 ) {
     for (i, src) in inputs.iter().enumerate() {
-        if src.path.is_none() {
+        let read_once = |p: &std::path::PathBuf| {
+            std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        };
+        if src.path.as_ref().is_none_or(read_once) {
             continue;
         }
         let Ok(mut reader) = open(src, i as u32, Arc::new(AtomicU64::new(0)), csv_strings) else {
