@@ -1336,7 +1336,7 @@ fn output_file_gets_the_json_report() {
         .success();
     assert_eq!(out.stdout, "", "the report goes to the file, not stdout");
     let written = read_json(&dir.path().join("report.json"));
-    assert_eq!(u(&written["schema_version"]), 2);
+    assert_eq!(u(&written["schema_version"]), 3);
     assert_eq!(s(&written["tool"]["name"]), "pkadvisor");
     let t = candidate(&written, "/tenantId");
     assert_eq!(u(&t["logical_partitions"]), 5);

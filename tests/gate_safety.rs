@@ -219,7 +219,7 @@ fn a_baseline_of_another_schema_version_is_refused() {
     let text = std::fs::read_to_string(&base).unwrap();
     std::fs::write(
         &base,
-        text.replacen("\"schema_version\": 2", "\"schema_version\": 99", 1),
+        text.replacen("\"schema_version\": 3", "\"schema_version\": 99", 1),
     )
     .unwrap();
     let o = Test::new()
@@ -231,7 +231,7 @@ fn a_baseline_of_another_schema_version_is_refused() {
         .bad_input();
     assert!(
         o.stderr.contains(&format!(
-            "baseline {}: schema_version 99 is not 2, the version this pkadvisor reads; write a new baseline with --write-baseline",
+            "baseline {}: schema_version 99 is not 3, the version this pkadvisor reads; write a new baseline with --write-baseline",
             base.display()
         )),
         "{}",

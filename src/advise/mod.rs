@@ -5,9 +5,11 @@
 pub mod boundaries;
 pub mod change;
 pub mod container;
+pub mod cost;
 pub mod domain;
 pub mod input;
 pub mod layout;
+pub mod rank;
 pub mod recommend;
 pub mod separator;
 pub mod storage;
@@ -497,21 +499,7 @@ pub fn verdict(findings: &[Finding]) -> Verdict {
     }
 }
 
-/// Rank order (docs/model.md, "Ranking"): verdict class first (pass, then warn, then fail), then
-/// the higher score, then the larger storage headroom, then the candidate text in byte order, so
-/// the order never depends on the order candidates were given. Items are
-/// `(verdict, score, storage_headroom, spec)`; returns indices into them.
-pub fn rank(items: &[(Verdict, f64, f64, &str)]) -> Vec<usize> {
-    let mut idx: Vec<usize> = (0..items.len()).collect();
-    idx.sort_by(|&a, &b| {
-        let (x, y) = (&items[a], &items[b]);
-        x.0.cmp(&y.0)
-            .then(y.1.total_cmp(&x.1))
-            .then(y.2.total_cmp(&x.2))
-            .then(x.3.cmp(y.3))
-    });
-    idx
-}
+pub use rank::{rank, RankItem};
 
 #[cfg(test)]
 mod tests;

@@ -54,10 +54,15 @@ fn kind_cost(kind: KeyKind) -> &'static str {
     }
 }
 
-/// The order the recommendation considers candidates in: verdict class (pass, warn, fail), then
-/// the score less the complexity points, then the rank.
+/// The order the recommendation considers candidates in: the rank where the workload gives costs,
+/// else verdict class (pass, warn, fail), then the score less the complexity points, then the rank.
 fn preference(reports: &[CandidateReport]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..reports.len()).collect();
+    if reports.iter().any(|r| r.cost.is_some()) {
+        // The ranking already weighed cost, latency and simplicity (advise::rank).
+        idx.sort_by_key(|&i| reports[i].rank);
+        return idx;
+    }
     let adjusted = |r: &CandidateReport| r.score - COMPLEXITY_POINTS * complexity(r.kind);
     idx.sort_by(|&a, &b| {
         let (x, y) = (&reports[a], &reports[b]);
@@ -104,6 +109,7 @@ pub fn recommend(
         reasons.push(verdict_reason(win));
     }
     reasons.extend(fact_reasons(win, limits));
+    reasons.extend(win.cost.as_ref().map(cost_reason));
     if let Some(r) = second {
         if win.rank > r.rank {
             reasons.push(format!(
@@ -311,7 +317,46 @@ fn barely_matters(reports: &[CandidateReport]) -> Option<(f64, f64)> {
     (bytes < BARELY_MATTERS_BYTES && ru < BARELY_MATTERS_RU).then_some((bytes, ru))
 }
 
+/// The winner's cost, as the reasons quote it.
+fn cost_reason(c: &crate::model::CostEval) -> String {
+    let by = match c.required_by {
+        crate::model::RequiredBy::HottestPartition => format!(
+            "the hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly",
+            c.physical_partitions,
+            crate::fmt::count(c.hottest_partition_ru_per_sec)
+        ),
+        crate::model::RequiredBy::Storage => {
+            "the service's floor of 1 RU/s per GB stored".to_owned()
+        }
+        crate::model::RequiredBy::Minimum => "the service's minimum".to_owned(),
+    };
+    format!(
+        "cost: {} RU/s to provision ({by}; the workload demands {} RU/s in all): about ${} a month manual (${} autoscale at its maximum) plus ${} of storage, at list prices (an estimate, docs/model.md \"Cost\")",
+        crate::fmt::count(c.required_ru_per_sec),
+        crate::fmt::count(c.demand_ru_per_sec),
+        crate::fmt::count(c.monthly_throughput_usd),
+        crate::fmt::count(c.monthly_autoscale_max_usd),
+        crate::fmt::count(c.monthly_storage_usd)
+    )
+}
+
 fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
+    if let (Some(w), Some(c)) = (&win.cost, &r.cost) {
+        if super::cost::cheaper(w.monthly_total_usd(), c.monthly_total_usd())
+            && r.verdict != Verdict::Fail
+        {
+            return format!(
+                "it costs about ${} a month against ${} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {} partitions)",
+                crate::fmt::count(c.monthly_total_usd()),
+                crate::fmt::count(w.monthly_total_usd()),
+                crate::fmt::count(c.required_ru_per_sec),
+                crate::fmt::count(w.required_ru_per_sec),
+                crate::fmt::count(c.demand_ru_per_sec),
+                crate::fmt::count(c.hottest_partition_ru_per_sec),
+                c.physical_partitions
+            );
+        }
+    }
     if r.verdict > win.verdict {
         let worst = r
             .findings

@@ -19,21 +19,6 @@ fn one_item_keys_are_capped_by_an_item() {
 }
 
 #[test]
-fn verdict_class_then_score_then_headroom_then_spec() {
-    let items = [
-        (Verdict::Fail, 99.0, 0.5, "/a"),
-        (Verdict::Pass, 50.0, 0.5, "/b"),
-        (Verdict::Warn, 90.0, 0.5, "/c"),
-        (Verdict::Pass, 70.0, 0.5, "/d"),
-        (Verdict::Fail, 10.0, 0.5, "/e"),
-        (Verdict::Pass, 50.0, 0.9, "/f"),
-        (Verdict::Pass, 50.0, 0.9, "/0"),
-    ];
-    // A warn never outranks a pass, whatever its score; ties go to headroom, then the text.
-    assert_eq!(rank(&items), vec![3, 6, 5, 1, 2, 0, 4]);
-}
-
-#[test]
 fn repeated_findings_collapse_with_a_count() {
     let f = |code, s| Finding::new(code, s, format!("{code} here"), json!({}));
     let out = collapse(vec![

@@ -434,6 +434,9 @@ fn candidate_report(
         max_key_bytes: stats.max_key_bytes,
         levels: stats.levels.clone(),
         hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
+        cost: layout.as_ref().zip(eval.as_ref()).and_then(|(lr, e)| {
+            advise::cost::cost(lr, e.ru_demand.total, stats.total_bytes, &cfg.limits)
+        }),
         layout,
         workload: eval,
     }

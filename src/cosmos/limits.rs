@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 /// Decimal gigabyte: the Cosmos DB documentation's GB.
 pub const GB: f64 = 1e9;
 
-/// Service limits and cost-model constants.
+/// Service limits and cost-model constants. A report that lacks one (written before it existed)
+/// reads as its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
 pub struct Limits {
     /// Storage of one logical partition (data + index), bytes. 20 GB.
     pub logical_partition_bytes: f64,
@@ -64,6 +66,14 @@ pub struct Limits {
     pub min_ru_per_sec: f64,
     /// Manual throughput the service requires per GB stored, RU/s. 1 (concepts-limits).
     pub min_ru_per_gb: f64,
+    /// List price of 100 RU/s of manual provisioned throughput for one hour, US dollars, one
+    /// region. 0.008 (docs/model.md, "Cost": pay-as-you-go list price, 2026-11).
+    pub price_per_100_ru_hour: f64,
+    /// Autoscale's price per 100 RU/s-hour of its maximum, relative to manual. 1.5.
+    pub autoscale_price_factor: f64,
+    /// List price of one GB of transactional storage (data + index) for a month, US dollars.
+    /// 0.25.
+    pub price_per_gb_month: f64,
 }
 
 impl Default for Limits {
@@ -92,6 +102,9 @@ impl Default for Limits {
             min_cardinality: 100.0,
             min_ru_per_sec: 400.0,
             min_ru_per_gb: 1.0,
+            price_per_100_ru_hour: 0.008,
+            autoscale_price_factor: 1.5,
+            price_per_gb_month: 0.25,
         }
     }
 }
@@ -169,6 +182,9 @@ limit_fields!(
     min_cardinality,
     min_ru_per_sec,
     min_ru_per_gb,
+    price_per_100_ru_hour,
+    autoscale_price_factor,
+    price_per_gb_month,
 );
 
 impl Limits {

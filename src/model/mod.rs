@@ -4,6 +4,7 @@
 //! score's weighted mean, which defines the `score` field.
 
 mod check;
+mod cost;
 mod discovery;
 mod fields;
 mod finding;
@@ -12,6 +13,7 @@ mod report;
 mod workload;
 
 pub use check::{CheckOutcome, Location, Violation};
+pub use cost::{CostEval, RequiredBy};
 pub use discovery::{Discovery, Excluded, Generated};
 pub use fields::{FieldProfile, FieldsReport, IdProperty, TopValue, FIELDS_SCHEMA_VERSION};
 pub use finding::{

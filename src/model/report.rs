@@ -10,7 +10,7 @@ use crate::keys::spec::KeyKind;
 use crate::stats::summary::{Distribution, LevelStats, Skew};
 
 /// Version of the JSON document. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Everything an analysis produced, in rank order.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -288,4 +288,8 @@ pub struct CandidateReport {
     pub layout: Option<LayoutReport>,
     /// Workload and time evaluation (`null` without a workload, `--time-field` or `--growth`).
     pub workload: Option<super::WorkloadEval>,
+    /// What running the workload costs under this key (`null` without a workload's demand or a
+    /// layout): the RU/s to provision and the month's bill at list prices.
+    #[serde(default)]
+    pub cost: Option<super::CostEval>,
 }

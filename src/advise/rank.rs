@@ -1,0 +1,187 @@
+//! The ranking (docs/recommendations.md, "Ranking"), as an architect decides: hard limits first
+//! (a candidate with a FAIL finding ranks after every other), then, where the workload gives each
+//! candidate a cost, the cost in the service's own currency, with costs within
+//! [`COST_TOLERANCE`](super::cost::COST_TOLERANCE) of each other counted as equal; among equals
+//! the latency class of the queries (single-partition first), the verdict, the storage headroom
+//! class, simplicity, the score (storage headroom, cardinality, evenness), headroom, and the
+//! key's text. Without costs, the
+//! verdict class, the score, headroom and the text, as before.
+
+use std::cmp::Ordering;
+
+use crate::keys::spec::KeyKind;
+use crate::model::Verdict;
+
+/// What the ranking reads of one candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankItem<'a> {
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Its monthly cost (throughput and storage, manual), when a workload gives one.
+    pub cost: Option<f64>,
+    /// Share of query executions served by one partition, when there are queries.
+    pub single_partition_share: Option<f64>,
+    /// Its kind (simplicity).
+    pub kind: KeyKind,
+    /// Its score.
+    pub score: f64,
+    /// Its storage headroom.
+    pub headroom: f64,
+    /// The key as written.
+    pub spec: &'a str,
+}
+
+/// Application complexity of a key kind (lower is simpler).
+pub fn complexity(kind: KeyKind) -> u8 {
+    match kind {
+        KeyKind::Single => 0,
+        KeyKind::Hierarchical => 1,
+        KeyKind::Synthetic => 2,
+        KeyKind::Hashed | KeyKind::Time => 3,
+    }
+}
+
+/// The order without costs: verdict class, score, headroom, text.
+fn by_score(x: &RankItem, y: &RankItem) -> Ordering {
+    x.verdict
+        .cmp(&y.verdict)
+        .then(y.score.total_cmp(&x.score))
+        .then(y.headroom.total_cmp(&x.headroom))
+        .then(x.spec.cmp(y.spec))
+}
+
+/// Storage headroom as an architect weighs it: ample (the largest logical partition under a
+/// quarter of the limit, 5 GB of 20), tight (under the 70 % alert level), or none.
+fn headroom_class(headroom: f64) -> u8 {
+    if headroom >= 0.75 {
+        0
+    } else if headroom >= 0.3 {
+        1
+    } else {
+        2
+    }
+}
+
+/// The order among candidates of equal cost: single-partition share (to the percent), verdict,
+/// headroom class, simplicity, then as [`by_score`].
+fn among_equals(x: &RankItem, y: &RankItem) -> Ordering {
+    let share = |i: &RankItem| i.single_partition_share.map(|s| (s * 100.0).round() as i64);
+    share(y)
+        .cmp(&share(x))
+        .then(x.verdict.cmp(&y.verdict))
+        .then(headroom_class(x.headroom).cmp(&headroom_class(y.headroom)))
+        .then(complexity(x.kind).cmp(&complexity(y.kind)))
+        .then_with(|| by_score(x, y))
+}
+
+/// Rank order of `items`: indices into them, best first.
+pub fn rank(items: &[RankItem]) -> Vec<usize> {
+    let failing = |i: usize| items[i].verdict == Verdict::Fail;
+    let (mut costed, mut rest): (Vec<usize>, Vec<usize>) = (0..items.len())
+        .filter(|&i| !failing(i))
+        .partition(|&i| items[i].cost.is_some());
+    let mut failed: Vec<usize> = (0..items.len()).filter(|&i| failing(i)).collect();
+    // Cheapest first; each group holds every remaining candidate within the tolerance of the
+    // cheapest remaining one, and is ordered by what decides between equals.
+    costed.sort_by(|&a, &b| {
+        let (x, y) = (&items[a], &items[b]);
+        x.cost
+            .unwrap_or(0.0)
+            .total_cmp(&y.cost.unwrap_or(0.0))
+            .then(x.spec.cmp(y.spec))
+    });
+    let mut out = Vec::with_capacity(items.len());
+    let mut start = 0;
+    while start < costed.len() {
+        let floor = items[costed[start]].cost.unwrap_or(0.0);
+        let end = start
+            + costed[start..]
+                .iter()
+                .take_while(|&&i| !super::cost::cheaper(floor, items[i].cost.unwrap_or(0.0)))
+                .count();
+        let mut group = costed[start..end].to_vec();
+        group.sort_by(|&a, &b| among_equals(&items[a], &items[b]));
+        out.extend(group);
+        start = end;
+    }
+    rest.sort_by(|&a, &b| by_score(&items[a], &items[b]));
+    failed.sort_by(|&a, &b| by_score(&items[a], &items[b]));
+    out.extend(rest);
+    out.extend(failed);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(
+        verdict: Verdict,
+        cost: Option<f64>,
+        kind: KeyKind,
+        score: f64,
+        spec: &str,
+    ) -> RankItem<'_> {
+        RankItem {
+            verdict,
+            cost,
+            single_partition_share: None,
+            kind,
+            score,
+            headroom: 0.5,
+            spec,
+        }
+    }
+
+    /// Without costs: verdict class, then score, then headroom, then the text.
+    #[test]
+    fn verdict_class_then_score_then_headroom_then_spec() {
+        let mut items = vec![
+            item(Verdict::Fail, None, KeyKind::Single, 99.0, "/a"),
+            item(Verdict::Pass, None, KeyKind::Single, 50.0, "/b"),
+            item(Verdict::Warn, None, KeyKind::Single, 90.0, "/c"),
+            item(Verdict::Pass, None, KeyKind::Single, 70.0, "/d"),
+            item(Verdict::Fail, None, KeyKind::Single, 10.0, "/e"),
+            item(Verdict::Pass, None, KeyKind::Single, 50.0, "/f"),
+            item(Verdict::Pass, None, KeyKind::Single, 50.0, "/0"),
+        ];
+        items[5].headroom = 0.9;
+        items[6].headroom = 0.9;
+        assert_eq!(rank(&items), vec![3, 6, 5, 1, 2, 0, 4]);
+    }
+
+    /// With costs: $545 beats $1,188 whatever the scores; $545 and $580 are equal (6% apart), so
+    /// the single-partition share decides, then the verdict; a failing candidate is last
+    /// however cheap.
+    #[test]
+    fn cost_first_then_latency_then_verdict_and_failures_last() {
+        let mut items = vec![
+            item(Verdict::Warn, Some(1188.0), KeyKind::Single, 73.0, "/_id"),
+            item(
+                Verdict::Pass,
+                Some(545.0),
+                KeyKind::Hierarchical,
+                89.0,
+                "/c>/_id",
+            ),
+            item(Verdict::Warn, Some(580.0), KeyKind::Single, 66.0, "/c"),
+            item(Verdict::Fail, Some(100.0), KeyKind::Single, 95.0, "/cheap"),
+        ];
+        items[1].single_partition_share = Some(1.0);
+        items[2].single_partition_share = Some(1.0);
+        items[0].single_partition_share = Some(0.0);
+        assert_eq!(rank(&items), vec![1, 2, 0, 3]);
+        // Equal cost, latency and verdict: more headroom first (the single key's largest
+        // partition at 42% of the limit against 1%), then, when both have ample room, the
+        // simpler key.
+        items[2].verdict = Verdict::Pass;
+        items[2].headroom = 0.58;
+        items[1].headroom = 0.99;
+        assert_eq!(rank(&items), vec![1, 2, 0, 3]);
+        items[2].headroom = 0.8;
+        assert_eq!(rank(&items), vec![2, 1, 0, 3]);
+        // A materially cheaper key wins over a simpler one.
+        items[1].cost = Some(400.0);
+        assert_eq!(rank(&items), vec![1, 2, 0, 3]);
+    }
+}
