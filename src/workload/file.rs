@@ -9,6 +9,8 @@
 //! ```
 
 use super::boundaries::{Boundary, BoundaryKind};
+
+mod shape;
 use std::fmt;
 use std::path::Path;
 
@@ -331,6 +333,7 @@ pub fn parse(text: &str, name: &str, json: bool) -> Result<Workload, WorkloadErr
     let raw: RawWorkload = if json {
         serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
     } else {
+        shape::check(text).map_err(|shape| syntax(shape.to_string()))?;
         yaml_serde::from_str(text).map_err(|e| syntax(e.to_string()))?
     };
     Ctx { file: name }.workload(raw)

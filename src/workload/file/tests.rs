@@ -363,3 +363,42 @@ fn filter_op_names_round_trip() {
         "{\"included_paths\":2}"
     );
 }
+
+#[test]
+fn deep_nesting_is_refused_at_its_start_in_one_linear_pass() {
+    // 200 KB of `[{a: ` never closed: libyaml under yaml_serde took over a minute on this (every
+    // token walked the stack of open levels) before yaml_serde's own recursion limit answered.
+    // The shape check stops at level 33. The top mapping is level 1; pair j of `[{` starts at
+    // column 11 + 5(j - 1) with levels 2j and 2j + 1, so level 33 is the `{` of pair 16, at
+    // column 12 + 75 = 87.
+    let text = format!("indexing: {}", "[{a: ".repeat(40_000));
+    assert_eq!(
+        invalid(&text),
+        "workload.yaml: nesting deeper than 32 levels at line 1 column 87 \
+         (the workload format needs 5 at most)"
+    );
+    // The format's own depth, 5, passes.
+    let w = parse(
+        "queries: [{name: q, per_sec: 1, filter: {/a: {in: 5}}}]",
+        "w",
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        w.queries[0].filter,
+        vec![("/a".to_string(), FilterOp::In(5))]
+    );
+}
+
+#[test]
+fn a_file_of_too_many_values_is_refused_before_yaml_serde_holds_them() {
+    // 2.4 MB of empty lists took 580 MB in yaml_serde. Values 1 to 3 are the top mapping,
+    // `indexing` and the outer list (column 11); inner list k starts at column 12 + 3(k - 1),
+    // and value 200,001 is inner list 199,998: column 12 + 3 × 199,997 = 600,003.
+    let text = format!("indexing: [{}]", "[],".repeat(300_000));
+    assert_eq!(
+        invalid(&text),
+        "workload.yaml: more than 200,000 values (keys, numbers, strings, lists, mappings) at \
+         line 1 column 600003 (a query needs about 12)"
+    );
+}
