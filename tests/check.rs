@@ -402,3 +402,45 @@ fn first_level_minimum_judges_an_estimate_by_its_interval() {
     let (code, _, v) = gate(lo, true);
     assert_eq!((code, v.len()), (Some(0), 0));
 }
+
+#[test]
+fn numbers_from_the_config_and_flags_have_ranges() {
+    // `top = 4294967296` in pkadvisor.toml aborted the run (SIGABRT) while allocating the list.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pkadvisor.toml");
+    std::fs::write(&file, "key = \"/a\"\ntop = 4294967296\n").unwrap();
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--config",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "pkadvisor: {}: top = 4294967296: must be from 0 to 1,000 (more is never useful and \
+             allocates memory for each)\n",
+            file.display()
+        )
+    );
+    // A threshold of 1e308 is too large, not "a non-negative number" missing.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--key",
+            "/a",
+            "--max-partition-share",
+            "1e308",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--max-partition-share 1e308: too large, at most 1e6"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -262,11 +262,13 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
         ));
     }
     let copy_ru = positive("copy-ru", a.copy_ru)?;
-    if a.max_candidates == 0 {
-        return Err(ConfigError::Invalid(
-            "--max-candidates needs at least 1".into(),
-        ));
-    }
+    super::count_in(
+        "--max-candidates",
+        a.max_candidates,
+        1,
+        super::MAX_CANDIDATES,
+    )?;
+    super::count_in("--top", a.top, 0, super::MAX_TOP)?;
     let limits = limits(&a, &candidates)?;
     let projection = projection(a.total_docs, a.total_size.as_deref())?;
     if a.physical_partitions == Some(0) {

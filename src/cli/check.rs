@@ -318,10 +318,16 @@ fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
     toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
 }
 
+/// A share or ratio threshold: from 0 to [`super::MAX_SHARE`].
 fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
     match v {
-        Some(x) if !(x.is_finite() && x >= 0.0) => Err(ConfigError::Invalid(format!(
-            "{name} needs a non-negative number, got {x}"
+        Some(x) if x.is_nan() || x < 0.0 => Err(ConfigError::Invalid(format!(
+            "{name} needs a number from 0 to {:e}, got {x}",
+            super::MAX_SHARE
+        ))),
+        Some(x) if x > super::MAX_SHARE => Err(ConfigError::Invalid(format!(
+            "{name} {x:e}: too large, at most {:e} (a threshold above it never fails)",
+            super::MAX_SHARE
         ))),
         other => Ok(other),
     }
@@ -335,6 +341,10 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
         None if default_file.is_file() => (read_file(&default_file)?, None),
         None => (CheckFile::default(), None),
     };
+    if let Some(top) = file.top {
+        let name = c.config.as_ref().unwrap_or(&default_file).display();
+        super::count_in(&format!("{name}: top ="), top, 0, super::MAX_TOP)?;
+    }
     let rel = |p: PathBuf| match (&base, p.is_relative()) {
         (Some(b), true) => b.join(p),
         _ => p,
