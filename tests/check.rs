@@ -421,7 +421,7 @@ fn numbers_from_the_config_and_flags_have_ranges() {
     assert_eq!(
         text(&o.stderr),
         format!(
-            "pkadvisor: {}: top = 4294967296: must be from 0 to 1,000 (more is never useful and \
+            "pkadvisor: {}: top = 4294967296: must be from 0 to 100,000 (more is never useful and \
              allocates memory for each)\n",
             file.display()
         )

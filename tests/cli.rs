@@ -1548,3 +1548,56 @@ fn a_file_named_twice_is_read_once_with_a_note() {
     let profile: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(u(&profile["documents"]), 8);
 }
+
+/// Every workload number at the top of its range still gives finite figures: the JSON holds
+/// no `null` where a number belongs and `pkadvisor report` renders it again. `per_sec: 1.7e308`
+/// was accepted before, written as `null`, and the report then refused analyze's own JSON.
+#[test]
+fn workload_numbers_at_their_limits_keep_the_report_readable() {
+    let dir = tempdir();
+    let w = dir.path().join("w.yaml");
+    fs::write(
+        &w,
+        "consistency: strong\nwrites: { per_sec: 1e9, kind: replace }\nreads: { per_sec: 1e9 }\n\
+         queries:\n  - { name: q, per_sec: 1e9, filter: { /type: range }, ru: 1e6 }\n",
+    )
+    .unwrap();
+    let o = analyze(
+        "fixtures/events.jsonl",
+        &["/tenantId"],
+        &["--workload", path_str(&w)],
+    )
+    .run()
+    .success();
+    let report: Value = serde_json::from_str(&o.stdout).unwrap();
+    let wl = &candidate(&report, "/tenantId")["workload"];
+    // A strong query in one physical partition: (1e6 + 2.5) × 2 RU per execution, 1e9 per
+    // second; the demand adds strong reads (2 RU × 1e9) and replaces.
+    let q = &wl["queries"][0];
+    assert_eq!(f(&q["ru_per_query"]), 2_000_005.0, "{q}");
+    assert_eq!(f(&q["ru_per_sec"]), 2.000005e15, "{q}");
+    assert_eq!(f(&wl["ru_demand"]["reads"]), 2e9);
+    assert!(f(&wl["ru_demand"]["total"]) > 2.000005e15);
+    let again = Test::new()
+        .args(["report", "-", "--format", "json"])
+        .stdin(o.stdout)
+        .run();
+    assert_eq!(again.status, 0, "{}", again.stderr);
+
+    fs::write(&w, "writes: { per_sec: 1.7e308 }\n").unwrap();
+    let o = analyze(
+        "fixtures/events.jsonl",
+        &["/tenantId"],
+        &["--workload", path_str(&w)],
+    )
+    .run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pkadvisor: {}: writes.per_sec: 1.7e308 is too large: at most 1e9 per second at \
+             line 1 column 20\n",
+            w.display()
+        )
+    );
+}

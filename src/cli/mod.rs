@@ -237,13 +237,15 @@ pub enum Config {
     Sql(crate::sql::SqlRequest),
 }
 
-/// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second).
-pub const MAX_RATE: f64 = 1e9;
+/// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second), the
+/// same as every rate of a workload file.
+pub const MAX_RATE: f64 = crate::workload::file::MAX_RATE;
 /// Largest `--total-size` (bytes, 1,000 PB) or `--total-docs` accepted.
 pub const MAX_TOTAL: f64 = 1e18;
-/// Most partitions (`--top`) or values per field (`fields --top`) listed: the lists are
-/// allocated at this size, and 2^32 aborted the run.
-pub const MAX_TOP: usize = 1_000;
+/// Most partitions (`--top`) or values per field (`fields --top`) listed: the partition list is
+/// allocated at this size (16 bytes each), and 2^32 aborted the run. 100,000 lists every
+/// partition of a sample of that many keys.
+pub const MAX_TOP: usize = 100_000;
 /// Most candidates the automatic search may generate (`--max-candidates`).
 pub const MAX_CANDIDATES: usize = 1_000;
 /// Largest share or ratio threshold of `check` (`--max-partition-share`, `--max-hot-utilisation`,

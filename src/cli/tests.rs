@@ -242,14 +242,17 @@ fn count_flags_have_a_range_instead_of_aborting() {
     .unwrap_err();
     assert_eq!(
         e,
-        "--top 4294967296: must be from 0 to 1,000 (more is never useful and allocates memory for each)"
+        "--top 4294967296: must be from 0 to 100,000 (more is never useful and allocates memory for each)"
     );
     assert_eq!(
-        analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "--top", "1000"]).top,
-        1000
+        analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "--top", "100000"]).top,
+        100_000
     );
-    let e = parse(&["pkadvisor", "fields", "x", "--top", "1001"]).unwrap_err();
-    assert!(e.starts_with("--top 1001: must be from 1 to 1,000"), "{e}");
+    let e = parse(&["pkadvisor", "fields", "x", "--top", "100001"]).unwrap_err();
+    assert!(
+        e.starts_with("--top 100001: must be from 1 to 100,000"),
+        "{e}"
+    );
     let e = parse(&["pkadvisor", "analyze", "x", "--max-candidates", "5000"]).unwrap_err();
     assert!(
         e.starts_with("--max-candidates 5000: must be from 1 to 1,000"),
