@@ -1601,3 +1601,26 @@ fn workload_numbers_at_their_limits_keep_the_report_readable() {
         )
     );
 }
+
+/// An empty `--ops` log used to give a report that claimed measured traffic (of nothing).
+#[test]
+fn an_empty_ops_log_is_refused() {
+    let dir = tempdir();
+    let log = dir.path().join("ops.jsonl");
+    fs::write(&log, "\n\n").unwrap();
+    let o = analyze(
+        "fixtures/tiny.jsonl",
+        &["/tenantId"],
+        &["--ops", path_str(&log)],
+    )
+    .run();
+    assert_eq!(o.status, 2, "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pkadvisor: {}: no operations: the access log is empty or has only blank lines; give \
+             a log with at least one read, write or query, or leave out --ops\n",
+            log.display()
+        )
+    );
+}
