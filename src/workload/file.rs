@@ -675,9 +675,10 @@ impl Ctx<'_> {
             None => None,
             Some(r) => {
                 let per_sec = self.rate("reads.per_sec", r.per_sec.0)?;
+                let mut seen = std::collections::HashSet::with_capacity(r.by.len());
                 for (i, path) in r.by.iter().enumerate() {
                     self.path(&format!("reads.by[{i}]"), path)?;
-                    if r.by[..i].contains(path) {
+                    if !seen.insert(path.as_str()) {
                         return Err(self.err(
                             &format!("reads.by[{i}]"),
                             format!("path `{path}` listed twice"),
@@ -736,9 +737,11 @@ impl Ctx<'_> {
         Ok(Boundary { kind, name, by })
     }
 
+    /// One pass with a map of names: the check was quadratic in the number of queries.
     fn unique_names(&self, queries: &[QuerySpec]) -> Result<(), WorkloadError> {
+        let mut first = std::collections::HashMap::with_capacity(queries.len());
         for (i, q) in queries.iter().enumerate() {
-            if let Some(first) = queries[..i].iter().position(|p| p.name == q.name) {
+            if let Some(first) = first.insert(q.name.as_str(), i) {
                 return Err(self.err(
                     &format!("queries[{i}].name"),
                     format!("duplicate query name `{}` (also queries[{first}])", q.name),
@@ -781,9 +784,10 @@ impl Ctx<'_> {
             ));
         }
         let mut filter: Vec<(String, FilterOp)> = Vec::with_capacity(q.filter.0.len());
+        let mut seen = std::collections::HashSet::with_capacity(q.filter.0.len());
         for (path, op) in q.filter.0 {
             self.path(&filter_field, &path)?;
-            if filter.iter().any(|(p, _)| *p == path) {
+            if !seen.insert(path.clone()) {
                 return Err(self.err(&filter_field, format!("path `{path}` listed twice")));
             }
             let op_field = format!("{filter_field}.{path}");

@@ -459,3 +459,27 @@ fn numbers_beyond_their_range_are_refused_with_field_line_and_limit() {
         "--query: per_sec: 1e308 is too large: at most 1e9 per second"
     );
 }
+
+#[test]
+fn many_queries_with_one_name_repeated_at_the_end_are_checked_in_one_pass() {
+    // 60,000 queries (the value cap allows about 15,000 written out; the --query shortcut and
+    // from_rates have no such cap): the name check compared every pair before.
+    let mut queries: Vec<QuerySpec> = (0..60_000)
+        .map(|i| parse_query_flag(&format!("name=q{i},per_sec=1,filter=/a")).unwrap())
+        .collect();
+    queries.push(parse_query_flag("name=q17,per_sec=1,filter=/a").unwrap());
+    assert_eq!(
+        Workload::from_rates(None, None, queries)
+            .unwrap_err()
+            .to_string(),
+        "command line: queries[60000].name: duplicate query name `q17` (also queries[17])"
+    );
+    assert_eq!(
+        invalid("reads: { per_sec: 1, by: [/a, /b, /a] }"),
+        "workload.yaml: reads.by[2]: path `/a` listed twice"
+    );
+    assert_eq!(
+        invalid("queries: [{ name: q, per_sec: 1, filter: { /a: eq, /b: eq, /a: range } }]"),
+        "workload.yaml: queries[0].filter: path `/a` listed twice"
+    );
+}
