@@ -1624,3 +1624,43 @@ fn an_empty_ops_log_is_refused() {
         )
     );
 }
+
+/// The fields profile and the automatic candidates' summary said "in 0.3s": two runs of the same
+/// input wrote different bytes. The text formats now hold no wall-clock time.
+#[test]
+fn profile_and_automatic_candidates_are_byte_identical_across_runs() {
+    let fields = || {
+        Test::new()
+            .args(["fields", "fixtures/events.jsonl", "--format", "markdown"])
+            .run()
+            .success()
+            .stdout
+    };
+    let first = fields();
+    assert_eq!(first, fields());
+    let line = first
+        .lines()
+        .find(|l| l.contains("documents profiled"))
+        .unwrap();
+    assert!(
+        line.starts_with("3,000 documents profiled (0 records skipped, 0 not objects)"),
+        "{line}"
+    );
+    let auto = || {
+        Test::new()
+            .args(["analyze", "fixtures/events.jsonl", "--format", "markdown"])
+            .run()
+            .success()
+            .stdout
+    };
+    let first = auto();
+    assert_eq!(first, auto());
+    let line = first
+        .lines()
+        .find(|l| l.contains("candidates generated"))
+        .unwrap();
+    assert!(
+        line.contains("profiled on the first 3,000 documents (at most 20, --max-candidates)"),
+        "{line}"
+    );
+}
