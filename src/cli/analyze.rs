@@ -261,7 +261,8 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
             "--key-stats judges the candidates the table was computed for: list them with -c (automatic candidates and --current-key need the documents)".into(),
         ));
     }
-    let copy_ru = positive("copy-ru", a.copy_ru)?;
+    // A container's RU/s is at most 100,000 partitions × 10,000 RU/s: 1e9.
+    let copy_ru = at_most("copy-ru", positive("copy-ru", a.copy_ru)?, MAX_RATE)?;
     super::count_in(
         "--max-candidates",
         a.max_candidates,
@@ -494,6 +495,10 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
 
 /// `--time-field`, `--time-bucket` and `--growth`.
 #[allow(clippy::type_complexity)]
+/// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes
+/// overflow).
+const MAX_GROWTH_PER_YEAR: f64 = 1e9;
+
 fn time_settings(
     a: &AnalyzeArgs,
 ) -> Result<(Option<crate::keys::spec::KeyPath>, Option<i64>, Option<f64>), ConfigError> {
@@ -511,11 +516,15 @@ fn time_settings(
         None => None,
     };
     let growth_per_year = match &a.growth {
-        Some(g) => Some(crate::workload::parse_growth(g).ok_or_else(|| {
-            ConfigError::Invalid(format!(
-                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month"
+        Some(g) => Some(
+            crate::workload::parse_growth(g)
+                .filter(|f| *f <= MAX_GROWTH_PER_YEAR)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month (at most 1e9x a year)"
             ))
-        })?),
+                })?,
+        ),
         None => None,
     };
     Ok((time_field, time_bucket_secs, growth_per_year))

@@ -294,3 +294,42 @@ fn a_limit_too_large_says_so() {
         "{e}"
     );
 }
+
+#[test]
+fn copy_ru_and_growth_have_an_upper_bound() {
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--current-key",
+        "/b",
+        "--copy-ru",
+        "1e308",
+    ])
+    .unwrap_err();
+    assert!(e.starts_with("--copy-ru 1e308: at most 1e9"), "{e}");
+    // 1.1x a day is 1.28e15 a year.
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--growth",
+        "1.1x/day",
+    ])
+    .unwrap_err();
+    assert!(e.ends_with("(at most 1e9x a year)"), "{e}");
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--growth",
+        "3x/month",
+    ]);
+    assert_eq!(a.growth_per_year, Some(3f64.powi(12)));
+}
