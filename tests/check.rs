@@ -439,7 +439,24 @@ fn numbers_from_the_config_and_flags_have_ranges() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("--max-partition-share 1e308: too large, at most 1e6"),
+        text(&o.stderr).contains("--max-partition-share 1e308: too large, at most 1000000"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A share of documents is at most 1.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--key",
+            "/a",
+            "--max-undefined-share",
+            "1.5",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--max-undefined-share 1.5: too large, at most 1 "),
         "{}",
         text(&o.stderr)
     );

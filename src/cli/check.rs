@@ -217,15 +217,17 @@ fn policy(c: &CheckArgs, p: PolicyFile) -> Result<Policy, ConfigError> {
             c.max_hot_utilisation.or(p.max_hot_utilisation),
         )?
         .unwrap_or(1.0),
-        max_undefined_share: share(
+        max_undefined_share: bounded(
             "--max-undefined-share",
             c.max_undefined_share.or(p.max_undefined_share),
+            1.0,
         )?
         .unwrap_or(0.0),
         min_first_level: c.min_first_level.or(p.min_first_level),
-        max_fanout_share: share(
+        max_fanout_share: bounded(
             "--max-fanout-share",
             c.max_fanout_share.or(p.max_fanout_share),
+            1.0,
         )?,
     })
 }
@@ -318,16 +320,24 @@ fn read_file(path: &Path) -> Result<CheckFile, ConfigError> {
     toml::from_str(&text).map_err(|e| ConfigError::Invalid(format!("{}: {e}", path.display())))
 }
 
-/// A share or ratio threshold: from 0 to [`super::MAX_SHARE`].
+/// A ratio threshold: from 0 to [`super::MAX_SHARE`].
 fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    bounded(name, v, super::MAX_SHARE)
+}
+
+/// A threshold from 0 to `max`.
+fn bounded(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
     match v {
         Some(x) if x.is_nan() || x < 0.0 => Err(ConfigError::Invalid(format!(
-            "{name} needs a number from 0 to {:e}, got {x}",
-            super::MAX_SHARE
+            "{name} needs a number from 0 to {max}, got {x}"
         ))),
-        Some(x) if x > super::MAX_SHARE => Err(ConfigError::Invalid(format!(
-            "{name} {x:e}: too large, at most {:e} (a threshold above it never fails)",
-            super::MAX_SHARE
+        Some(x) if x > max => Err(ConfigError::Invalid(format!(
+            "{name} {}: too large, at most {max} (a threshold above it never fails)",
+            if x >= 1e6 {
+                format!("{x:e}")
+            } else {
+                x.to_string()
+            }
         ))),
         other => Ok(other),
     }
