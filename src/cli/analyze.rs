@@ -493,12 +493,12 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
     Ok(format)
 }
 
-/// `--time-field`, `--time-bucket` and `--growth`.
-#[allow(clippy::type_complexity)]
 /// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes
 /// overflow).
 const MAX_GROWTH_PER_YEAR: f64 = 1e9;
 
+/// `--time-field`, `--time-bucket` and `--growth`.
+#[allow(clippy::type_complexity)]
 fn time_settings(
     a: &AnalyzeArgs,
 ) -> Result<(Option<crate::keys::spec::KeyPath>, Option<i64>, Option<f64>), ConfigError> {
