@@ -403,6 +403,7 @@ pub fn parse(text: &str, name: &str, json: bool) -> Result<Workload, WorkloadErr
         return Err(syntax("empty workload file".to_string()));
     }
     let raw: RawWorkload = if json {
+        shape::check_json(text).map_err(|shape| syntax(shape.to_string()))?;
         serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
     } else {
         shape::check(text).map_err(|shape| syntax(shape.to_string()))?;
