@@ -1,10 +1,13 @@
 //! `pkadvisor epk`: effective partition keys for values, a batch file, or initial range boundaries.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
 use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, PkVersion};
 use crate::keys::spec::MAX_LEVELS;
+
+/// The longest `--batch` line, as the longest record (`ingest::DEFAULT_MAX_RECORD_BYTES`).
+const MAX_LINE_BYTES: usize = crate::ingest::DEFAULT_MAX_RECORD_BYTES;
 
 /// Validated `epk` settings.
 #[derive(Debug, Clone)]
@@ -87,16 +90,37 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
                 }
             })?))
         };
-        for (i, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| EpkCommandError::Io {
-                file: name.clone(),
-                cause: e,
-            })?;
+        let mut reader = reader;
+        let mut buf = Vec::new();
+        for i in 0u64.. {
+            let at = format!("{name}:{}", i + 1);
+            // Lines are read up to the record limit: a file without newlines (`/dev/zero`)
+            // used to fill memory.
+            buf.clear();
+            let limit = MAX_LINE_BYTES as u64 + 1;
+            let n = (&mut reader)
+                .take(limit)
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| EpkCommandError::Io {
+                    file: name.clone(),
+                    cause: e,
+                })?;
+            if n == 0 {
+                break;
+            }
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            } else if n as u64 == limit {
+                return Err(EpkCommandError::Value(format!(
+                    "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
+                )));
+            }
+            let line = std::str::from_utf8(&buf)
+                .map_err(|e| EpkCommandError::Value(format!("{at}: not UTF-8: {e}")))?;
             if line.trim().is_empty() {
                 continue;
             }
-            let at = format!("{name}:{}", i + 1);
-            let v: serde_json::Value = serde_json::from_str(&line)
+            let v: serde_json::Value = serde_json::from_str(line)
                 .map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
             let version = match v.get("version").and_then(|x| x.as_str()) {
                 Some("V1") => PkVersion::V1,
@@ -152,6 +176,18 @@ mod tests {
         run(&cfg, &mut out)
             .map(|()| String::from_utf8(out).unwrap())
             .map_err(|e| e.to_string().replace(&f.display().to_string(), "b.jsonl"))
+    }
+
+    #[test]
+    fn a_batch_line_past_the_record_limit_is_refused() {
+        let mut text = String::from("{\"version\":\"V2\",\"values\":[\"a\"]}\n");
+        text.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+        assert_eq!(
+            run_batch(&text).unwrap_err(),
+            "b.jsonl:2: a line longer than 4194304 bytes: not a key"
+        );
+        let ok = run_batch("\n{\"version\":\"V2\",\"values\":[\"a\"]}").unwrap();
+        assert_eq!(ok.lines().count(), 1);
     }
 
     #[test]
