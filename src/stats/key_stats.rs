@@ -283,7 +283,7 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
     let mut loader = Loader::new(candidates);
     let open = || {
         std::fs::File::open(path)
-            .map(std::io::BufReader::new)
+            .map(|f| std::io::BufReader::new(LineCap::new(f)))
             .map_err(|e| format!("cannot open {file}: {e}"))
     };
     match ext.as_str() {
@@ -343,6 +343,44 @@ fn read_parquet(path: &Path, _loader: &mut Loader<'_>) -> Result<(), String> {
         "{}: reading Parquet needs pkadvisor built with `--features parquet`; or save the key statistics as CSV",
         path.display()
     ))
+}
+
+/// The longest line of a key-statistics file, as the longest record.
+const MAX_LINE_BYTES: usize = crate::ingest::DEFAULT_MAX_RECORD_BYTES;
+
+/// A reader that fails once a line runs past [`MAX_LINE_BYTES`]: a file without newlines
+/// (`/dev/zero`, a binary file named by mistake) was read into one line until memory ran out.
+struct LineCap<R> {
+    inner: R,
+    run: usize,
+}
+
+impl<R> LineCap<R> {
+    fn new(inner: R) -> Self {
+        LineCap { inner, run: 0 }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for LineCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let chunk = &buf[..n];
+        let (mut run, mut start) = (self.run, 0);
+        let mut long = false;
+        for p in memchr::memchr_iter(b'\n', chunk) {
+            long |= run + (p - start) > MAX_LINE_BYTES;
+            run = 0;
+            start = p + 1;
+        }
+        self.run = run + (n - start);
+        if long || self.run > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line longer than {MAX_LINE_BYTES} bytes: not a key-statistics row"),
+            ));
+        }
+        Ok(n)
+    }
 }
 
 /// A CSV row: every column text, empty = NULL.
@@ -534,5 +572,26 @@ mod tests {
                  right"
             )
         );
+    }
+
+    #[test]
+    fn a_line_past_the_record_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for ext in ["csv", "jsonl"] {
+            let f = dir.path().join(format!("s.{ext}"));
+            let mut text = if ext == "csv" {
+                "candidate,key,error,documents,bytes\n/a,[1],,1,1\n".to_string()
+            } else {
+                "{\"candidate\":\"/a\",\"key\":[1],\"documents\":1,\"bytes\":1}\n".to_string()
+            };
+            text.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+            std::fs::write(&f, text).unwrap();
+            let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+            assert!(
+                e.contains("a line longer than 4194304 bytes: not a key-statistics row"),
+                "{ext}: {e}"
+            );
+            assert!(e.starts_with(&f.display().to_string()), "{e}");
+        }
     }
 }
