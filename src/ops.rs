@@ -16,6 +16,9 @@ use crate::keys::extract::{scan_document, Extracted};
 use crate::keys::KeyPlan;
 use crate::stats::Key;
 
+/// The largest `ru` of one operation: as a workload query's RU (`docs/hardening.md`).
+pub const MAX_OP_RU: f64 = crate::workload::file::MAX_QUERY_RU;
+
 /// Operation counts of one candidate, by logical partition key.
 #[derive(Debug, Clone, Default)]
 pub struct OpsCounts {
@@ -43,6 +46,13 @@ pub enum OpsError {
         file: String,
         /// Cause.
         cause: std::io::Error,
+    },
+    /// No line holds an operation (an empty file, or only blank lines): measured traffic would
+    /// be claimed from nothing.
+    #[error("{file}: no operations: the access log is empty or has only blank lines; give a log with at least one read, write or query, or leave out --ops")]
+    Empty {
+        /// File name.
+        file: String,
     },
     /// A line is not a valid operation.
     #[error("{file}:{line}:{column}: {message}")]
@@ -89,6 +99,7 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
     let mut key = Vec::new();
     let mut reader = BufReader::new(file);
     let mut line = Vec::new();
+    let mut operations = 0u64;
     for i in 0u64.. {
         let at_col = |column: usize, message: String| OpsError::Line {
             file: name.clone(),
@@ -120,6 +131,7 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;
         }
+        operations += 1;
         let mut values: Vec<Extracted<'_>> = Vec::new();
         scan_document(&line, &plan.trie, &mut values)
             .map_err(|e| at_col(e.offset + 1, e.message.to_string()))?;
@@ -136,14 +148,15 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
         match &values[ru_slot] {
             Extracted::Missing | Extracted::Null => {}
             Extracted::Number(t) => {
-                let ru = std::str::from_utf8(t)
+                let text = String::from_utf8_lossy(t);
+                let ru = text
+                    .parse::<f64>()
                     .ok()
-                    .and_then(|t| t.parse::<f64>().ok())
-                    .filter(|ru| ru.is_finite() && *ru >= 0.0)
+                    .filter(|ru| (0.0..=MAX_OP_RU).contains(ru))
                     .ok_or_else(|| {
                         at(format!(
-                            "`ru` must be a finite number of request units ≥ 0, got {}",
-                            String::from_utf8_lossy(t)
+                            "`ru` must be a number of request units from 0 to {MAX_OP_RU:e}, \
+                             got {text}"
                         ))
                     })?;
                 let s = &mut ru_sums[usize::from(!write)];
@@ -169,6 +182,9 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
             *map.entry_ref(&key[..]).or_default() += 1.0;
             *total += 1.0;
         }
+    }
+    if operations == 0 {
+        return Err(OpsError::Empty { file: name });
     }
     for counts in out.iter_mut() {
         counts.mean_write_ru = (ru_sums[0].1 > 0.0).then(|| ru_sums[0].0 / ru_sums[0].1);
@@ -225,7 +241,18 @@ mod tests {
     #[test]
     fn ru_must_be_a_finite_non_negative_number() {
         let e = run(b"{\"op\":\"read\",\"ru\":1e400}\n").unwrap_err();
-        assert!(e.contains("`ru` must be a finite number"), "{e}");
+        assert_eq!(
+            e,
+            "log:1:1: `ru` must be a number of request units from 0 to 1e6, got 1e400"
+        );
+        // 1e308 is finite, and was accepted: the sum of a few such lines is infinite.
+        let e = run(b"{\"op\":\"read\",\"ru\":1e308}\n").unwrap_err();
+        assert_eq!(
+            e,
+            "log:1:1: `ru` must be a number of request units from 0 to 1e6, got 1e308"
+        );
+        let c = run(b"{\"op\":\"read\",\"t\":1,\"ru\":1e6}\n").unwrap();
+        assert_eq!(c[0].mean_read_ru, Some(1e6));
         let e = run(b"{\"op\":\"read\",\"ru\":-3}\n").unwrap_err();
         assert!(e.contains("got -3"), "{e}");
         let e = run(b"{\"op\":\"read\",\"ru\":\"5\"}\n").unwrap_err();
@@ -243,5 +270,16 @@ mod tests {
         long.resize(DEFAULT_MAX_RECORD_BYTES + 10, b'a');
         let e = run(&long).unwrap_err();
         assert!(e.starts_with("log:1:1: a line longer than"), "{e}");
+    }
+
+    #[test]
+    fn a_log_without_operations_is_refused_not_taken_as_measured_traffic() {
+        // It was read as a log of zero reads and writes: "measured" traffic of nothing.
+        let want = "log: no operations: the access log is empty or has only blank lines; give a \
+                    log with at least one read, write or query, or leave out --ops";
+        assert_eq!(run(b"").unwrap_err(), want);
+        assert_eq!(run(b"\n  \r\n\t\n").unwrap_err(), want);
+        let c = run(b"\n{\"op\":\"read\",\"t\":1}\n").unwrap();
+        assert_eq!((c[0].total_reads, c[0].total_writes), (1.0, 0.0));
     }
 }

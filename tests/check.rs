@@ -443,3 +443,62 @@ fn key_from_iac_that_is_a_variable_exits_2_with_the_line() {
         );
     }
 }
+
+#[test]
+fn numbers_from_the_config_and_flags_have_ranges() {
+    // `top = 4294967296` in pkadvisor.toml aborted the run (SIGABRT) while allocating the list.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pkadvisor.toml");
+    std::fs::write(&file, "key = \"/a\"\ntop = 4294967296\n").unwrap();
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--config",
+            file.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "pkadvisor: {}: top = 4294967296: must be from 0 to 100,000 (more is never useful and \
+             allocates memory for each)\n",
+            file.display()
+        )
+    );
+    // A threshold of 1e308 is too large, not "a non-negative number" missing.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--key",
+            "/a",
+            "--max-partition-share",
+            "1e308",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--max-partition-share 1e308: too large, at most 1000000"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A share of documents is at most 1.
+    let o = check(
+        &[
+            "fixtures/ci/sample.jsonl",
+            "--key",
+            "/a",
+            "--max-undefined-share",
+            "1.5",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--max-undefined-share 1.5: too large, at most 1 "),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -1548,3 +1548,119 @@ fn a_file_named_twice_is_read_once_with_a_note() {
     let profile: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(u(&profile["documents"]), 8);
 }
+
+/// Every workload number at the top of its range still gives finite figures: the JSON holds
+/// no `null` where a number belongs and `pkadvisor report` renders it again. `per_sec: 1.7e308`
+/// was accepted before, written as `null`, and the report then refused analyze's own JSON.
+#[test]
+fn workload_numbers_at_their_limits_keep_the_report_readable() {
+    let dir = tempdir();
+    let w = dir.path().join("w.yaml");
+    fs::write(
+        &w,
+        "consistency: strong\nwrites: { per_sec: 1e9, kind: replace }\nreads: { per_sec: 1e9 }\n\
+         queries:\n  - { name: q, per_sec: 1e9, filter: { /type: range }, ru: 1e6 }\n",
+    )
+    .unwrap();
+    let o = analyze(
+        "fixtures/events.jsonl",
+        &["/tenantId"],
+        &["--workload", path_str(&w)],
+    )
+    .run()
+    .success();
+    let report: Value = serde_json::from_str(&o.stdout).unwrap();
+    let wl = &candidate(&report, "/tenantId")["workload"];
+    // A strong query in one physical partition: (1e6 + 2.5) × 2 RU per execution, 1e9 per
+    // second; the demand adds strong reads (2 RU × 1e9) and replaces.
+    let q = &wl["queries"][0];
+    assert_eq!(f(&q["ru_per_query"]), 2_000_005.0, "{q}");
+    assert_eq!(f(&q["ru_per_sec"]), 2.000005e15, "{q}");
+    assert_eq!(f(&wl["ru_demand"]["reads"]), 2e9);
+    assert!(f(&wl["ru_demand"]["total"]) > 2.000005e15);
+    let again = Test::new()
+        .args(["report", "-", "--format", "json"])
+        .stdin(o.stdout)
+        .run();
+    assert_eq!(again.status, 0, "{}", again.stderr);
+
+    fs::write(&w, "writes: { per_sec: 1.7e308 }\n").unwrap();
+    let o = analyze(
+        "fixtures/events.jsonl",
+        &["/tenantId"],
+        &["--workload", path_str(&w)],
+    )
+    .run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pkadvisor: {}: writes.per_sec: 1.7e308 is too large: at most 1e9 per second at \
+             line 1 column 20\n",
+            w.display()
+        )
+    );
+}
+
+/// An empty `--ops` log used to give a report that claimed measured traffic (of nothing).
+#[test]
+fn an_empty_ops_log_is_refused() {
+    let dir = tempdir();
+    let log = dir.path().join("ops.jsonl");
+    fs::write(&log, "\n\n").unwrap();
+    let o = analyze(
+        "fixtures/tiny.jsonl",
+        &["/tenantId"],
+        &["--ops", path_str(&log)],
+    )
+    .run();
+    assert_eq!(o.status, 2, "{}", o.stdout);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pkadvisor: {}: no operations: the access log is empty or has only blank lines; give \
+             a log with at least one read, write or query, or leave out --ops\n",
+            log.display()
+        )
+    );
+}
+
+/// The fields profile and the automatic candidates' summary said "in 0.3s": two runs of the same
+/// input wrote different bytes. The text formats now hold no wall-clock time.
+#[test]
+fn profile_and_automatic_candidates_are_byte_identical_across_runs() {
+    let fields = || {
+        Test::new()
+            .args(["fields", "fixtures/events.jsonl", "--format", "markdown"])
+            .run()
+            .success()
+            .stdout
+    };
+    let first = fields();
+    assert_eq!(first, fields());
+    let line = first
+        .lines()
+        .find(|l| l.contains("documents profiled"))
+        .unwrap();
+    assert!(
+        line.starts_with("3,000 documents profiled (0 records skipped, 0 not objects)"),
+        "{line}"
+    );
+    let auto = || {
+        Test::new()
+            .args(["analyze", "fixtures/events.jsonl", "--format", "markdown"])
+            .run()
+            .success()
+            .stdout
+    };
+    let first = auto();
+    assert_eq!(first, auto());
+    let line = first
+        .lines()
+        .find(|l| l.contains("candidates generated"))
+        .unwrap();
+    assert!(
+        line.contains("profiled on the first 3,000 documents (at most 20, --max-candidates)"),
+        "{line}"
+    );
+}

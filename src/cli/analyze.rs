@@ -261,12 +261,15 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
             "--key-stats judges the candidates the table was computed for: list them with -c (automatic candidates and --current-key need the documents)".into(),
         ));
     }
-    let copy_ru = positive("copy-ru", a.copy_ru)?;
-    if a.max_candidates == 0 {
-        return Err(ConfigError::Invalid(
-            "--max-candidates needs at least 1".into(),
-        ));
-    }
+    // A container's RU/s is at most 100,000 partitions × 10,000 RU/s: 1e9.
+    let copy_ru = at_most("copy-ru", positive("copy-ru", a.copy_ru)?, MAX_RATE)?;
+    super::count_in(
+        "--max-candidates",
+        a.max_candidates,
+        1,
+        super::MAX_CANDIDATES,
+    )?;
+    super::count_in("--top", a.top, 0, super::MAX_TOP)?;
     let limits = limits(&a, &candidates)?;
     let projection = projection(a.total_docs, a.total_size.as_deref())?;
     if a.physical_partitions == Some(0) {
@@ -490,6 +493,10 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
     Ok(format)
 }
 
+/// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes
+/// overflow).
+const MAX_GROWTH_PER_YEAR: f64 = 1e9;
+
 /// `--time-field`, `--time-bucket` and `--growth`.
 #[allow(clippy::type_complexity)]
 fn time_settings(
@@ -509,11 +516,15 @@ fn time_settings(
         None => None,
     };
     let growth_per_year = match &a.growth {
-        Some(g) => Some(crate::workload::parse_growth(g).ok_or_else(|| {
-            ConfigError::Invalid(format!(
-                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month"
+        Some(g) => Some(
+            crate::workload::parse_growth(g)
+                .filter(|f| *f <= MAX_GROWTH_PER_YEAR)
+                .ok_or_else(|| {
+                    ConfigError::Invalid(format!(
+                "--growth: cannot read `{g}`; use a factor per period like 3x/year, 1.2x/month (at most 1e9x a year)"
             ))
-        })?),
+                })?,
+        ),
         None => None,
     };
     Ok((time_field, time_bucket_secs, growth_per_year))

@@ -223,15 +223,17 @@ fn policy(c: &CheckArgs, p: PolicyFile) -> Result<Policy, ConfigError> {
             c.max_hot_utilisation.or(p.max_hot_utilisation),
         )?
         .unwrap_or(1.0),
-        max_undefined_share: share(
+        max_undefined_share: bounded(
             "--max-undefined-share",
             c.max_undefined_share.or(p.max_undefined_share),
+            1.0,
         )?
         .unwrap_or(0.0),
         min_first_level: c.min_first_level.or(p.min_first_level),
-        max_fanout_share: share(
+        max_fanout_share: bounded(
             "--max-fanout-share",
             c.max_fanout_share.or(p.max_fanout_share),
+            1.0,
         )?,
     })
 }
@@ -384,10 +386,24 @@ fn confine_file(
     one("from_iac", &file.from_iac)
 }
 
+/// A ratio threshold: from 0 to [`super::MAX_SHARE`].
 fn share(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
+    bounded(name, v, super::MAX_SHARE)
+}
+
+/// A threshold from 0 to `max`.
+fn bounded(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigError> {
     match v {
-        Some(x) if !(x.is_finite() && x >= 0.0) => Err(ConfigError::Invalid(format!(
-            "{name} needs a non-negative number, got {x}"
+        Some(x) if x.is_nan() || x < 0.0 => Err(ConfigError::Invalid(format!(
+            "{name} needs a number from 0 to {max}, got {x}"
+        ))),
+        Some(x) if x > max => Err(ConfigError::Invalid(format!(
+            "{name} {}: too large, at most {max} (a threshold above it never fails)",
+            if x >= 1e6 {
+                format!("{x:e}")
+            } else {
+                x.to_string()
+            }
         ))),
         other => Ok(other),
     }
@@ -405,6 +421,9 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
         Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
         None => (CheckFile::default(), None),
     };
+    if let (Some(top), Some(p)) = (file.top, &config) {
+        super::count_in(&format!("{}: top =", p.display()), top, 0, super::MAX_TOP)?;
+    }
     let rel = |p: PathBuf| match (&base, p.is_relative()) {
         (Some(b), true) => b.join(p),
         _ => p,

@@ -88,7 +88,7 @@ pub fn fields_config(a: FieldsArgs) -> Result<FieldsOptions, ConfigError> {
         progress: !a.quiet && std::io::stderr().is_terminal(),
         format,
         output,
-        top: a.top.max(1),
+        top: super::count_in("--top", a.top, 1, super::MAX_TOP)?,
         projection: projection(a.total_docs, a.total_size.as_deref())?,
         time_field: a.time_field.as_deref().map(time_path).transpose()?,
     })

@@ -237,10 +237,32 @@ pub enum Config {
     Sql(crate::sql::SqlRequest),
 }
 
-/// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second).
-pub const MAX_RATE: f64 = 1e9;
+/// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second), the
+/// same as every rate of a workload file.
+pub const MAX_RATE: f64 = crate::workload::file::MAX_RATE;
 /// Largest `--total-size` (bytes, 1,000 PB) or `--total-docs` accepted.
 pub const MAX_TOTAL: f64 = 1e18;
+/// Most partitions (`--top`) or values per field (`fields --top`) listed: the partition list is
+/// allocated at this size (16 bytes each), and 2^32 aborted the run. 100,000 lists every
+/// partition of a sample of that many keys.
+pub const MAX_TOP: usize = 100_000;
+/// Most candidates the automatic search may generate (`--max-candidates`).
+pub const MAX_CANDIDATES: usize = 1_000;
+/// Largest share or ratio threshold of `check` (`--max-partition-share`, `--max-hot-utilisation`,
+/// `--max-undefined-share`, `--max-fanout-share`, `--baseline-tolerance`).
+pub const MAX_SHARE: f64 = 1e6;
+
+/// A count flag within `min..=max`: `what` names it (`--top`, or the file's key).
+pub(crate) fn count_in(what: &str, n: usize, min: usize, max: usize) -> Result<usize, ConfigError> {
+    if (min..=max).contains(&n) {
+        return Ok(n);
+    }
+    Err(ConfigError::Invalid(format!(
+        "{what} {n}: must be from {} to {} (more is never useful and allocates memory for each)",
+        crate::fmt::count(min as f64),
+        crate::fmt::count(max as f64)
+    )))
+}
 
 /// Whether writing `out` would overwrite one of `inputs` (the same file under any name: a
 /// symbolic link, `./x`, or a hard link, so files are compared by device and inode).
@@ -303,10 +325,8 @@ impl TryFrom<Args> for Config {
                         "give partition key values (e.g. pkadvisor epk '\"redmond\"'), --batch FILE or --ranges N".into(),
                     ));
                 }
-                if e.ranges == Some(0) {
-                    return Err(ConfigError::Invalid(
-                        "--ranges needs at least 1 partition".into(),
-                    ));
+                if let Some(n) = e.ranges {
+                    count_in("--ranges", n as usize, 1, MAX_PHYSICAL_PARTITIONS as usize)?;
                 }
                 Ok(Config::Epk(EpkOptions {
                     values: e.values,

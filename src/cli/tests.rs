@@ -225,3 +225,111 @@ fn epk_needs_something_to_do() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn count_flags_have_a_range_instead_of_aborting() {
+    // `--top 4294967296` aborted the run (a list allocated at that size); `epk --ranges 1e9`
+    // took 10 GB.
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--top",
+        "4294967296",
+    ])
+    .unwrap_err();
+    assert_eq!(
+        e,
+        "--top 4294967296: must be from 0 to 100,000 (more is never useful and allocates memory for each)"
+    );
+    assert_eq!(
+        analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "--top", "100000"]).top,
+        100_000
+    );
+    let e = parse(&["pkadvisor", "fields", "x", "--top", "100001"]).unwrap_err();
+    assert!(
+        e.starts_with("--top 100001: must be from 1 to 100,000"),
+        "{e}"
+    );
+    let e = parse(&["pkadvisor", "analyze", "x", "--max-candidates", "5000"]).unwrap_err();
+    assert!(
+        e.starts_with("--max-candidates 5000: must be from 1 to 1,000"),
+        "{e}"
+    );
+    let e = parse(&["pkadvisor", "epk", "--ranges", "1000000000"]).unwrap_err();
+    assert!(
+        e.starts_with("--ranges 1000000000: must be from 1 to 100,000"),
+        "{e}"
+    );
+    let e = parse(&["pkadvisor", "epk", "--ranges", "0"]).unwrap_err();
+    assert!(
+        e.starts_with("--ranges 0: must be from 1 to 100,000"),
+        "{e}"
+    );
+    assert!(matches!(
+        parse(&["pkadvisor", "epk", "--ranges", "100000"]).unwrap(),
+        Config::Epk(EpkOptions {
+            ranges: Some(100_000),
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_limit_too_large_says_so() {
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--limit",
+        "item_bytes=1e308",
+    ])
+    .unwrap_err();
+    assert!(
+        e.contains("limit `item_bytes` = `1e308` is out of range: it must be from 0 to 1e18"),
+        "{e}"
+    );
+}
+
+#[test]
+fn copy_ru_and_growth_have_an_upper_bound() {
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--current-key",
+        "/b",
+        "--copy-ru",
+        "1e308",
+    ])
+    .unwrap_err();
+    assert!(e.starts_with("--copy-ru 1e308: at most 1e9"), "{e}");
+    // 1.1x a day is 1.28e15 a year.
+    let e = parse(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--growth",
+        "1.1x/day",
+    ])
+    .unwrap_err();
+    assert!(e.ends_with("(at most 1e9x a year)"), "{e}");
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--growth",
+        "3x/month",
+    ]);
+    assert_eq!(a.growth_per_year, Some(3f64.powi(12)));
+}

@@ -1,9 +1,13 @@
 //! `pkadvisor epk`: effective partition keys for values, a batch file, or initial range boundaries.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
 use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, PkVersion};
+use crate::keys::spec::MAX_LEVELS;
+
+/// The longest `--batch` line, as the longest record (`ingest::DEFAULT_MAX_RECORD_BYTES`).
+const MAX_LINE_BYTES: usize = crate::ingest::DEFAULT_MAX_RECORD_BYTES;
 
 /// Validated `epk` settings.
 #[derive(Debug, Clone)]
@@ -35,6 +39,17 @@ pub enum EpkCommandError {
         #[source]
         cause: std::io::Error,
     },
+}
+
+/// A MultiHash key has one component per level: 1 to [`MAX_LEVELS`] (Cosmos DB hierarchical
+/// partition keys have at most 3 levels). `at` names the line or `values`.
+fn check_levels(version: PkVersion, n: usize, at: &str) -> Result<(), EpkCommandError> {
+    if version == PkVersion::MultiHash && !(1..=MAX_LEVELS).contains(&n) {
+        return Err(EpkCommandError::Value(format!(
+            "{at}: a MultiHash key has 1 to {MAX_LEVELS} levels (Cosmos DB hierarchical partition keys), got {n} values"
+        )));
+    }
+    Ok(())
 }
 
 fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
@@ -75,16 +90,37 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
                 }
             })?))
         };
-        for (i, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| EpkCommandError::Io {
-                file: name.clone(),
-                cause: e,
-            })?;
+        let mut reader = reader;
+        let mut buf = Vec::new();
+        for i in 0u64.. {
+            let at = format!("{name}:{}", i + 1);
+            // Lines are read up to the record limit: a file without newlines (`/dev/zero`)
+            // used to fill memory.
+            buf.clear();
+            let limit = MAX_LINE_BYTES as u64 + 1;
+            let n = (&mut reader)
+                .take(limit)
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| EpkCommandError::Io {
+                    file: name.clone(),
+                    cause: e,
+                })?;
+            if n == 0 {
+                break;
+            }
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            } else if n as u64 == limit {
+                return Err(EpkCommandError::Value(format!(
+                    "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
+                )));
+            }
+            let line = std::str::from_utf8(&buf)
+                .map_err(|e| EpkCommandError::Value(format!("{at}: not UTF-8: {e}")))?;
             if line.trim().is_empty() {
                 continue;
             }
-            let at = format!("{name}:{}", i + 1);
-            let v: serde_json::Value = serde_json::from_str(&line)
+            let v: serde_json::Value = serde_json::from_str(line)
                 .map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
             let version = match v.get("version").and_then(|x| x.as_str()) {
                 Some("V1") => PkVersion::V1,
@@ -105,6 +141,7 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
                     component_from_json(x).map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))
                 })
                 .collect::<Result<Vec<_>, _>>()?;
+            check_levels(version, comps.len(), &at)?;
             writeln!(out, "{}", epk(version, &comps).to_hex()).map_err(io)?;
         }
         return Ok(());
@@ -115,6 +152,71 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
         .enumerate()
         .map(|(i, v)| parse_value(v, &format!("value {}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
+    check_levels(cfg.version, comps.len(), "values")?;
     writeln!(out, "{}", epk(cfg.version, &comps).to_hex()).map_err(io)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_batch(lines: &str) -> Result<String, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("b.jsonl");
+        std::fs::write(&f, lines).unwrap();
+        let cfg = EpkOptions {
+            values: Vec::new(),
+            version: PkVersion::V2,
+            multihash: false,
+            batch: Some(f.clone()),
+            ranges: None,
+        };
+        let mut out = Vec::new();
+        run(&cfg, &mut out)
+            .map(|()| String::from_utf8(out).unwrap())
+            .map_err(|e| e.to_string().replace(&f.display().to_string(), "b.jsonl"))
+    }
+
+    #[test]
+    fn a_batch_line_past_the_record_limit_is_refused() {
+        let mut text = String::from("{\"version\":\"V2\",\"values\":[\"a\"]}\n");
+        text.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+        assert_eq!(
+            run_batch(&text).unwrap_err(),
+            "b.jsonl:2: a line longer than 4194304 bytes: not a key"
+        );
+        let ok = run_batch("\n{\"version\":\"V2\",\"values\":[\"a\"]}").unwrap();
+        assert_eq!(ok.lines().count(), 1);
+    }
+
+    #[test]
+    fn a_multihash_key_has_at_most_three_levels() {
+        // Four components were accepted and gave a 64-byte EPK no container can have.
+        let three = r#"{"version":"MultiHash","values":["a","b","c"]}"#;
+        let four = r#"{"version":"MultiHash","values":["a","b","c","d"]}"#;
+        let ok = run_batch(&format!("{three}\n")).unwrap();
+        assert_eq!(ok.trim().len(), 3 * 32, "{ok}");
+        assert_eq!(
+            run_batch(&format!("{three}\n{four}\n")).unwrap_err(),
+            "b.jsonl:2: a MultiHash key has 1 to 3 levels (Cosmos DB hierarchical partition keys), got 4 values"
+        );
+        assert!(run_batch(r#"{"version":"MultiHash","values":[]}"#)
+            .unwrap_err()
+            .ends_with("got 0 values"));
+        // V2 takes several components (a multi-component hash key), as before.
+        assert!(run_batch(r#"{"version":"V2","values":["a","b","c","d"]}"#).is_ok());
+        let cfg = EpkOptions {
+            values: ["1", "2", "3", "4"].map(String::from).to_vec(),
+            version: PkVersion::MultiHash,
+            multihash: true,
+            batch: None,
+            ranges: None,
+        };
+        let e = run(&cfg, &mut Vec::new()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "values: a MultiHash key has 1 to 3 levels (Cosmos DB hierarchical partition keys), got 4 values"
+        );
+    }
 }

@@ -57,6 +57,11 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         top: cfg.top,
     };
     let report = profile::run(&inputs, &opts)?;
+    // The wall-clock time varies from run to run: it goes with the progress on stderr, never
+    // into the rendered profile, so two runs write the same bytes (JSON keeps `seconds`).
+    if cfg.progress {
+        eprintln!("profiled in {:.1}s", report.seconds);
+    }
     if report.documents == 0 {
         anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
     }

@@ -115,9 +115,12 @@ pub enum LimitError {
     /// The name is not a limit.
     #[error("unknown limit `{0}`; known limits: {known}", known = Limits::names().join(", "))]
     Unknown(String),
-    /// The value is not a positive number.
-    #[error("limit `{0}` needs a non-negative number, got `{1}`")]
+    /// The value is not a number (with an optional size unit).
+    #[error("limit `{0}` needs a number from 0 to 1e18 (sizes may have a unit: 20GB), got `{1}`")]
     BadValue(String, String),
+    /// The value is a number, but negative or above [`MAX_LIMIT`].
+    #[error("limit `{0}` = `{1}` is out of range: it must be from 0 to 1e18 (beyond, the arithmetic overflows and the report holds null)")]
+    OutOfRange(String, String),
     /// A capacity below 1: partition counts divide by it, so a tiny value means billions of
     /// partitions (and a zero one, infinite percentages).
     #[error("limit `{0}` is a capacity and must be at least 1, got `{1}`")]
@@ -126,6 +129,10 @@ pub enum LimitError {
     #[error("expected name=value, got `{0}`")]
     Syntax(String),
 }
+
+/// The largest value any `--limit` takes (1,000 PB as bytes; as a rate or cost, far beyond any
+/// container).
+pub const MAX_LIMIT: f64 = 1e18;
 
 /// Limits that are capacities (of a partition, an item, a key, levels): at least 1 each.
 const CAPACITIES: &[&str] = &[
@@ -194,9 +201,13 @@ impl Limits {
             .split_once('=')
             .ok_or_else(|| LimitError::Syntax(assignment.to_string()))?;
         let name = name.trim();
+        // Exponents (`2e6`) are read too; `1e308` is a number that is too large, not no number.
         let parsed = parse_size(value.trim())
-            .filter(|v| *v >= 0.0 && v.is_finite())
+            .or_else(|| value.trim().parse::<f64>().ok().filter(|v| !v.is_nan()))
             .ok_or_else(|| LimitError::BadValue(name.to_string(), value.to_string()))?;
+        if !(0.0..=MAX_LIMIT).contains(&parsed) {
+            return Err(LimitError::OutOfRange(name.to_string(), value.to_string()));
+        }
         let slot = self
             .field_mut(name)
             .ok_or_else(|| LimitError::Unknown(name.to_string()))?;
@@ -261,6 +272,19 @@ mod tests {
             Err(LimitError::BadValue("warn_fraction".into(), "abc".into()))
         );
         assert_eq!(l.set("x"), Err(LimitError::Syntax("x".into())));
+        // A number too large, in any notation, is out of range, not "not a number".
+        for v in ["1e308", "1e309", "2000PB", "-1", "-inf"] {
+            let e = l.set(&format!("item_bytes={v}")).unwrap_err();
+            assert_eq!(e, LimitError::OutOfRange("item_bytes".into(), v.into()));
+            assert_eq!(
+                e.to_string(),
+                format!("limit `item_bytes` = `{v}` is out of range: it must be from 0 to 1e18 (beyond, the arithmetic overflows and the report holds null)")
+            );
+        }
+        l.set("item_bytes=2e6").unwrap();
+        assert_eq!(l.item_bytes, 2e6);
+        l.set("item_bytes=1000PB").unwrap();
+        assert_eq!(l.item_bytes, 1e18);
     }
 
     #[test]

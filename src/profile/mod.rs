@@ -320,7 +320,10 @@ fn time_behaviour(a: &PathAcc, range: Option<(i64, i64)>) -> (Option<bool>, Opti
 pub fn id_property(p: &Profiler) -> IdProperty {
     let id = p.paths.get("/id");
     let present = id.map_or(0, |a| a.present - a.nulls);
-    let unique = id.is_some_and(|a| a.exact() && a.values.values().all(|v| v.count == 1));
+    // A repeat among the values kept is a fact; past the per-property cap the rest are untracked.
+    let repeats = id.is_some_and(|a| a.values.values().any(|v| v.count > 1));
+    let untracked = id.map_or(0, |a| a.overflow_documents);
+    let unique = id.is_some_and(|a| a.exact()) && !repeats;
     let has_mongo_id = p.paths.contains_key("/_id");
     let advice = if present < p.documents {
         let missing = p.documents - present;
@@ -335,8 +338,15 @@ pub fn id_property(p: &Profiler) -> IdProperty {
             p.bad_ids.0,
             p.bad_ids.1.clone().unwrap_or_default()
         )
-    } else if !unique {
+    } else if repeats {
         "`id` repeats in the sample: it is unique only within a logical partition, so the partition key must separate the repeats (or the ids must change)".to_owned()
+    } else if untracked > 0 {
+        format!(
+            "`id` has no repeat among the {} values tracked; {} more documents hold ids past the limit of {} values per property, so whether those repeat is not known (Cosmos DB requires `id` unique within a logical partition)",
+            crate::fmt::count(id.map_or(0, |a| a.values.len()) as f64),
+            crate::fmt::count(untracked as f64),
+            crate::fmt::count(acc::MAX_VALUES_PER_PATH as f64)
+        )
     } else {
         "ok".to_owned()
     };
@@ -486,5 +496,26 @@ mod tests {
         assert_eq!(id_property(&p).advice, "ok");
         let p = profiler([json!({"id": "a"}), json!({"id": "a"})], None);
         assert!(!id_property(&p).unique);
+    }
+
+    #[test]
+    fn ids_past_the_tracking_limit_are_not_called_repeats() {
+        // 100,005 distinct ids: the last 5 are past the 100,000 values tracked. It said "`id`
+        // repeats" although no id repeats.
+        let p = profiler((0..100_005).map(|i| json!({"id": format!("{i:06}")})), None);
+        let id = id_property(&p);
+        assert!(!id.unique);
+        assert_eq!(
+            id.advice,
+            "`id` has no repeat among the 100,000 values tracked; 5 more documents hold ids past \
+             the limit of 100,000 values per property, so whether those repeat is not known \
+             (Cosmos DB requires `id` unique within a logical partition)"
+        );
+        // A repeat among the tracked values is still a repeat.
+        let p = profiler(
+            (0..100_005).map(|i| json!({"id": format!("{:06}", if i == 100_004 { 0 } else { i })})),
+            None,
+        );
+        assert!(id_property(&p).advice.starts_with("`id` repeats"));
     }
 }

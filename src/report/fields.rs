@@ -39,9 +39,8 @@ fn top_text(f: &FieldProfile) -> String {
 pub fn blocks(r: &FieldsReport) -> Vec<Block> {
     let mut out = vec![Block::Heading(1, "pkadvisor: field profile".into())];
     let mut lines = vec![format!(
-        "{} documents profiled in {:.1}s ({} records skipped, {} not objects); mean stored document {:.0} bytes",
+        "{} documents profiled ({} records skipped, {} not objects); mean stored document {:.0} bytes",
         count(r.documents as f64),
-        r.seconds,
         count(r.records_skipped as f64),
         count(r.non_objects as f64),
         r.mean_stored_document_bytes
@@ -119,11 +118,10 @@ pub fn blocks(r: &FieldsReport) -> Vec<Block> {
 pub fn discovery_blocks(d: &Discovery, explain: bool) -> Vec<Block> {
     let mut out = vec![Block::Heading(2, "Automatic candidates".into())];
     let mut lines = vec![format!(
-        "{} candidates generated from {} fields profiled on the first {} documents in {:.1}s (at most {}, --max-candidates); {} fields left out{}",
+        "{} candidates generated from {} fields profiled on the first {} documents (at most {}, --max-candidates); {} fields left out{}",
         d.generated.len(),
         d.fields_profiled,
         count(d.profiled_documents as f64),
-        d.profile_seconds,
         d.max_candidates,
         d.excluded.len(),
         if explain { "" } else { " (--explain lists them)" }

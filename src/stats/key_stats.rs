@@ -37,6 +37,9 @@ struct Loader<'c> {
     rows: u64,
     number_form: u64,
     key: Vec<u8>,
+    /// Where each (candidate, key as written) was first seen, by a 128-bit hash: a second row
+    /// with the same written key is refused (a table has one row per key).
+    seen: hashbrown::HashMap<u128, String>,
 }
 
 impl<'c> Loader<'c> {
@@ -50,6 +53,7 @@ impl<'c> Loader<'c> {
             rows: 0,
             number_form: 0,
             key: Vec::new(),
+            seen: hashbrown::HashMap::new(),
         }
     }
 
@@ -66,15 +70,25 @@ impl<'c> Loader<'c> {
         i
     }
 
-    fn add(&mut self, row: Row) -> Result<(), String> {
+    /// Adds one row; `at` names it in errors (`line 7`, `row 7`).
+    fn add(&mut self, row: Row, at: &str) -> Result<(), String> {
         self.rows += 1;
         let Some(i) = self.candidate_index(&row.candidate) else {
             return Ok(());
         };
+        self.once(i, &row, at)?;
         let first = row.first_time.as_ref().map(epoch).transpose()?.flatten();
         let last = row.last_time.as_ref().map(epoch).transpose()?.flatten();
-        self.totals[i].0 += row.documents;
-        self.totals[i].1 += row.bytes;
+        let (docs, bytes) = self.totals[i];
+        self.totals[i] = docs
+            .checked_add(row.documents)
+            .zip(bytes.checked_add(row.bytes))
+            .ok_or_else(|| {
+                format!(
+                    "candidate `{}` sums past 2^64 documents or bytes: the counts cannot be right",
+                    row.candidate
+                )
+            })?;
         if i == 0 {
             if let (Some(a), Some(b)) = (first, last) {
                 self.spans = Some(match self.spans {
@@ -108,6 +122,37 @@ impl<'c> Loader<'c> {
             }
         }
         Ok(())
+    }
+
+    /// Refuses a second row with the same candidate and key (or error reason) as written: the
+    /// same key twice means the table was put together wrongly (a file concatenated twice). Keys
+    /// written differently that are one key (`[1]` and `[1.0]`, one double) are added up.
+    fn once(&mut self, i: usize, row: &Row, at: &str) -> Result<(), String> {
+        use std::hash::BuildHasher;
+        let written = match row.error.as_deref().filter(|e| !e.is_empty()) {
+            Some(reason) => format!("error {reason}"),
+            None => match &row.key {
+                Some(serde_json::Value::String(s)) => format!("key {s}"),
+                Some(v) => format!("key {v}"),
+                None => "no key".to_string(),
+            },
+        };
+        let half = |seed: u64| {
+            foldhash::quality::FixedState::with_seed(seed).hash_one((i, written.as_str()))
+        };
+        let id = (u128::from(half(0x6b65_7973)) << 64) | u128::from(half(0x7374_6174));
+        match self.seen.entry(id) {
+            hashbrown::hash_map::Entry::Occupied(first) => Err(format!(
+                "the {written} of candidate `{}` is also on {}: a key-statistics table has one \
+                 row per candidate and key (was a file concatenated twice?)",
+                row.candidate,
+                first.get()
+            )),
+            hashbrown::hash_map::Entry::Vacant(v) => {
+                v.insert(at.to_string());
+                Ok(())
+            }
+        }
     }
 
     fn finish(mut self, file: &str) -> Result<KeyStats, String> {
@@ -238,7 +283,7 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
     let mut loader = Loader::new(candidates);
     let open = || {
         std::fs::File::open(path)
-            .map(std::io::BufReader::new)
+            .map(|f| std::io::BufReader::new(LineCap::new(f)))
             .map_err(|e| format!("cannot open {file}: {e}"))
     };
     match ext.as_str() {
@@ -248,7 +293,7 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
                 let line = n + 2;
                 let row = row.map_err(|e| format!("{file}:{line}: {e}"))?;
                 loader
-                    .add(row.into_row())
+                    .add(row.into_row(), &format!("line {line}"))
                     .map_err(|e| format!("{file}:{line}: {e}"))?;
             }
         }
@@ -262,7 +307,7 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
                 let row: Row =
                     serde_json::from_str(&line).map_err(|e| format!("{file}:{line_no}: {e}"))?;
                 loader
-                    .add(row)
+                    .add(row, &format!("line {line_no}"))
                     .map_err(|e| format!("{file}:{line_no}: {e}"))?;
             }
         }
@@ -278,8 +323,16 @@ pub fn read_key_stats(path: &Path, candidates: &[Candidate]) -> Result<KeyStats,
 
 #[cfg(feature = "parquet")]
 fn read_parquet(path: &Path, loader: &mut Loader<'_>) -> Result<(), String> {
-    for row in crate::ingest::columnar::key_stats_rows(path)? {
-        loader.add(row?)?;
+    let file = path.display();
+    for (n, row) in crate::ingest::columnar::key_stats_rows(path)?
+        .into_iter()
+        .enumerate()
+    {
+        let at = format!("row {}", n + 1);
+        let row = row.map_err(|e| format!("{file}: {at}: {e}"))?;
+        loader
+            .add(row, &at)
+            .map_err(|e| format!("{file}: {at}: {e}"))?;
     }
     Ok(())
 }
@@ -290,6 +343,44 @@ fn read_parquet(path: &Path, _loader: &mut Loader<'_>) -> Result<(), String> {
         "{}: reading Parquet needs pkadvisor built with `--features parquet`; or save the key statistics as CSV",
         path.display()
     ))
+}
+
+/// The longest line of a key-statistics file, as the longest record.
+const MAX_LINE_BYTES: usize = crate::ingest::DEFAULT_MAX_RECORD_BYTES;
+
+/// A reader that fails once a line runs past [`MAX_LINE_BYTES`]: a file without newlines
+/// (`/dev/zero`, a binary file named by mistake) was read into one line until memory ran out.
+struct LineCap<R> {
+    inner: R,
+    run: usize,
+}
+
+impl<R> LineCap<R> {
+    fn new(inner: R) -> Self {
+        LineCap { inner, run: 0 }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for LineCap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let chunk = &buf[..n];
+        let (mut run, mut start) = (self.run, 0);
+        let mut long = false;
+        for p in memchr::memchr_iter(b'\n', chunk) {
+            long |= run + (p - start) > MAX_LINE_BYTES;
+            run = 0;
+            start = p + 1;
+        }
+        self.run = run + (n - start);
+        if long || self.run > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a line longer than {MAX_LINE_BYTES} bytes: not a key-statistics row"),
+            ));
+        }
+        Ok(n)
+    }
 }
 
 /// A CSV row: every column text, empty = NULL.
@@ -372,22 +463,31 @@ mod tests {
              /a,\"[\"\"x\"\"]\",,2,30,100,200\n\
              /a,[{}],,1,10,,\n\
              /a,,composite_value,1,5,,\n\
-             /a,\"[\"\"x\"\"]\",,1,7,50,60\n\
-             /zzz,[1],,9,9,,\n",
+             /a,[1.0],,1,7,50,60\n\
+             /zzz,[1],,9,9,,\n\
+             /a,[1e0],,2,4,10,20\n",
         )
         .unwrap();
         let cands = parse_candidates("/a").unwrap();
         let ks = read_key_stats(&f, &cands).unwrap();
-        assert_eq!(ks.rows, 5);
+        assert_eq!(ks.rows, 6);
         assert_eq!(ks.other_candidates, vec!["/zzz".to_string()]);
-        assert_eq!(ks.acc.records_analyzed, 5);
-        assert_eq!(ks.acc.minified_bytes, 52);
-        assert_eq!(ks.acc.time_span, Some((50, 200)));
+        assert_eq!(ks.acc.records_analyzed, 7);
+        assert_eq!(ks.acc.minified_bytes, 56);
+        assert_eq!(ks.acc.time_span, Some((10, 200)));
         let c = &ks.acc.candidates[0];
         let x = c.partitions.get(b"\x08x\xff").unwrap();
         assert_eq!(
             (x.documents, x.minified_bytes, x.time_range()),
-            (3, 37, Some((50, 200)))
+            (2, 30, Some((100, 200)))
+        );
+        // `[1.0]` and `[1e0]` are one double, one key: their rows add up.
+        let mut one = vec![marker::NUMBER];
+        one.extend_from_slice(&1.0f64.to_le_bytes());
+        let n = c.partitions.get(&one).unwrap();
+        assert_eq!(
+            (n.documents, n.minified_bytes, n.time_range()),
+            (3, 11, Some((10, 60)))
         );
         assert_eq!(c.partitions.get(&[marker::UNDEFINED]).unwrap().documents, 1);
         assert_eq!(c.key_errors[&KeyError::CompositeValue].count, 1);
@@ -417,5 +517,81 @@ mod tests {
             e.contains("2 documents whose synthetic key holds a number"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_key_written_twice_is_refused_naming_both_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.csv");
+        let name = f.display().to_string();
+        std::fs::write(
+            &f,
+            "candidate,key,error,documents,bytes\n/a,\"[\"\"x\"\"]\",,2,30\n/a,\"[\"\"y\"\"]\",,1,1\n\
+             /a,\"[\"\"x\"\"]\",,2,30\n",
+        )
+        .unwrap();
+        let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "{name}:4: the key [\"x\"] of candidate `/a` is also on line 2: a key-statistics \
+                 table has one row per candidate and key (was a file concatenated twice?)"
+            )
+        );
+        // An error reason twice, in JSON Lines.
+        let f = dir.path().join("s.jsonl");
+        let name = f.display().to_string();
+        let row =
+            "{\"candidate\":\"/a\",\"error\":\"composite_value\",\"documents\":1,\"bytes\":1}\n";
+        std::fs::write(&f, format!("{row}\n{row}")).unwrap();
+        let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+        assert!(
+            e.starts_with(&format!(
+                "{name}:3: the error composite_value of candidate `/a` is also on line 1:"
+            )),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn sums_past_2_to_the_64_are_refused_not_wrapped() {
+        // 2^64 - 1 documents plus 1 wrapped to 0.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.csv");
+        let name = f.display().to_string();
+        std::fs::write(
+            &f,
+            "candidate,key,error,documents,bytes\n/a,[1],,18446744073709551615,1\n/a,[2],,1,1\n",
+        )
+        .unwrap();
+        let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "{name}:3: candidate `/a` sums past 2^64 documents or bytes: the counts cannot be \
+                 right"
+            )
+        );
+    }
+
+    #[test]
+    fn a_line_past_the_record_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for ext in ["csv", "jsonl"] {
+            let f = dir.path().join(format!("s.{ext}"));
+            let mut text = if ext == "csv" {
+                "candidate,key,error,documents,bytes\n/a,[1],,1,1\n".to_string()
+            } else {
+                "{\"candidate\":\"/a\",\"key\":[1],\"documents\":1,\"bytes\":1}\n".to_string()
+            };
+            text.push_str(&"x".repeat(MAX_LINE_BYTES + 10));
+            std::fs::write(&f, text).unwrap();
+            let e = read_key_stats(&f, &parse_candidates("/a").unwrap()).unwrap_err();
+            assert!(
+                e.contains("a line longer than 4194304 bytes: not a key-statistics row"),
+                "{ext}: {e}"
+            );
+            assert!(e.starts_with(&f.display().to_string()), "{e}");
+        }
     }
 }

@@ -9,6 +9,8 @@
 //! ```
 
 use super::boundaries::{Boundary, BoundaryKind};
+
+mod shape;
 use std::fmt;
 use std::path::Path;
 
@@ -229,6 +231,78 @@ pub struct Workload {
 /// Source name used in errors for the command-line shortcuts.
 const COMMAND_LINE: &str = "command line";
 
+/// The largest rate (per second) of writes, reads, queries or transactions, as for
+/// `--writes-per-sec`: a billion per second, beyond any container.
+pub const MAX_RATE: f64 = 1e9;
+
+/// The largest RU of one query execution (`queries[].ru`, `--query ru=`).
+pub const MAX_QUERY_RU: f64 = 1e6;
+
+/// `value` if it is from 0 to `max`; else what is wrong, the limit included (a value of `1e308`
+/// is too large, not "not a number").
+fn in_range(value: f64, max: f64, unit: &str) -> Result<f64, String> {
+    if value.is_nan() || value < 0.0 {
+        Err(format!(
+            "must be a number from 0 to {max:e}{unit}, got {value}"
+        ))
+    } else if value > max {
+        Err(format!("{value:e} is too large: at most {max:e}{unit}"))
+    } else {
+        Ok(value)
+    }
+}
+
+/// A number from 0 to `max` read by serde: the check runs inside the parser's own visit of the
+/// number, so the error carries the field's path and the number's line and column.
+struct Bounded {
+    max: f64,
+    unit: &'static str,
+}
+
+impl Visitor<'_> for Bounded {
+    type Value = f64;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a number from 0 to {:e}{}", self.max, self.unit)
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<f64, E> {
+        in_range(v, self.max, self.unit).map_err(E::custom)
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<f64, E> {
+        self.visit_f64(v as f64)
+    }
+}
+
+/// A rate as written in a file, checked while it is read (see [`Bounded`]).
+#[derive(Clone, Copy)]
+struct Rate(f64);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        d.deserialize_f64(Bounded {
+            max: MAX_RATE,
+            unit: " per second",
+        })
+        .map(Rate)
+    }
+}
+
+/// A query's RU as written in a file, checked like [`Rate`].
+#[derive(Clone, Copy)]
+struct QueryRu(f64);
+
+impl<'de> Deserialize<'de> for QueryRu {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<QueryRu, D::Error> {
+        d.deserialize_f64(Bounded {
+            max: MAX_QUERY_RU,
+            unit: " RU",
+        })
+        .map(QueryRu)
+    }
+}
+
 impl Workload {
     /// Builds a workload from the command-line rate shortcuts: inserts, point reads that are
     /// assumed to know the full key (empty `by`), and queries from [`parse_query_flag`].
@@ -329,8 +403,10 @@ pub fn parse(text: &str, name: &str, json: bool) -> Result<Workload, WorkloadErr
         return Err(syntax("empty workload file".to_string()));
     }
     let raw: RawWorkload = if json {
+        shape::check_json(text).map_err(|shape| syntax(shape.to_string()))?;
         serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
     } else {
+        shape::check(text).map_err(|shape| syntax(shape.to_string()))?;
         yaml_serde::from_str(text).map_err(|e| syntax(e.to_string()))?
     };
     Ctx { file: name }.workload(raw)
@@ -358,8 +434,8 @@ pub fn parse_query_flag(s: &str) -> Result<QuerySpec, WorkloadError> {
         let (key, value) = (key.trim(), value.trim());
         let slot_taken = match key {
             "name" => name.replace(value.to_string()).is_some(),
-            "per_sec" => per_sec.replace(ctx.number(key, value)?).is_some(),
-            "ru" => ru.replace(ctx.number(key, value)?).is_some(),
+            "per_sec" => per_sec.replace(Rate(ctx.number(key, value)?)).is_some(),
+            "ru" => ru.replace(QueryRu(ctx.number(key, value)?)).is_some(),
             "filter" => filter.replace(value.to_string()).is_some(),
             _ => {
                 return Err(ctx.err(
@@ -468,13 +544,13 @@ struct RawTransaction {
     name: String,
     by: Vec<String>,
     #[serde(default)]
-    per_sec: Option<f64>,
+    per_sec: Option<Rate>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a mapping with per_sec and kind")]
 struct RawWrites {
-    per_sec: f64,
+    per_sec: Rate,
     #[serde(default)]
     kind: Option<String>,
 }
@@ -482,7 +558,7 @@ struct RawWrites {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, expecting = "a mapping with per_sec and by")]
 struct RawReads {
-    per_sec: f64,
+    per_sec: Rate,
     #[serde(default)]
     by: Vec<String>,
 }
@@ -494,10 +570,10 @@ struct RawReads {
 )]
 struct RawQuery {
     name: String,
-    per_sec: f64,
+    per_sec: Rate,
     filter: RawFilter,
     #[serde(default)]
-    ru: Option<f64>,
+    ru: Option<QueryRu>,
 }
 
 /// A filter mapping, keeping the order written (and any repeated keys, reported later). The
@@ -553,14 +629,11 @@ impl Ctx<'_> {
     }
 
     fn rate(&self, field: &str, value: f64) -> Result<f64, WorkloadError> {
-        if value.is_finite() && value >= 0.0 {
-            Ok(value)
-        } else {
-            Err(self.err(
-                field,
-                format!("must be a number of at least 0, got {value}"),
-            ))
-        }
+        in_range(value, MAX_RATE, " per second").map_err(|m| self.err(field, m))
+    }
+
+    fn query_ru(&self, field: &str, value: f64) -> Result<f64, WorkloadError> {
+        in_range(value, MAX_QUERY_RU, " RU").map_err(|m| self.err(field, m))
     }
 
     fn workload(&self, raw: RawWorkload) -> Result<Workload, WorkloadError> {
@@ -594,7 +667,7 @@ impl Ctx<'_> {
                         })?,
                 };
                 Some(Writes {
-                    per_sec: self.rate("writes.per_sec", w.per_sec)?,
+                    per_sec: self.rate("writes.per_sec", w.per_sec.0)?,
                     kind,
                 })
             }
@@ -602,10 +675,11 @@ impl Ctx<'_> {
         let reads = match raw.reads {
             None => None,
             Some(r) => {
-                let per_sec = self.rate("reads.per_sec", r.per_sec)?;
+                let per_sec = self.rate("reads.per_sec", r.per_sec.0)?;
+                let mut seen = std::collections::HashSet::with_capacity(r.by.len());
                 for (i, path) in r.by.iter().enumerate() {
                     self.path(&format!("reads.by[{i}]"), path)?;
-                    if r.by[..i].contains(path) {
+                    if !seen.insert(path.as_str()) {
                         return Err(self.err(
                             &format!("reads.by[{i}]"),
                             format!("path `{path}` listed twice"),
@@ -626,7 +700,7 @@ impl Ctx<'_> {
         for (i, t) in raw.transactions.into_iter().enumerate() {
             let f = format!("transactions[{i}]");
             if let Some(r) = t.per_sec {
-                self.rate(&field(&f, "per_sec"), r)?;
+                self.rate(&field(&f, "per_sec"), r.0)?;
             }
             boundaries.push(self.boundary(&f, BoundaryKind::Transaction, t.name, t.by)?);
         }
@@ -664,9 +738,11 @@ impl Ctx<'_> {
         Ok(Boundary { kind, name, by })
     }
 
+    /// One pass with a map of names: the check was quadratic in the number of queries.
     fn unique_names(&self, queries: &[QuerySpec]) -> Result<(), WorkloadError> {
+        let mut first = std::collections::HashMap::with_capacity(queries.len());
         for (i, q) in queries.iter().enumerate() {
-            if let Some(first) = queries[..i].iter().position(|p| p.name == q.name) {
+            if let Some(first) = first.insert(q.name.as_str(), i) {
                 return Err(self.err(
                     &format!("queries[{i}].name"),
                     format!("duplicate query name `{}` (also queries[{first}])", q.name),
@@ -694,10 +770,10 @@ impl Ctx<'_> {
         if q.name.trim().is_empty() {
             return Err(self.err(&field(prefix, "name"), "must not be empty".to_string()));
         }
-        let per_sec = self.rate(&field(prefix, "per_sec"), q.per_sec)?;
+        let per_sec = self.rate(&field(prefix, "per_sec"), q.per_sec.0)?;
         let ru = match q.ru {
             None => None,
-            Some(ru) => Some(self.rate(&field(prefix, "ru"), ru)?),
+            Some(ru) => Some(self.query_ru(&field(prefix, "ru"), ru.0)?),
         };
         let filter_field = field(prefix, "filter");
         if q.filter.0.is_empty() {
@@ -709,9 +785,10 @@ impl Ctx<'_> {
             ));
         }
         let mut filter: Vec<(String, FilterOp)> = Vec::with_capacity(q.filter.0.len());
+        let mut seen = std::collections::HashSet::with_capacity(q.filter.0.len());
         for (path, op) in q.filter.0 {
             self.path(&filter_field, &path)?;
-            if filter.iter().any(|(p, _)| *p == path) {
+            if !seen.insert(path.clone()) {
                 return Err(self.err(&filter_field, format!("path `{path}` listed twice")));
             }
             let op_field = format!("{filter_field}.{path}");
@@ -740,7 +817,7 @@ impl Ctx<'_> {
                     None => Err(self.err(
                         "indexing.included_paths",
                         format!(
-                            "must be a whole number of at least 0, got {}",
+                            "must be a whole number from 0 to 4,294,967,295, got {}",
                             show(&map["included_paths"])
                         ),
                     )),
@@ -761,7 +838,7 @@ impl Ctx<'_> {
                     None => Err(self.err(
                         field,
                         format!(
-                            "`in` needs a whole number of values of at least 1, got {}",
+                            "`in` needs a whole number of values from 1 to 4,294,967,295, got {}",
                             show(&map["in"])
                         ),
                     )),

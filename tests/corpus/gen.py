@@ -124,13 +124,22 @@ case("big_integers.jsonl", '{"a":9007199254740993,"b":"s"}\n{"a":900719925474099
 case("ops_log.jsonl", '{"op":"write","a":1,"ru":7}\n{"op":"frob","a":1}\n', 2, 2)
 case("ops_bad_op.jsonl", '{"a":1}\n{"a":2}\n', 2, 2, 2, 'ops_log.jsonl:2:1: `op` must be "read", "write" or "query", got "frob"',
      skip_exit=2, extra=["--ops", "ops_log.jsonl"])
+# An `ru` of 1e308 is finite but was accepted: a few such lines sum to infinity.
+case("ops_huge_ru_log.jsonl", '{"op":"read","a":1,"ru":1e308}\n', 1, 1)
+case("ops_huge_ru.jsonl", '{"a":1}\n', 1, 1, 2,
+     "ops_huge_ru_log.jsonl:1:1: `ru` must be a number of request units from 0 to 1e6, got 1e308",
+     skip_exit=2, extra=["--ops", "ops_huge_ru_log.jsonl"])
 # --- Arguments: the input is fine, a flag is out of range (exit 2, never an abort)
 for flag, value, msg in [("--physical-partitions", "4294967295", "at most 100000"),
                          ("--ru", "1e15", "at most 100000"),
                          ("--autoscale-max-ru", "1e15", "at most 100000"),
                          ("--writes-per-sec", "1e308", "at most 1e9"),
                          ("--total-size", "1" + "0" * 300, "at most 1,000 PB"),
-                         ("--max-record-bytes", "0", "--max-record-bytes")]:
+                         ("--max-record-bytes", "0", "--max-record-bytes"),
+                         # 2^32 aborted (SIGABRT) allocating the list of partitions.
+                         ("--top", "4294967296", "--top 4294967296: must be from 0 to 100,000"),
+                         ("--max-candidates", "5000", "--max-candidates 5000: must be from 1 to 1,000"),
+                         ("--limit", "item_bytes=1e308", "limit `item_bytes` = `1e308` is out of range")]:
     case("arg_%s.jsonl" % flag.strip("-").replace("-", "_"), '{"a":1}\n', 1, 1, 2, msg, skip_exit=2,
          extra=[flag, value])
 case("arg_tiny_capacity.jsonl", '{"a":1}\n', 1, 1, 2, "must be at least 1", skip_exit=2,

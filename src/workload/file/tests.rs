@@ -119,7 +119,13 @@ fn indexing_and_consistency_values() {
     );
     assert_eq!(
         invalid("indexing: { included_paths: 2.5 }"),
-        "workload.yaml: indexing.included_paths: must be a whole number of at least 0, got 2.5"
+        "workload.yaml: indexing.included_paths: must be a whole number from 0 to \
+         4,294,967,295, got 2.5"
+    );
+    assert_eq!(
+        invalid("indexing: { included_paths: 1e308 }"),
+        "workload.yaml: indexing.included_paths: must be a whole number from 0 to \
+         4,294,967,295, got 1e308"
     );
     assert_eq!(
         invalid("writes: { per_sec: 1, kind: delete }"),
@@ -131,7 +137,8 @@ fn indexing_and_consistency_values() {
 fn precise_validation_errors() {
     assert_eq!(
         invalid("writes: { per_sec: -5 }"),
-        "workload.yaml: writes.per_sec: must be a number of at least 0, got -5"
+        "workload.yaml: writes.per_sec: must be a number from 0 to 1e9 per second, got -5 at \
+         line 1 column 20"
     );
     assert_eq!(
         invalid("reads: { per_sec: 1, by: [id] }"),
@@ -161,8 +168,8 @@ fn precise_validation_errors() {
     );
     assert_eq!(
         invalid(&q("{ /a: { in: 0 } }")),
-        "workload.yaml: queries[2].filter./a: `in` needs a whole number of values of at \
-             least 1, got 0"
+        "workload.yaml: queries[2].filter./a: `in` needs a whole number of values from 1 to \
+         4,294,967,295, got 0"
     );
     assert_eq!(
         invalid(&q("{ /a: { out: 2 } }")),
@@ -187,7 +194,8 @@ fn precise_validation_errors() {
     );
     assert_eq!(
         invalid("queries:\n- { name: a, per_sec: 1, filter: { /a: eq }, ru: -1 }"),
-        "workload.yaml: queries[0].ru: must be a number of at least 0, got -1"
+        "workload.yaml: queries[0].ru: must be a number from 0 to 1e6 RU, got -1 at line 2 \
+         column 50"
     );
     assert_eq!(
         invalid("queries:\n- { name: ' ', per_sec: 1, filter: { /a: eq } }"),
@@ -313,7 +321,7 @@ fn query_flag_shortcut() {
     );
     assert_eq!(
         err("name=q,per_sec=-1,filter=/a"),
-        "--query: per_sec: must be a number of at least 0, got -1"
+        "--query: per_sec: must be a number from 0 to 1e9 per second, got -1"
     );
 }
 
@@ -331,7 +339,7 @@ fn from_rates_builds_and_validates() {
         Workload::from_rates(Some(-1.0), None, vec![])
             .unwrap_err()
             .to_string(),
-        "command line: writes.per_sec: must be a number of at least 0, got -1"
+        "command line: writes.per_sec: must be a number from 0 to 1e9 per second, got -1"
     );
     assert_eq!(
         Workload::from_rates(None, None, vec![q.clone(), q])
@@ -361,5 +369,117 @@ fn filter_op_names_round_trip() {
     assert_eq!(
         serde_json::to_string(&Indexing::IncludedPaths(2)).unwrap(),
         "{\"included_paths\":2}"
+    );
+}
+
+#[test]
+fn deep_nesting_is_refused_at_its_start_in_one_linear_pass() {
+    // 200 KB of `[{a: ` never closed: libyaml under yaml_serde took over a minute on this (every
+    // token walked the stack of open levels) before yaml_serde's own recursion limit answered.
+    // The shape check stops at level 33. The top mapping is level 1; pair j of `[{` starts at
+    // column 11 + 5(j - 1) with levels 2j and 2j + 1, so level 33 is the `{` of pair 16, at
+    // column 12 + 75 = 87.
+    let text = format!("indexing: {}", "[{a: ".repeat(40_000));
+    assert_eq!(
+        invalid(&text),
+        "workload.yaml: nesting deeper than 32 levels at line 1 column 87 \
+         (the workload format needs 5 at most)"
+    );
+    // The format's own depth, 5, passes.
+    let w = parse(
+        "queries: [{name: q, per_sec: 1, filter: {/a: {in: 5}}}]",
+        "w",
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        w.queries[0].filter,
+        vec![("/a".to_string(), FilterOp::In(5))]
+    );
+}
+
+#[test]
+fn a_file_of_too_many_values_is_refused_before_yaml_serde_holds_them() {
+    // 2.4 MB of empty lists took 580 MB in yaml_serde. Values 1 to 3 are the top mapping,
+    // `indexing` and the outer list (column 11); inner list k starts at column 12 + 3(k - 1),
+    // and value 200,001 is inner list 199,998: column 12 + 3 × 199,997 = 600,003.
+    let text = format!("indexing: [{}]", "[],".repeat(300_000));
+    assert_eq!(
+        invalid(&text),
+        "workload.yaml: more than 200,000 values (keys, numbers, strings, lists, mappings) at \
+         line 1 column 600003 (a query needs about 12)"
+    );
+}
+
+#[test]
+fn numbers_beyond_their_range_are_refused_with_field_line_and_limit() {
+    // `per_sec: 1.7e308` was accepted, written as `null` in the JSON report, and `pkadvisor
+    // report` then refused analyze's own JSON.
+    let text = "consistency: session\nwrites:\n  per_sec: 1.7e308\n";
+    assert_eq!(
+        invalid(text),
+        "workload.yaml: writes.per_sec: 1.7e308 is too large: at most 1e9 per second at line 3 \
+         column 12"
+    );
+    let text = "queries:\n  - name: a\n    per_sec: 5\n    filter: {/a: eq}\n    ru: 2e6\n";
+    assert_eq!(
+        invalid(text),
+        "workload.yaml: queries[0].ru: 2e6 is too large: at most 1e6 RU at line 5 column 9"
+    );
+    assert_eq!(
+        invalid("reads: { per_sec: .inf }"),
+        "workload.yaml: reads.per_sec: inf is too large: at most 1e9 per second at line 1 column 19"
+    );
+    assert_eq!(
+        invalid("transactions: [{name: t, by: [/a], per_sec: 1000000001}]"),
+        "workload.yaml: transactions[0].per_sec: 1.000000001e9 is too large: at most 1e9 per \
+         second at line 1 column 45"
+    );
+    // JSON names the line and the column where the number ends (serde_json gives no field path).
+    let e = parse("{\"writes\": {\"per_sec\": 1e300}}", "w.json", true)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "w.json: 1e300 is too large: at most 1e9 per second at line 1 column 28"
+    );
+    // The limits themselves pass.
+    let w = parse(
+        "writes: { per_sec: 1e9 }\nqueries: [{name: q, per_sec: 1e9, filter: {/a: eq}, ru: 1e6}]",
+        "w",
+        false,
+    )
+    .unwrap();
+    assert_eq!(w.writes.unwrap().per_sec, 1e9);
+    assert_eq!(w.queries[0].ru, Some(1e6));
+    assert_eq!(
+        parse_query_flag("name=q,per_sec=1e308,filter=/a")
+            .unwrap_err()
+            .to_string(),
+        "--query: per_sec: 1e308 is too large: at most 1e9 per second"
+    );
+}
+
+#[test]
+fn many_queries_with_one_name_repeated_at_the_end_are_checked_in_one_pass() {
+    // 60,000 queries (the value cap allows about 15,000 written out; the --query shortcut and
+    // from_rates have no such cap): the name check compared every pair before.
+    let mut queries: Vec<QuerySpec> = (0..60_000)
+        .map(|i| parse_query_flag(&format!("name=q{i},per_sec=1,filter=/a")).unwrap())
+        .collect();
+    queries.push(parse_query_flag("name=q17,per_sec=1,filter=/a").unwrap());
+    assert_eq!(
+        Workload::from_rates(None, None, queries)
+            .unwrap_err()
+            .to_string(),
+        "command line: queries[60000].name: duplicate query name `q17` (also queries[17])"
+    );
+    assert_eq!(
+        invalid("reads: { per_sec: 1, by: [/a, /b, /a] }"),
+        "workload.yaml: reads.by[2]: path `/a` listed twice"
+    );
+    assert_eq!(
+        invalid("queries: [{ name: q, per_sec: 1, filter: { /a: eq, /b: eq, /a: range } }]"),
+        "workload.yaml: queries[0].filter: path `/a` listed twice"
     );
 }
