@@ -17,7 +17,7 @@
 //! - **Markdown**: [`markdown_text`] turns data into literal text (no HTML, no entity, no
 //!   emphasis, link, image, autolink, table pipe, list or heading marker, no line break);
 //!   [`markdown_fence`] gives a code fence longer than any backtick run inside.
-//! - **HTML**: [`html`] escapes `& < > " '`, the characters above and `##`.
+//! - **HTML**: [`html`] escapes `& < > " '`, the characters above and `##[`, `##vso[`.
 //! - **SARIF**: [`uri`] percent-encodes a path into a URI reference.
 
 use std::borrow::Cow;
@@ -159,7 +159,7 @@ fn neutral_keep_controls(line: &str) -> String {
 /// A data string as literal Markdown text inside a line (a table cell, after a list marker's
 /// text): `& < >` as entities (no HTML, no entity, no autolink `<…>`), ``\ ` * _ [ ] ~ | $``
 /// backslash-escaped (no emphasis, code, link, image, strikethrough, cell split or math), the
-/// second `#` of `##` as `\#` (no `##[` in the raw text a CI log shows), `@` as `&#64;` and
+/// second `#` of `##[` and `##vso[` as `\#` (no CI command in the raw text a CI log shows), `@` as `&#64;` and
 /// `://`, `www.` broken (no email or URL autolink), and hazards shown as `\u001b` (so no line
 /// break).
 pub fn markdown_text(s: &str) -> String {
@@ -178,7 +178,6 @@ fn markdown(s: &str, line: bool) -> String {
     let lead = s.len() - s.trim_start_matches(' ').len();
     let ws = s.len() - s.trim_start().len();
     let mut chars = s.char_indices().peekable();
-    let mut prev_hash = false;
     while let Some((i, c)) = chars.next() {
         let at_start = line && i == lead;
         match c {
@@ -190,7 +189,7 @@ fn markdown(s: &str, line: bool) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            '#' if prev_hash => out.push_str("\\#"),
+            '#' if i > 0 && ci_marker_at(s, i - 1) => out.push_str("\\#"),
             ':' if i == ws && starts_command(s) => out.push_str("\\:"),
             '-' | '+' | '=' | '#' | '>' if at_start => {
                 out.push('\\');
@@ -216,9 +215,48 @@ fn markdown(s: &str, line: bool) -> String {
             c if is_hazard(c) => push_escaped(&mut out, c),
             c => out.push(c),
         }
-        prev_hash = c == '#';
     }
     out.replace("://", "&#58;//").replace("www.", "www&#46;")
+}
+
+/// A data string as a Markdown code span (GitHub reads no HTML, entity, link, autolink or
+/// mention inside one): fenced by a backtick run longer than any inside, padded with a space
+/// when the value starts or ends with a backtick, hazards and CI markers neutralised as for a
+/// terminal (no line break), and in a table cell (`in_cell`) pipes as `\|`.
+pub fn markdown_code_span(s: &str, in_cell: bool) -> String {
+    let body = terminal(s);
+    let body = if in_cell {
+        body.replace('|', "\\|")
+    } else {
+        body.into_owned()
+    };
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if body.starts_with('`') || body.ends_with('`') || body.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// Text that quotes values in backticks (findings do: ``the largest key `x` holds 40%``) as
+/// Markdown: each quoted part a [`markdown_code_span`], the rest [`markdown_text`] (the first
+/// part [`markdown_line`] when `line`). A string whose backticks do not pair is all text.
+pub fn markdown_inline(s: &str, line: bool, in_cell: bool) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    if parts.len() < 3 || parts.len().is_multiple_of(2) {
+        return markdown(s, line);
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match i {
+            _ if i % 2 == 1 => markdown_code_span(p, in_cell),
+            0 => markdown(p, line),
+            _ => markdown(p, false),
+        })
+        .collect()
 }
 
 /// A code fence for `text`: backticks, one more than the longest run inside and at least three.
@@ -228,11 +266,10 @@ pub fn markdown_fence(text: &str) -> String {
 }
 
 /// A data string as HTML text or attribute value: `& < > " '` as entities, hazards shown as
-/// `\u001b`, the second `#` of `##` as `&#35;` and a leading `::` as `&#58;:` (no CI command
+/// `\u001b`, the second `#` of `##[` and `##vso[` as `&#35;` and a leading `::` as `&#58;:` (no CI command
 /// in the page's source, which may be printed to a CI log; line feeds are escaped too).
 pub fn html(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut prev_hash = false;
     let lead = s.len() - s.trim_start().len();
     for (i, c) in s.char_indices() {
         match c {
@@ -242,11 +279,10 @@ pub fn html(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            '#' if prev_hash => out.push_str("&#35;"),
+            '#' if i > 0 && ci_marker_at(s, i - 1) => out.push_str("&#35;"),
             c if is_hazard(c) => push_escaped(&mut out, c),
             c => out.push(c),
         }
-        prev_hash = c == '#';
     }
     out
 }

@@ -11,6 +11,7 @@ mod columnar;
 mod corpus;
 mod ejson;
 mod equivalence;
+mod hostile;
 mod memory;
 mod msrv;
 mod recommend;

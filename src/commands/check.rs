@@ -82,9 +82,12 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<bool> {
             .with_context(|| format!("cannot write the baseline to {}", path.display()))?;
     }
     let text = if cfg.sarif {
-        let mut s = serde_json::to_string_pretty(&sarif::document(&violations))?;
-        s.push('\n');
-        s
+        let first = inputs.first().map_or("-", |i| i.display.as_str());
+        let fallback = declared_at.clone().unwrap_or(Location {
+            file: first.to_string(),
+            line: 1,
+        });
+        sarif::text(&violations, &fallback)
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
         crate::report::render_styled(&report, a.format, color)

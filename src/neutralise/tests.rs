@@ -260,13 +260,53 @@ fn markdown_text_is_literal() {
         "https&#58;//x.io a&#64;b"
     );
     assert_eq!(markdown_text("a|b`c`"), "a\\|b\\`c\\`");
-    assert_eq!(markdown_line("## h"), "\\#\\# h");
+    assert_eq!(markdown_line("## h"), "\\## h");
+    assert_eq!(markdown_text("x ##[error]y"), "x #\\#\\[error\\]y");
     assert_eq!(markdown_line("1. x"), "1\\. x");
     assert_eq!(markdown_line("- x"), "\\- x");
     // Cells keep a `#`, a `-` and numbers as they are.
     assert_eq!(markdown_text("#"), "#");
     assert_eq!(markdown_text("-"), "-");
     assert_eq!(markdown_text("1. x"), "1. x");
+}
+
+/// Whether `md` is exactly one code span: a run of n backticks, content without a run of n,
+/// the same run closing it.
+fn one_code_span(md: &str) -> Option<&str> {
+    let n = md.chars().take_while(|&c| c == '`').count();
+    let inner = md.get(n..md.len().checked_sub(n)?)?;
+    let runs_ok = inner.split(|c| c != '`').all(|r| r.len() != n);
+    (n > 0 && md.ends_with(&"`".repeat(n)) && runs_ok && !inner.is_empty()).then_some(inner)
+}
+
+#[test]
+fn code_spans_hold_their_value_and_close_once() {
+    for s in hostile() {
+        for in_cell in [false, true] {
+            let span = markdown_code_span(&s, in_cell);
+            let inner = one_code_span(&span).unwrap_or_else(|| panic!("{span:?}"));
+            terminal_inert(inner.trim());
+            // In a table cell, every pipe is escaped (GFM splits cells before code spans).
+            let b = inner.as_bytes();
+            for (i, _) in inner.match_indices('|') {
+                assert!(!in_cell || (i > 0 && b[i - 1] == b'\\'), "{span:?}");
+            }
+        }
+        // Quoted parts become code spans, the rest literal text: never a raw tag or link.
+        let md = markdown_inline(&s, true, false);
+        assert!(!md.chars().any(is_hazard) && !ci_reads(&md), "{md:?}");
+    }
+    assert_eq!(markdown_code_span("a`b", false), "``a`b``");
+    assert_eq!(markdown_code_span("`x", false), "`` `x ``");
+    assert_eq!(markdown_code_span("a|b", true), "`a\\|b`");
+    assert_eq!(
+        markdown_inline("key `<img src=x>` holds", false, false),
+        "key `<img src=x>` holds"
+    );
+    assert_eq!(
+        markdown_inline("key `a\n::error::x` *", true, false),
+        "key `a\\u000a::error::x` \\*"
+    );
 }
 
 #[test]

@@ -13,27 +13,17 @@ pub const GITHUB_COMMENT_MAX_CHARS: usize = 65_536;
 /// Where the report is cut when it would not fit a comment, leaving room for the note.
 const CUT_AT_BYTES: usize = 64_000;
 
-/// Escapes text for a Markdown table cell or list item so that it shows as written: pipes would
-/// split cells, `<null>` / `<undefined>` would be swallowed as HTML tags, `&amp;` would show as
-/// `&`, and `*_[]()` and friends would turn key values into emphasis, links or code. Bare URLs
-/// are defused so GitHub does not autolink them.
+/// A table cell: its quoted values as code spans, the rest literal text
+/// (`crate::neutralise::markdown_inline`): pipes cannot split it, `<null>` is not a tag, `&amp;`
+/// shows as written, and no key value becomes emphasis, a link, HTML or a line break.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\n' | '\r' => out.push(' '),
-            // `[` and `]` escaped, no link or image can form; `#` only matters at a line start.
-            '\\' | '`' | '*' | '_' | '[' | ']' | '~' | '|' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out.replace("://", "&#58;//").replace("www.", "www&#46;")
+    crate::neutralise::markdown_inline(s, false, true)
+}
+
+/// A line's text (a paragraph line, a list item, a heading): as [`cell`], and nothing at its
+/// start opens a heading, list or quote.
+fn line(s: &str) -> String {
+    crate::neutralise::markdown_inline(s, true, false)
 }
 
 /// Cuts a report longer than a GitHub comment at a block boundary, with a note saying so.
@@ -66,8 +56,11 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
 }
 
 /// A `check` report: the analysis, then its gate, within a comment's limit with the gate whole.
-pub fn render_with_gate(report: &Report, gate: &str) -> String {
+pub fn render_with_gate(report: &Report, gate: &crate::model::CheckOutcome) -> String {
     let body = render_unfitted(blocks(report), Some(report));
+    let gate = super::gate::text(gate, |s| {
+        crate::neutralise::markdown_inline(s, false, false)
+    });
     fit_comment_with(body, &format!("\n## Gate\n\n{gate}"))
 }
 
@@ -85,15 +78,14 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 
 /// Text for inside an HTML element (`<summary>`): Markdown is not read there.
 fn html_text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    crate::neutralise::html(s)
 }
 
 /// With a report: a summary line under the title, and each candidate folded into `<details>`
 /// (its heading the summary) ending with its Mermaid charts.
 fn render_report(blocks: Vec<Block>, report: Option<&Report>) -> String {
-    fit_comment(render_unfitted(blocks, report))
+    let md = fit_comment(render_unfitted(blocks, report));
+    crate::neutralise::ci_lines(&md).into_owned()
 }
 
 /// [`render_report`] before it is cut to a comment's limit.
@@ -145,7 +137,7 @@ fn render_unfitted(blocks: Vec<Block>, report: Option<&Report>) -> String {
 fn heading(out: &mut String, level: u8, text: &str, report: Option<&Report>) {
     out.push_str(&"#".repeat(level as usize));
     out.push(' ');
-    out.push_str(text);
+    out.push_str(&line(text));
     out.push_str("\n\n");
     if let (1, Some(r)) = (level, report) {
         out.push_str(&format!(
@@ -158,7 +150,7 @@ fn heading(out: &mut String, level: u8, text: &str, report: Option<&Report>) {
 /// Plain lines, each ending in a hard line break (two spaces), then a blank line.
 fn text_lines(out: &mut String, lines: &[String]) {
     for l in lines {
-        out.push_str(l);
+        out.push_str(&line(l));
         out.push_str("  \n");
     }
     out.push('\n');
@@ -166,9 +158,10 @@ fn text_lines(out: &mut String, lines: &[String]) {
 
 /// Preformatted text in a code fence.
 fn code(out: &mut String, text: &str) {
-    // A fence longer than any backtick run inside, so nothing closes it early.
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    // A fence longer than any backtick run inside, so nothing closes it early; each line
+    // neutralised as for a terminal (the fence shows it literally).
+    let fence = crate::neutralise::markdown_fence(text);
+    let text = crate::neutralise::terminal_lines(text);
     out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
 }
 
@@ -176,7 +169,7 @@ fn code(out: &mut String, text: &str) {
 fn bullets(out: &mut String, items: &[String]) {
     for i in items {
         out.push_str("- ");
-        out.push_str(&cell(i));
+        out.push_str(&line(i));
         out.push('\n');
     }
     out.push('\n');
@@ -219,7 +212,10 @@ mod tests {
         assert_eq!(cell("R&amp;D"), "R&amp;amp;D");
         assert_eq!(cell("*bold* _it_ [x](y)"), "\\*bold\\* \\_it\\_ \\[x\\](y)");
         assert_eq!(cell("# 1"), "# 1");
-        assert_eq!(cell("`code`"), "\\`code\\`");
+        // A quoted value is a code span; an unpaired backtick stays literal.
+        assert_eq!(cell("`code`"), "`code`");
+        assert_eq!(cell("a `x|y` b"), "a `x\\|y` b");
+        assert_eq!(cell("a ` b"), "a \\` b");
         assert_eq!(cell("https://x.io"), "https&#58;//x.io");
     }
 

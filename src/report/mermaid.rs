@@ -30,7 +30,9 @@ fn label(s: &str) -> String {
     let clean: String = s
         .chars()
         .map(|c| match c {
-            '"' | '\\' | '[' | ']' | '`' | '\n' | '\r' | ';' | '#' | '<' | '&' => '_',
+            '"' | '\\' | '[' | ']' | '`' | ';' | '#' | '<' | '&' => '_',
+            // Controls, bidi overrides and line breaks (crate::neutralise::is_hazard).
+            c if crate::neutralise::is_hazard(c) => '_',
             c => c,
         })
         .collect();
@@ -118,7 +120,13 @@ fn chart(
 
 /// A title without the characters that would end Mermaid's quoted string.
 fn label_title(s: &str) -> String {
-    s.replace(['"', '\\', '`', '\n'], "'")
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '`' => '\'',
+            c if crate::neutralise::is_hazard(c) => '_',
+            c => c,
+        })
+        .collect()
 }
 
 /// The charts of one candidate, as fenced Mermaid blocks.
