@@ -38,13 +38,18 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
         out.push_str(tail);
         return out;
     }
-    let mut cut = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
-    while !out.is_char_boundary(cut) {
-        cut -= 1;
+    let mut limit = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
+    while !out.is_char_boundary(limit) {
+        limit -= 1;
     }
-    let cut = out[..cut].rfind("\n\n").map_or(cut, |i| i + 1);
+    let (cut, rows_left_out) = cut_point(&out, limit);
     let total = out.chars().count();
     out.truncate(cut);
+    if rows_left_out > 0 {
+        out.push_str(&format!(
+            "\n_{rows_left_out} more rows of this table left out._\n"
+        ));
+    }
     if out.matches("<details>").count() > out.matches("</details>").count() {
         out.push_str("</details>\n");
     }
@@ -53,6 +58,25 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
     ));
     out.push_str(tail);
     out
+}
+
+/// Where to cut `out` at or before byte `limit`, and how many table rows that leaves out: at
+/// the last block boundary, or, when the limit falls inside a table, after its last whole row
+/// (the header and at least one row kept), so one long table is shortened, not dropped.
+fn cut_point(out: &str, limit: usize) -> (usize, usize) {
+    let block = out[..limit].rfind("\n\n").map(|i| i + 2);
+    let whole_blocks = block.map_or(limit, |b| b - 1);
+    let Some(start) = block.filter(|&b| out[b..].starts_with("| ")) else {
+        return (whole_blocks, 0);
+    };
+    let row_end = out[..limit].rfind('\n').map_or(start, |i| i + 1);
+    if out[start..row_end].lines().count() < 3 {
+        return (whole_blocks, 0);
+    }
+    let table_end = out[start..]
+        .find("\n\n")
+        .map_or(out.len(), |i| start + i + 1);
+    (row_end, out[row_end..table_end].lines().count())
 }
 
 /// A `check` report: the analysis, then its gate, within a comment's limit with the gate whole.
@@ -217,6 +241,34 @@ mod tests {
         assert_eq!(cell("a `x|y` b"), "a `x\\|y` b");
         assert_eq!(cell("a ` b"), "a \\` b");
         assert_eq!(cell("https://x.io"), "https&#58;//x.io");
+    }
+
+    #[test]
+    fn a_cut_inside_a_table_keeps_its_header_and_the_rows_that_fit() {
+        // One table longer than a comment (a `fields` profile of thousands of paths): the cut
+        // used to fall back to the blank line before it and drop the whole table.
+        let mut md = String::from("# t\n\n| a | b |\n|---|---|\n");
+        for i in 0..3000 {
+            md.push_str(&format!("| row{i:05} | {} |\n", "x".repeat(20)));
+        }
+        md.push_str("\nafter\n");
+        let cut = fit_comment(md);
+        assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
+        assert!(
+            cut.contains("# t\n\n| a | b |\n|---|---|\n| row00000 |"),
+            "{}",
+            &cut[..80]
+        );
+        // Rows of 36 bytes up to the 64,000-byte cut after a 25-byte head: 63,975 / 36 = 1,777.
+        let kept = cut.matches("| row").count();
+        assert_eq!(kept, 1777);
+        assert!(cut.contains("| row01776 |") && !cut.contains("| row01777 |"));
+        assert!(
+            cut.contains("\n\n_1223 more rows of this table left out._\n"),
+            "{}",
+            &cut[cut.len() - 400..]
+        );
+        assert!(cut.contains("**Report cut**") && !cut.contains("after"));
     }
 
     #[test]
