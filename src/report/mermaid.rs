@@ -248,6 +248,8 @@ mod tests {
     #[test]
     fn labels_cannot_break_the_chart() {
         assert_eq!(label("a\"b]c"), "a_b_c");
+        assert_eq!(label("\u{1b}[2J\u{202e}x\ny"), "__2J_x_y");
+        assert_eq!(label_title("k \"\u{7}`"), "k '_'");
         assert_eq!(label("t1 > t1-u1 > s-da0418db"), "t1 > t1-u1 > …");
         assert_eq!(num(0.0001), "0");
         assert_eq!(num(2.5), "2.5");
