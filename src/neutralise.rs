@@ -59,23 +59,26 @@ fn starts_command(s: &str) -> bool {
 /// `colon` for the first colon.
 fn neutral(s: &str, keep_newlines: bool, hash: &str, colon: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
-    let mut line_start = true;
+    // The byte of the colon to break: the first non-whitespace one of each line (found once
+    // per line, so the work stays linear in the length of `s`).
+    let command_at = |from: usize| {
+        let line = &s[from..];
+        let line = if keep_newlines {
+            line.split('\n').next().unwrap_or("")
+        } else {
+            line
+        };
+        let ws = line.len() - line.trim_start().len();
+        line[ws..].starts_with("::").then_some(from + ws)
+    };
+    let mut colon_at = command_at(0);
     for (i, c) in s.char_indices() {
-        if line_start && starts_command(&s[i..]) && !c.is_whitespace() {
-            // Leading whitespace was copied; this is the first colon.
+        if Some(i) == colon_at {
             out.push_str(colon);
-            line_start = false;
-            continue;
-        }
-        if c == '\n' && keep_newlines {
+        } else if c == '\n' && keep_newlines {
             out.push('\n');
-            line_start = true;
-            continue;
-        }
-        if !c.is_whitespace() || is_hazard(c) {
-            line_start = false;
-        }
-        if is_hazard(c) {
+            colon_at = command_at(i + 1);
+        } else if is_hazard(c) {
             push_escaped(&mut out, c);
         } else if c == '#' && i > 0 && ci_marker_at(s, i - 1) {
             out.push_str(hash);

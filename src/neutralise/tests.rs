@@ -402,3 +402,24 @@ fn json_keeps_every_value_and_no_ci_command() {
         }
     }
 }
+
+#[test]
+fn long_values_take_linear_time() {
+    // A 1 MiB run of whitespace before `::` (a record may hold 4 MiB): looking for the line's
+    // first non-blank character once per character would take about 10^12 steps.
+    let s = format!("{}::x", " ".repeat(1 << 20));
+    let timed = |f: &dyn Fn(&str) -> String, end: &str| {
+        let t = std::time::Instant::now();
+        assert!(f(&s).ends_with(end));
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
+    };
+    timed(&|s| terminal(s).into_owned(), " \\u003a:x");
+    timed(&|s| terminal_lines(s).into_owned(), " \\u003a:x");
+    timed(&|s| ci_lines(s).into_owned(), " \\u003a:x");
+    timed(&|s| markdown_line(s), " \\::x");
+    timed(&html, " &#58;:x");
+}
