@@ -22,6 +22,7 @@ pub mod fmt;
 pub mod ingest;
 pub mod keys;
 pub mod model;
+pub mod neutralise;
 pub mod ops;
 pub mod pipeline;
 pub mod profile;

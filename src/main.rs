@@ -7,7 +7,10 @@ fn main() {
     let args = cli::Args::parse();
     let code = match cli::Config::try_from(args) {
         Err(e) => {
-            eprintln!("pkadvisor: {e}");
+            eprintln!(
+                "pkadvisor: {}",
+                pkadvisor::neutralise::terminal_lines(&e.to_string())
+            );
             EXIT_BAD_INPUT
         }
         Ok(config) => {
@@ -18,7 +21,10 @@ fn main() {
                 Ok(code) => code,
                 Err(e) if is_broken_pipe(&e) && !gate => EXIT_OK,
                 Err(e) => {
-                    eprintln!("pkadvisor: {e:#}");
+                    eprintln!(
+                        "pkadvisor: {}",
+                        pkadvisor::neutralise::terminal_lines(&format!("{e:#}"))
+                    );
                     EXIT_BAD_INPUT
                 }
             }

@@ -13,6 +13,7 @@ mod decisions;
 mod ejson;
 mod equivalence;
 mod gate_safety;
+mod hostile;
 mod memory;
 mod msrv;
 mod recommend;

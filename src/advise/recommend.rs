@@ -331,7 +331,7 @@ fn cost_reason(c: &crate::model::CostEval) -> String {
         crate::model::RequiredBy::Minimum => "the service's minimum".to_owned(),
     };
     format!(
-        "cost: {} RU/s to provision ({by}; the workload demands {} RU/s in all): about ${} a month manual (${} autoscale at its maximum) plus ${} of storage, at list prices (an estimate, docs/model.md \"Cost\")",
+        "cost: {} RU/s to provision ({by}; the workload demands {} RU/s in all): about {} USD a month manual ({} USD autoscale at its maximum) plus {} USD of storage, at list prices (an estimate, docs/model.md \"Cost\")",
         crate::fmt::count(c.required_ru_per_sec),
         crate::fmt::count(c.demand_ru_per_sec),
         crate::fmt::count(c.monthly_throughput_usd),
@@ -346,7 +346,7 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
             && r.verdict != Verdict::Fail
         {
             return format!(
-                "it costs about ${} a month against ${} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {} partitions)",
+                "it costs about {} USD a month against {} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {} partitions)",
                 crate::fmt::count(c.monthly_total_usd()),
                 crate::fmt::count(w.monthly_total_usd()),
                 crate::fmt::count(c.required_ru_per_sec),

@@ -19,6 +19,15 @@ pub const GITHUB_MAX_PER_TYPE: usize = 10;
 /// GitHub's step summary file is capped at 1 MiB.
 pub const STEP_SUMMARY_MAX_BYTES: usize = 1024 * 1024;
 
+/// A string from data for an annotation: each line through `crate::neutralise::terminal` (no
+/// control or bidi character, no CI command), line feeds kept for the format's own escape.
+fn data(s: &str) -> String {
+    s.split('\n')
+        .map(|l| crate::neutralise::terminal(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn gh_escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
@@ -43,12 +52,18 @@ pub fn github(violations: &[Violation]) -> Vec<String> {
             let mut props = vec![format!("title={}", gh_escape_property(&v.code))];
             if let Some(l) = v.locations.first() {
                 props.insert(0, format!("line={}", l.line));
-                props.insert(0, format!("file={}", gh_escape_property(&l.file)));
+                props.insert(
+                    0,
+                    format!(
+                        "file={}",
+                        gh_escape_property(&crate::neutralise::terminal(&l.file))
+                    ),
+                );
             }
             out.push(format!(
                 "::{level} {}::{}",
                 props.join(","),
-                gh_escape_data(&v.message)
+                gh_escape_data(&data(&v.message))
             ));
         }
         if of.len() > shown {
@@ -84,14 +99,17 @@ pub fn azure(violations: &[Violation]) -> Vec<String> {
             };
             let mut props = vec![format!("type={level}")];
             if let Some(l) = v.locations.first() {
-                props.push(format!("sourcepath={}", azure_escape(&l.file)));
+                props.push(format!(
+                    "sourcepath={}",
+                    azure_escape(&crate::neutralise::terminal(&l.file))
+                ));
                 props.push(format!("linenumber={}", l.line));
             }
             props.push(format!("code={}", azure_escape(&v.code)));
             format!(
                 "##vso[task.logissue {}]{}",
                 props.join(";"),
-                azure_escape(&v.message)
+                azure_escape(&data(&v.message))
             )
         })
         .collect()
@@ -161,6 +179,20 @@ mod tests {
             lines[9].starts_with("::warning title=pkadvisor::3 more: C9, C10, C11"),
             "{}",
             lines[9]
+        );
+    }
+
+    #[test]
+    fn data_in_annotations_is_neutralised() {
+        let mut x = v("X", Severity::Fail, Some(("a\u{1b}[2J\n::error::f", 1)));
+        x.message = "k \u{1b}]0;t\u{7} ##vso[task.complete]\n::warning::w\u{202e}".into();
+        assert_eq!(
+            github(std::slice::from_ref(&x)),
+            vec!["::error file=a\\u001b[2J\\u000a%3A%3Aerror%3A%3Af,line=1,title=X::k \\u001b]0;t\\u0007 #\\u0023vso[task.complete]%0A\\u003a:warning::w\\u202e"]
+        );
+        assert_eq!(
+            azure(&[x]),
+            vec!["##vso[task.logissue type=error;sourcepath=a\\u001b[2J\\u000a::error::f;linenumber=1;code=X]k \\u001b%5D0%3Bt\\u0007 #\\u0023vso[task.complete%5D%0A\\u003a:warning::w\\u202e"]
         );
     }
 

@@ -107,7 +107,15 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<i32> {
     let (passed, violations) = (outcome.passed, outcome.violations.clone());
     report.check = Some(outcome);
     // The verdict is decided: from here on, errors are reported after the gate's line.
-    let errors = write_outputs(cfg, &report, &violations, out);
+    // A SARIF result needs a location: the key's declaration, else the first sample at line 1.
+    let fallback = declared_at.clone().unwrap_or_else(|| Location {
+        file: a
+            .inputs
+            .first()
+            .map_or_else(|| "-".to_string(), |p| p.display().to_string()),
+        line: 1,
+    });
+    let errors = write_outputs(cfg, &report, &violations, &fallback, out);
     let (failures, warnings) = gate::tally(&violations);
     say(&format!(
         "pkadvisor check: {} ({failures} failure(s), {warnings} warning(s))",
@@ -115,7 +123,7 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<i32> {
     ));
     let failed_outputs = !errors.is_empty();
     for e in errors {
-        say(&format!("pkadvisor: {e:#}"));
+        say(&crate::neutralise::terminal_lines(&format!("pkadvisor: {e:#}")));
     }
     Ok(match (passed, failed_outputs) {
         (false, _) => crate::EXIT_POLICY,
@@ -135,6 +143,7 @@ fn write_outputs(
     cfg: &CheckOptions,
     report: &Report,
     violations: &[Violation],
+    fallback: &Location,
     out: &mut dyn Write,
 ) -> Vec<anyhow::Error> {
     let a = &cfg.analysis;
@@ -150,13 +159,7 @@ fn write_outputs(
         }
     }
     let text = if cfg.sarif {
-        match serde_json::to_string_pretty(&sarif::document(violations)) {
-            Ok(s) => s + "\n",
-            Err(e) => {
-                errors.push(e.into());
-                String::new()
-            }
-        }
+        sarif::text(violations, fallback)
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
         crate::report::render_styled(report, a.format, color)

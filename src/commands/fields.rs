@@ -66,7 +66,9 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
     }
     let text = match cfg.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        OutputFormat::Json => {
+            crate::neutralise::json(serde_json::to_string_pretty(&report)?) + "\n"
+        }
         OutputFormat::Table => crate::report::table::render_blocks_styled(
             render::blocks(&report),
             crate::report::table::use_color(cfg.output.is_none()),

@@ -177,9 +177,9 @@ impl<R: BufRead + Send> CsvReader<R> {
             if let Some(first) = seen.insert(f.to_vec(), i) {
                 eprintln!(
                     "pkadvisor: warning: {}:1: column {} repeats the name `{}` of column {}: each row keeps the value of the last one",
-                    self.name,
+                    crate::neutralise::terminal(&self.name),
                     i + 1,
-                    String::from_utf8_lossy(f),
+                    crate::neutralise::terminal(&String::from_utf8_lossy(f)),
                     first + 1
                 );
             }

@@ -328,7 +328,7 @@ pub fn discover_announced(
     let mut notes = Vec::new();
     let mut found = discover_noting(inputs, forced, &mut notes)?;
     for n in &notes {
-        eprintln!("pkadvisor: note: {n}");
+        eprintln!("pkadvisor: note: {}", crate::neutralise::terminal(n));
     }
     for i in found.iter_mut() {
         i.max_record_bytes = max_record_bytes;
@@ -598,7 +598,7 @@ fn extended_json(src: &InputSource, format: InputFormat, head: &[u8]) -> bool {
             Some(marker) => {
                 eprintln!(
                     "pkadvisor: note: {}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)",
-                    src.display
+                    crate::neutralise::terminal(&src.display)
                 );
                 true
             }

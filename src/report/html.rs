@@ -18,14 +18,17 @@ pub struct HtmlRenderer;
 
 impl Renderer for HtmlRenderer {
     fn render(&self, report: &Report) -> String {
-        let gate = report.check.as_ref().map(super::gate::text);
+        let gate = report
+            .check
+            .as_ref()
+            .map(|g| super::gate::text(g, crate::neutralise::html));
         page(blocks(report), Some(report), gate.as_deref())
     }
 }
 
 /// Renders format-neutral blocks as a standalone HTML page (also used by `pkadvisor fields`).
 pub fn render_blocks(blocks: Vec<Block>) -> String {
-    page(blocks, None, None)
+    crate::neutralise::ci_lines(&page(blocks, None, None)).into_owned()
 }
 
 const STYLE: &str = r#"
@@ -169,7 +172,12 @@ fn breakable(cell: &str) -> String {
         if c == '/' && prev.is_alphanumeric() {
             out.push_str("<wbr>");
         }
-        out.push_str(&esc(c.encode_utf8(&mut [0; 4])));
+        if c == '#' && prev == '#' {
+            // No `##[` or `##vso[` in the page's source (crate::neutralise::html).
+            out.push_str("&#35;");
+        } else {
+            out.push_str(&esc(c.encode_utf8(&mut [0; 4])));
+        }
         if c == '>' || c == '+' {
             out.push_str("<wbr>");
         }
@@ -256,14 +264,19 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
             Block::Text(lines) => paragraph(&mut out, &lines),
             Block::Bullets(items) => bullet_list(&mut out, &items),
             Block::Code(text) => {
-                let _ = writeln!(out, "<pre><code>{}</code></pre>", esc(&text));
+                let _ = writeln!(
+                    out,
+                    "<pre><code>{}</code></pre>",
+                    crate::neutralise::html_lines(&text)
+                );
             }
             Block::Table { headers, rows } => table(&mut out, &headers, &rows, report.is_some()),
         }
     }
     close_candidate(&mut out, &mut candidate);
     if let Some(g) = gate {
-        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{}</pre>", esc(g));
+        // Each string from data in `g` is escaped already.
+        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
     }
     out.push_str("</main>\n</body>\n</html>\n");
     out

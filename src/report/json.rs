@@ -11,7 +11,10 @@ pub struct JsonRenderer;
 
 impl Renderer for JsonRenderer {
     fn render(&self, report: &Report) -> String {
-        let mut s = serde_json::to_string_pretty(report).expect("report serializes");
+        // Values stay exact; DEL, C1, bidi characters and `##[` are written as `\u` escapes.
+        let mut s = crate::neutralise::json(
+            serde_json::to_string_pretty(report).expect("report serializes"),
+        );
         s.push('\n');
         s
     }

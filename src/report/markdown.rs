@@ -13,27 +13,17 @@ pub const GITHUB_COMMENT_MAX_CHARS: usize = 65_536;
 /// Where the report is cut when it would not fit a comment, leaving room for the note.
 const CUT_AT_BYTES: usize = 64_000;
 
-/// Escapes text for a Markdown table cell or list item so that it shows as written: pipes would
-/// split cells, `<null>` / `<undefined>` would be swallowed as HTML tags, `&amp;` would show as
-/// `&`, and `*_[]()` and friends would turn key values into emphasis, links or code. Bare URLs
-/// are defused so GitHub does not autolink them.
+/// A table cell: its quoted values as code spans, the rest literal text
+/// (`crate::neutralise::markdown_inline`): pipes cannot split it, `<null>` is not a tag, `&amp;`
+/// shows as written, and no key value becomes emphasis, a link, HTML or a line break.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\n' | '\r' => out.push(' '),
-            // `[` and `]` escaped, no link or image can form; `#` only matters at a line start.
-            '\\' | '`' | '*' | '_' | '[' | ']' | '~' | '|' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out.replace("://", "&#58;//").replace("www.", "www&#46;")
+    crate::neutralise::markdown_inline(s, false, true)
+}
+
+/// A line's text (a paragraph line, a list item, a heading): as [`cell`], and nothing at its
+/// start opens a heading, list or quote.
+fn line(s: &str) -> String {
+    crate::neutralise::markdown_inline(s, true, false)
 }
 
 /// Cuts a report longer than a GitHub comment at a block boundary, with a note saying so.
@@ -48,13 +38,18 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
         out.push_str(tail);
         return out;
     }
-    let mut cut = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
-    while !out.is_char_boundary(cut) {
-        cut -= 1;
+    let mut limit = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
+    while !out.is_char_boundary(limit) {
+        limit -= 1;
     }
-    let cut = out[..cut].rfind("\n\n").map_or(cut, |i| i + 1);
+    let (cut, rows_left_out) = cut_point(&out, limit);
     let total = out.chars().count();
     out.truncate(cut);
+    if rows_left_out > 0 {
+        out.push_str(&format!(
+            "\n_{rows_left_out} more rows of this table left out._\n"
+        ));
+    }
     if out.matches("<details>").count() > out.matches("</details>").count() {
         out.push_str("</details>\n");
     }
@@ -65,9 +60,31 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
     out
 }
 
+/// Where to cut `out` at or before byte `limit`, and how many table rows that leaves out: at
+/// the last block boundary, or, when the limit falls inside a table, after its last whole row
+/// (the header and at least one row kept), so one long table is shortened, not dropped.
+fn cut_point(out: &str, limit: usize) -> (usize, usize) {
+    let block = out[..limit].rfind("\n\n").map(|i| i + 2);
+    let whole_blocks = block.map_or(limit, |b| b - 1);
+    let Some(start) = block.filter(|&b| out[b..].starts_with("| ")) else {
+        return (whole_blocks, 0);
+    };
+    let row_end = out[..limit].rfind('\n').map_or(start, |i| i + 1);
+    if out[start..row_end].lines().count() < 3 {
+        return (whole_blocks, 0);
+    }
+    let table_end = out[start..]
+        .find("\n\n")
+        .map_or(out.len(), |i| start + i + 1);
+    (row_end, out[row_end..table_end].lines().count())
+}
+
 /// A `check` report: the analysis, then its gate, within a comment's limit with the gate whole.
-pub fn render_with_gate(report: &Report, gate: &str) -> String {
+pub fn render_with_gate(report: &Report, gate: &crate::model::CheckOutcome) -> String {
     let body = render_unfitted(blocks(report), Some(report));
+    let gate = super::gate::text(gate, |s| {
+        crate::neutralise::markdown_inline(s, false, false)
+    });
     fit_comment_with(body, &format!("\n## Gate\n\n{gate}"))
 }
 
@@ -85,15 +102,14 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 
 /// Text for inside an HTML element (`<summary>`): Markdown is not read there.
 fn html_text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    crate::neutralise::html(s)
 }
 
 /// With a report: a summary line under the title, and each candidate folded into `<details>`
 /// (its heading the summary) ending with its Mermaid charts.
 fn render_report(blocks: Vec<Block>, report: Option<&Report>) -> String {
-    fit_comment(render_unfitted(blocks, report))
+    let md = fit_comment(render_unfitted(blocks, report));
+    crate::neutralise::ci_lines(&md).into_owned()
 }
 
 /// [`render_report`] before it is cut to a comment's limit.
@@ -145,7 +161,7 @@ fn render_unfitted(blocks: Vec<Block>, report: Option<&Report>) -> String {
 fn heading(out: &mut String, level: u8, text: &str, report: Option<&Report>) {
     out.push_str(&"#".repeat(level as usize));
     out.push(' ');
-    out.push_str(text);
+    out.push_str(&line(text));
     out.push_str("\n\n");
     if let (1, Some(r)) = (level, report) {
         out.push_str(&format!(
@@ -158,7 +174,7 @@ fn heading(out: &mut String, level: u8, text: &str, report: Option<&Report>) {
 /// Plain lines, each ending in a hard line break (two spaces), then a blank line.
 fn text_lines(out: &mut String, lines: &[String]) {
     for l in lines {
-        out.push_str(l);
+        out.push_str(&line(l));
         out.push_str("  \n");
     }
     out.push('\n');
@@ -166,9 +182,10 @@ fn text_lines(out: &mut String, lines: &[String]) {
 
 /// Preformatted text in a code fence.
 fn code(out: &mut String, text: &str) {
-    // A fence longer than any backtick run inside, so nothing closes it early.
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
+    // A fence longer than any backtick run inside, so nothing closes it early; each line
+    // neutralised as for a terminal (the fence shows it literally).
+    let fence = crate::neutralise::markdown_fence(text);
+    let text = crate::neutralise::terminal_lines(text);
     out.push_str(&format!("{fence}\n{text}\n{fence}\n\n"));
 }
 
@@ -176,7 +193,7 @@ fn code(out: &mut String, text: &str) {
 fn bullets(out: &mut String, items: &[String]) {
     for i in items {
         out.push_str("- ");
-        out.push_str(&cell(i));
+        out.push_str(&line(i));
         out.push('\n');
     }
     out.push('\n');
@@ -219,8 +236,39 @@ mod tests {
         assert_eq!(cell("R&amp;D"), "R&amp;amp;D");
         assert_eq!(cell("*bold* _it_ [x](y)"), "\\*bold\\* \\_it\\_ \\[x\\](y)");
         assert_eq!(cell("# 1"), "# 1");
-        assert_eq!(cell("`code`"), "\\`code\\`");
+        // A quoted value is a code span; an unpaired backtick stays literal.
+        assert_eq!(cell("`code`"), "`code`");
+        assert_eq!(cell("a `x|y` b"), "a `x\\|y` b");
+        assert_eq!(cell("a ` b"), "a \\` b");
         assert_eq!(cell("https://x.io"), "https&#58;//x.io");
+    }
+
+    #[test]
+    fn a_cut_inside_a_table_keeps_its_header_and_the_rows_that_fit() {
+        // One table longer than a comment (a `fields` profile of thousands of paths): the cut
+        // used to fall back to the blank line before it and drop the whole table.
+        let mut md = String::from("# t\n\n| a | b |\n|---|---|\n");
+        for i in 0..3000 {
+            md.push_str(&format!("| row{i:05} | {} |\n", "x".repeat(20)));
+        }
+        md.push_str("\nafter\n");
+        let cut = fit_comment(md);
+        assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
+        assert!(
+            cut.contains("# t\n\n| a | b |\n|---|---|\n| row00000 |"),
+            "{}",
+            &cut[..80]
+        );
+        // Rows of 36 bytes up to the 64,000-byte cut after a 25-byte head: 63,975 / 36 = 1,777.
+        let kept = cut.matches("| row").count();
+        assert_eq!(kept, 1777);
+        assert!(cut.contains("| row01776 |") && !cut.contains("| row01777 |"));
+        assert!(
+            cut.contains("\n\n_1223 more rows of this table left out._\n"),
+            "{}",
+            &cut[cut.len() - 400..]
+        );
+        assert!(cut.contains("**Report cut**") && !cut.contains("after"));
     }
 
     #[test]

@@ -30,7 +30,9 @@ fn label(s: &str) -> String {
     let clean: String = s
         .chars()
         .map(|c| match c {
-            '"' | '\\' | '[' | ']' | '`' | '\n' | '\r' | ';' | '#' | '<' | '&' => '_',
+            '"' | '\\' | '[' | ']' | '`' | ';' | '#' | '<' | '&' => '_',
+            // Controls, bidi overrides and line breaks (crate::neutralise::is_hazard).
+            c if crate::neutralise::is_hazard(c) => '_',
             c => c,
         })
         .collect();
@@ -118,7 +120,13 @@ fn chart(
 
 /// A title without the characters that would end Mermaid's quoted string.
 fn label_title(s: &str) -> String {
-    s.replace(['"', '\\', '`', '\n'], "'")
+    s.chars()
+        .map(|c| match c {
+            '"' | '\\' | '`' => '\'',
+            c if crate::neutralise::is_hazard(c) => '_',
+            c => c,
+        })
+        .collect()
 }
 
 /// The charts of one candidate, as fenced Mermaid blocks.
@@ -240,6 +248,8 @@ mod tests {
     #[test]
     fn labels_cannot_break_the_chart() {
         assert_eq!(label("a\"b]c"), "a_b_c");
+        assert_eq!(label("\u{1b}[2J\u{202e}x\ny"), "__2J_x_y");
+        assert_eq!(label_title("k \"\u{7}`"), "k '_'");
         assert_eq!(label("t1 > t1-u1 > s-da0418db"), "t1 > t1-u1 > …");
         assert_eq!(num(0.0001), "0");
         assert_eq!(num(2.5), "2.5");

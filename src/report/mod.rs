@@ -49,20 +49,28 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
 
 /// [`render`], with verdicts and severities in colour in the table when `color` (decide it
 /// with [`table::use_color`]; the other formats ignore it).
+/// Every format is checked line by line for CI commands at the end
+/// ([`crate::neutralise::ci_lines`]): each renderer neutralises data for its sink, and this
+/// guard holds whatever a layout puts at a line's start (a wrapped line, a cut cell).
 pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> String {
-    let gate = report.check.as_ref().map(gate::text);
     let table = table::TableRenderer { color };
-    match (format, gate) {
+    let gate = report.check.as_ref();
+    let out = match (format, gate) {
         (OutputFormat::Table, None) => table.render(report),
-        (OutputFormat::Table, Some(g)) if color => {
-            format!("{}\n{}", table.render(report), table::paint_lines(&g))
+        (OutputFormat::Table, Some(g)) if color => format!(
+            "{}\n{}",
+            table.render(report),
+            table::paint_lines(&gate::terminal(g))
+        ),
+        (OutputFormat::Table, Some(g)) => {
+            format!("{}\n{}", table.render(report), gate::terminal(g))
         }
-        (OutputFormat::Table, Some(g)) => format!("{}\n{g}", table.render(report)),
         (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
-        (OutputFormat::Markdown, Some(g)) => markdown::render_with_gate(report, &g),
+        (OutputFormat::Markdown, Some(g)) => markdown::render_with_gate(report, g),
         (OutputFormat::Json, _) => json::JsonRenderer.render(report),
         (OutputFormat::Html, _) => html::HtmlRenderer.render(report),
-    }
+    };
+    crate::neutralise::ci_lines(&out).into_owned()
 }
 
 /// One renderer per output format.

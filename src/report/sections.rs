@@ -30,6 +30,27 @@ pub enum Block {
     Candidate(usize),
 }
 
+impl Block {
+    /// The block with every string through `f` (a sink's neutraliser, `crate::neutralise`),
+    /// and a code block's lines through `lines`.
+    pub fn map_text(self, f: fn(&str) -> String, lines: fn(&str) -> String) -> Block {
+        match self {
+            Block::Heading(level, text) => Block::Heading(level, f(&text)),
+            Block::Text(ls) => Block::Text(ls.iter().map(|l| f(l)).collect()),
+            Block::Table { headers, rows } => Block::Table {
+                headers: headers.iter().map(|h| f(h)).collect(),
+                rows: rows
+                    .iter()
+                    .map(|r| r.iter().map(|c| f(c)).collect())
+                    .collect(),
+            },
+            Block::Bullets(items) => Block::Bullets(items.iter().map(|i| f(i)).collect()),
+            Block::Code(text) => Block::Code(lines(&text)),
+            Block::Candidate(i) => Block::Candidate(i),
+        }
+    }
+}
+
 /// The report in one line: the recommendation when there is one, else the best verdict.
 pub fn summary_line(r: &Report) -> String {
     let pass = r

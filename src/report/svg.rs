@@ -56,20 +56,9 @@ pub struct BarChart<'a> {
 /// the bars (else they would be invisible) and says the limit is off the scale.
 const LIMIT_ON_SCALE_BELOW: f64 = 20.0;
 
-/// Escapes text for HTML and SVG content and attribute values.
+/// Escapes text for HTML and SVG content and attribute values (`crate::neutralise::html`).
 pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
+    crate::neutralise::html(s)
 }
 
 /// A round step so that `max` spans about four ticks: 1, 2 or 5 times a power of ten.

@@ -309,6 +309,7 @@ impl Renderer for TableRenderer {
 }
 
 /// Renders format-neutral blocks for a terminal, without colour (also used by `pkadvisor fields`).
+/// Like every rendering for a terminal, checked for CI commands line by line at the end.
 pub fn render_blocks(blocks: Vec<Block>) -> String {
     render_blocks_styled(blocks, false)
 }
@@ -317,7 +318,8 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 /// On a terminal, prose is wrapped at its width too; a pipe or a file gets it unwrapped.
 pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
     let on_terminal = Table::new().width().is_some();
-    render_blocks_at(blocks, color, table_width(), on_terminal)
+    let out = render_blocks_at(blocks, color, table_width(), on_terminal);
+    crate::neutralise::ci_lines(&out).into_owned()
 }
 
 /// Wraps `text` on spaces so no line passes `width` columns (a longer word keeps its own
@@ -348,7 +350,15 @@ pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> Vec<String> 
 
 /// Renders format-neutral blocks with tables fitted to `width` columns and, with `wrap_text`,
 /// prose wrapped at it (snapshot tests fix both).
+/// Every string from data is shown through `crate::neutralise::terminal` first: no control or
+/// bidi character, no line break and no CI command from data reaches the terminal.
 pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16, wrap_text: bool) -> String {
+    let blocks = blocks.into_iter().map(|b| {
+        b.map_text(
+            |s| crate::neutralise::terminal(s).into_owned(),
+            |s| crate::neutralise::terminal_lines(s).into_owned(),
+        )
+    });
     let paint = |s: &str| if color { paint_line(s) } else { s.to_string() };
     let cols = if wrap_text {
         usize::from(width)
