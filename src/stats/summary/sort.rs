@@ -44,6 +44,25 @@ fn window(key: &[u8], d: usize) -> (u128, u8) {
     (u128::from_be_bytes(b), n as u8)
 }
 
+/// How many leading bytes `a` and `b` share.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"));
+        let y = u64::from_ne_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != y {
+            break;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
 /// The sort key of a row at depth 0, from the row alone.
 #[inline]
 fn head_key(p: &PartitionRow) -> (u128, u8) {
@@ -66,15 +85,28 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         }
         rows.iter().map(head_key).collect()
     } else {
+        // Each row's window, and how many bytes past `d` it shares with the first row's key:
+        // when every key shares 16 or more, the windows are all equal and the rows skip ahead
+        // to where the keys first differ (URLs: `https://api.example.com/v1/tenants/` is one
+        // step, not three).
+        let first = &arenas.get(rows[0].key)[d..];
         let key_of = |(i, p): (usize, &PartitionRow)| {
-            let (w, n) = window(arenas.get(p.key), d);
-            (w, n, i)
+            let key = arenas.get(p.key);
+            let (w, n) = window(key, d);
+            (w, n, i, common_prefix(&key[d..], first))
         };
-        let mut order: Vec<(u128, u8, usize)> = if parallel {
+        let order: Vec<(u128, u8, usize, usize)> = if parallel {
             rows.par_iter().enumerate().map(key_of).collect()
         } else {
             rows.iter().enumerate().map(key_of).collect()
         };
+        let shared = order.iter().map(|o| o.3).min().unwrap_or(0);
+        if shared >= 16 {
+            drop(order);
+            return refine(rows, arenas, d + shared);
+        }
+        let mut order: Vec<(u128, u8, usize)> =
+            order.into_iter().map(|(w, n, i, _)| (w, n, i)).collect();
         if parallel {
             order.par_sort_unstable_by_key(|&(w, n, _)| (w, n));
         } else {
@@ -172,6 +204,31 @@ mod tests {
             sorted(&keys),
             vec![b"a".to_vec(), b"a\0".to_vec(), b"b".to_vec()]
         );
+    }
+
+    #[test]
+    fn urls_sharing_a_long_prefix_skip_to_where_they_differ() {
+        // 5,000 URLs whose first 36 bytes are shared, some a prefix of another, a few equal,
+        // and 40 keys identical over 70 bytes: the order is the byte order.
+        let mut keys: Vec<Vec<u8>> = (0..5_000u32)
+            .map(|i| {
+                let mut k = b"\x08https://api.example.com/v1/tenants/".to_vec();
+                k.extend_from_slice(format!("t{}/users/u{}", i % 37, (i * 7) % 1_000).as_bytes());
+                if i % 11 == 0 {
+                    k.truncate(k.len() - 2);
+                }
+                k.push(0xff);
+                k
+            })
+            .collect();
+        keys.extend(std::iter::repeat_n(vec![b'x'; 70], 40));
+        shuffle(&mut keys, 3);
+        let mut want = keys.clone();
+        want.sort();
+        assert_eq!(sorted(&keys), want);
+        assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
+        assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
+        assert_eq!(common_prefix(b"", b"a"), 0);
     }
 
     #[test]
