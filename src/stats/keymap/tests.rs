@@ -622,7 +622,7 @@ fn records_that_repeat_keys_at_a_distance_are_indexed_in_the_scan() {
 #[test]
 fn workers_handing_keys_over_reach_the_single_map_result() {
     // The scan's shared map under --memory-limit (`pipeline::SharedKeys`): 1 to 4 workers each
-    // follow the shared level, hand their keys over past budget / (2 × workers), and the
+    // follow the shared level, hand their keys over past budget / workers, and the
     // merged maps settle to the whole budget. Level, kept keys with their counts and dropped
     // totals equal one map settled to that budget: the thread count does not matter.
     let budget = 600 * (COST_PER_KEY + 12);
@@ -647,7 +647,7 @@ fn workers_handing_keys_over_reach_the_single_map_result() {
     for (workers, stride) in [(2, 1), (2, 700), (3, 1), (4, 4_999)] {
         let mut shared = KeyMap::default();
         let mut maps: Vec<KeyMap> = (0..workers).map(|_| KeyMap::default()).collect();
-        let hand_over_at = budget / (2 * workers as u64);
+        let hand_over_at = budget / workers as u64;
         for (n, d) in docs.iter().enumerate() {
             let w = (n / stride) % workers;
             maps[w].add(d, 1, 10, i64::MAX, i64::MIN);
