@@ -41,31 +41,39 @@ pub fn natural_findings(
         .collect();
     let hidden = hidden_candidates(&groups, &cfg.candidates);
     let plan = crate::keys::KeyPlan::new(&hidden, &cfg.separator);
-    let mut sets: Vec<KeySet> = (0..hidden.len()).map(|_| KeySet::default()).collect();
-    let mut seen = 0u64;
-    let mut buf = Vec::new();
-    crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
-        let mut values = Vec::new();
-        if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
-            seen += 1;
-            for (i, set) in sets.iter_mut().enumerate() {
-                if plan.build_key(i, &values, &mut buf).is_ok() {
-                    set.insert(&buf);
-                }
-            }
-        }
-        seen < NATURAL_GROUP_DOCUMENTS
-    });
-    // Each (group, candidate) split is measured on its own: on the pool, in order.
+    // The sets are split among the pool's threads, each reading the first documents for its
+    // own sets (parsing them again is cheaper than the keys' table work it shares out).
     use rayon::prelude::*;
-    let splits: Vec<GroupSplit> = sets
-        .par_iter()
-        .map(|set| {
-            let mut split = measure(set.keys());
-            split.documents_seen = Some(seen);
-            split
+    let chunks = rayon::current_num_threads().clamp(1, hidden.len().max(1));
+    let per = hidden.len().div_ceil(chunks);
+    let measured: Vec<Vec<GroupSplit>> = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mine = k * per..((k + 1) * per).min(hidden.len());
+            let mut sets: Vec<KeySet> = mine.clone().map(|_| KeySet::default()).collect();
+            let mut seen = 0u64;
+            let mut buf = Vec::new();
+            crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
+                let mut values = Vec::new();
+                if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
+                    seen += 1;
+                    for (i, set) in mine.clone().zip(sets.iter_mut()) {
+                        if plan.build_key(i, &values, &mut buf).is_ok() {
+                            set.insert(&buf);
+                        }
+                    }
+                }
+                seen < NATURAL_GROUP_DOCUMENTS
+            });
+            sets.iter()
+                .map(|set| GroupSplit {
+                    documents_seen: Some(seen),
+                    ..measure(set.keys())
+                })
+                .collect()
         })
         .collect();
+    let splits: Vec<GroupSplit> = measured.into_iter().flatten().collect();
     let mut out: Vec<Vec<Finding>> = vec![Vec::new(); n];
     for (bi, b) in groups.iter().enumerate() {
         for (ci, c) in cfg.candidates.iter().enumerate() {
