@@ -76,14 +76,33 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         return;
     }
     let parallel = rows.len() >= PARALLEL_RUN;
-    // The sort keys of the rows, in their new order.
-    let keys: Vec<(u128, u8)> = if d == 0 {
+    // Where the rows, sorted, start runs of equal sort keys whose keys go on (16 bytes in the
+    // window): the next window decides among them.
+    let mut starts: Vec<usize> = Vec::new();
+    let mut mark = |n: usize, key_at: &dyn Fn(usize) -> (u128, u8)| {
+        let mut i = 0;
+        while i < n {
+            let k = key_at(i);
+            let mut j = i + 1;
+            while j < n && key_at(j) == k {
+                j += 1;
+            }
+            if j - i > 1 && k.1 == 16 {
+                starts.extend([i, j]);
+            }
+            i = j;
+        }
+    };
+    if d == 0 {
+        // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
+        // would need 320 MB for one).
         if parallel {
             rows.par_sort_unstable_by_key(head_key);
         } else {
             rows.sort_unstable_by_key(head_key);
         }
-        rows.iter().map(head_key).collect()
+        let r = &*rows;
+        mark(r.len(), &|i| head_key(&r[i]));
     } else {
         // Each row's window, and how many bytes past `d` it shares with the first row's key:
         // when every key shares 16 or more, the windows are all equal and the rows skip ahead
@@ -93,44 +112,41 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         let key_of = |(i, p): (usize, &PartitionRow)| {
             let key = arenas.get(p.key);
             let (w, n) = window(key, d);
-            (w, n, i, common_prefix(&key[d..], first))
+            let shared = common_prefix(&key[d..], first).min(u32::MAX as usize);
+            (w, i as u32, shared as u32, n)
         };
-        let order: Vec<(u128, u8, usize, usize)> = if parallel {
+        debug_assert!(rows.len() <= u32::MAX as usize);
+        let mut order: Vec<(u128, u32, u32, u8)> = if parallel {
             rows.par_iter().enumerate().map(key_of).collect()
         } else {
             rows.iter().enumerate().map(key_of).collect()
         };
-        let shared = order.iter().map(|o| o.3).min().unwrap_or(0);
+        let shared = order.iter().map(|o| o.2).min().unwrap_or(0) as usize;
         if shared >= 16 {
             drop(order);
             return refine(rows, arenas, d + shared);
         }
-        let mut order: Vec<(u128, u8, usize)> =
-            order.into_iter().map(|(w, n, i, _)| (w, n, i)).collect();
+        let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
         if parallel {
-            order.par_sort_unstable_by_key(|&(w, n, _)| (w, n));
+            order.par_sort_unstable_by_key(by_window);
         } else {
-            order.sort_unstable_by_key(|&(w, n, _)| (w, n));
+            order.sort_unstable_by_key(by_window);
         }
-        let sorted: Vec<PartitionRow> = order.iter().map(|&(_, _, i)| rows[i]).collect();
+        let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
         rows.copy_from_slice(&sorted);
-        order.into_iter().map(|(w, n, _)| (w, n)).collect()
-    };
-    // Runs of rows equal so far whose keys go on: the next window decides among them.
-    let mut runs: Vec<&mut [PartitionRow]> = Vec::new();
+        drop(sorted);
+        mark(order.len(), &|i| by_window(&order[i]));
+    }
+    let mut runs: Vec<&mut [PartitionRow]> = Vec::with_capacity(starts.len() / 2);
     let mut rest = rows;
     let mut at = 0;
-    while !rest.is_empty() {
-        let k = keys[at];
-        let len = keys[at..].iter().take_while(|&&x| x == k).count();
-        let (run, tail) = rest.split_at_mut(len);
-        if len > 1 && k.1 == 16 {
-            runs.push(run);
-        }
+    for pair in starts.chunks_exact(2) {
+        let (_, tail) = rest.split_at_mut(pair[0] - at);
+        let (run, tail) = tail.split_at_mut(pair[1] - pair[0]);
+        runs.push(run);
         rest = tail;
-        at += len;
+        at = pair[1];
     }
-    drop(keys);
     if parallel {
         runs.into_par_iter()
             .for_each(|run| refine(run, arenas, d + 16));
