@@ -90,10 +90,15 @@ impl SharedKeys {
         }
     }
 
-    /// The workers' merged maps with the shared keys, settled to the budget.
+    /// The workers' merged maps with the shared keys, settled to the budget. A shared map no
+    /// worker handed keys to is left out: merging even an empty map folds in the workers' last
+    /// merge, which the drain otherwise combines for free (10 M unique ids: 0.5 s).
     fn finish(self, acc: &mut Accumulator) {
         for (c, m) in acc.candidates.iter_mut().zip(self.maps) {
-            c.partitions.merge(m.into_inner().expect("lock"));
+            let m = m.into_inner().expect("lock");
+            if !m.is_untouched() {
+                c.partitions.merge(m);
+            }
             c.partitions.settle(self.budget);
         }
     }

@@ -430,6 +430,17 @@ impl KeyMap {
         self.level = shared.level;
     }
 
+    /// No key, document or sampling level was ever added (a fresh map).
+    pub fn is_untouched(&self) -> bool {
+        self.level == 0
+            && self.dropped.documents == 0
+            && self.deferred.is_none()
+            && self
+                .parts
+                .iter()
+                .all(|p| p.keys == 0 && p.unindexed == 0 && p.buffered() == 0)
+    }
+
     /// Whether the kept keys may cost more than `budget` (the bound [`KeyMap::settle`] checks
     /// first: cheap, no table built).
     pub fn may_exceed(&mut self, budget: u64) -> bool {

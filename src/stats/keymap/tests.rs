@@ -678,3 +678,18 @@ fn workers_handing_keys_over_reach_the_single_map_result() {
         );
     }
 }
+
+#[test]
+fn a_fresh_map_is_untouched_and_a_used_one_is_not() {
+    // The scan leaves out a shared map no worker handed keys to (merging it would fold the
+    // workers' deferred merge): only a map with nothing in it counts as untouched.
+    assert!(KeyMap::default().is_untouched());
+    let mut m = KeyMap::default();
+    m.add_buffered(b"\x08k\xff", 1, 10, i64::MAX, i64::MIN);
+    assert!(!m.is_untouched(), "a buffered document");
+    m.flush();
+    assert!(!m.is_untouched(), "a key");
+    let mut r = KeyMap::default();
+    r.raise_to(1);
+    assert!(!r.is_untouched(), "a sampling level");
+}
