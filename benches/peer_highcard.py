@@ -2,6 +2,7 @@
 """Peers for issue #9's benchmarks: the partition-key work pkadvisor does, in DuckDB or polars.
 
     python benches/peer_highcard.py --engine duckdb|polars --shape highcard|unique FILE [--threads 2]
+    python benches/peer_highcard.py --engine duckdb --candidates '/a,/b/c,/a>/b/c' FILE
 
 The same work as `pkadvisor analyze` on the files of examples/gen_highcard.rs, in one pass over
 the JSON Lines file:
@@ -47,6 +48,24 @@ PATHS = {
 }
 
 
+def generic(spec):
+    """CANDIDATES and PATHS for a comma-separated candidate list such as
+    "/tenantId,/device/type,/tenantId>/userId" (paths of property names only); each path is
+    extracted once however many candidates use it."""
+    paths, cands = {}, {}
+    for cand in spec.split(","):
+        cols = []
+        for path in cand.split(">"):
+            json_path = "$." + ".".join(path.strip("/").split("/"))
+            col = next((c for c, p in paths.items() if p == json_path), None)
+            if col is None:
+                col = f"c{len(paths)}"
+                paths[col] = json_path
+            cols.append(col)
+        cands[cand] = cols
+    return cands, paths
+
+
 def run_duckdb(path, shape, threads):
     import duckdb
 
@@ -60,6 +79,7 @@ def run_duckdb(path, shape, threads):
     )
     cols = PATHS[shape]
     names = list(cols)
+
     extract = ", ".join(f"j[{i + 1}] AS {c}" for i, c in enumerate(names))
     con.execute(
         f"CREATE TEMP TABLE k AS SELECT {extract}, strlen(line) AS n FROM "
@@ -115,9 +135,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--engine", choices=["duckdb", "polars"], required=True)
-    ap.add_argument("--shape", choices=["highcard", "unique"], required=True)
+    ap.add_argument("--shape", choices=["highcard", "unique"])
+    ap.add_argument("--candidates", help="comma-separated candidates instead of a --shape's")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
+    if args.candidates:
+        CANDIDATES["custom"], PATHS["custom"] = generic(args.candidates)
+        args.shape = "custom"
+    elif not args.shape:
+        ap.error("--shape or --candidates is needed")
     os.environ["POLARS_MAX_THREADS"] = str(args.threads)
     t0 = time.perf_counter()
     run = run_duckdb if args.engine == "duckdb" else run_polars

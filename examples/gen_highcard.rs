@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release --example gen_highcard -- --shape highcard --out bench-data/highcard.jsonl
 //! cargo run --release --example gen_highcard -- --shape unique-id --out bench-data/unique.jsonl
+//! cargo run --release --example gen_highcard -- --shape prefixed --order clustered --out p.jsonl
 //! ```
 //!
 //! `highcard` (default 2,000,000 lines, ~500 bytes each, ~1 GB): `tenantId` Zipf(s = 1.1) over
@@ -10,7 +11,16 @@
 //! `/tenantId>/userId` has ~1.8 M distinct keys), `device.type` one of 4.
 //! `unique-id` (default 10,000,000 lines, ~55 bytes each): a unique `id` per line (a bijective
 //! mix of the line number), plus a small number.
-//! Same `--shape`, `--docs` and `--seed` give identical bytes. All strings are ASCII, no escapes.
+//! `prefixed` (default 2,000,000 lines, ~560 bytes each): the `highcard` population with long
+//! shared prefixes (issue #28): `tenantId` `tenant-00000032`, `userId` `user-000123456`, a
+//! `url` `https://api.example.com/v1/tenants/tenant-00000032/users/user-000123456/items/N`
+//! (10 items per user), and a nested `ctx.org.unit.id` (`unit-00000032-N`, 8 units per tenant)
+//! beside `device.type` and `device.os`: keys whose first 16 encoded bytes are shared by every
+//! key of a tenant.
+//! `--order clustered` (`highcard` and `prefixed`) writes the same lines sorted by tenant, then
+//! user (the default, `shuffled`, is the order drawn: every line a random tenant and user).
+//! Same `--shape`, `--order`, `--docs` and `--seed` give identical bytes. All strings are ASCII,
+//! no escapes.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -76,34 +86,105 @@ fn push_id(buf: &mut Vec<u8>, n: u64, seed: u64) {
     push_hex(buf, b, 12);
 }
 
-fn highcard(w: &mut dyn Write, docs: u64, seed: u64) -> io::Result<u64> {
+/// One drawn line of the `highcard` and `prefixed` shapes: its tenant and user, and the rest
+/// drawn with it (so the clustered order writes the same lines).
+#[derive(Clone, Copy)]
+struct Draw {
+    tenant: u32,
+    user: u32,
+    n: u64,
+    device: u8,
+    os: u8,
+    extra: u16,
+    len: u16,
+    off: u16,
+}
+
+fn draws(docs: u64, seed: u64) -> impl Iterator<Item = Draw> {
     let mut rng = Rng(mix(seed));
     let cdf = zipf_cdf(TENANTS, 1.1);
-    let filler: Vec<u8> = (0..1024).map(|i| b"abcdefghij klmnop"[i % 17]).collect();
-    let mut line = Vec::with_capacity(1024);
-    let mut written = 0;
-    for n in 0..docs {
-        line.clear();
-        let t = cdf.partition_point(|&c| c < rng.unit()).min(TENANTS - 1) + 1;
-        let u = rng.below(USERS) + 1;
-        line.extend_from_slice(b"{\"id\":\"");
-        push_id(&mut line, n, seed);
+    (0..docs).map(move |n| {
+        let tenant = (cdf.partition_point(|&c| c < rng.unit()).min(TENANTS - 1) + 1) as u32;
+        let user = (rng.below(USERS) + 1) as u32;
+        let device = rng.below(4) as u8;
+        let os = rng.below(20) as u8;
+        let len = 300 + rng.below(200) as u16;
+        let off = rng.below(512) as u16;
+        // Drawn after the `highcard` fields, so that shape's bytes are unchanged.
+        let extra = (mix(n ^ seed) >> 48) as u16;
+        Draw {
+            tenant,
+            user,
+            n,
+            device,
+            os,
+            extra,
+            len,
+            off,
+        }
+    })
+}
+
+fn write_line(
+    line: &mut Vec<u8>,
+    d: &Draw,
+    seed: u64,
+    prefixed: bool,
+    filler: &[u8],
+) -> io::Result<()> {
+    line.clear();
+    line.extend_from_slice(b"{\"id\":\"");
+    push_id(line, d.n, seed);
+    let (t, u) = (d.tenant, d.user);
+    if prefixed {
+        write!(
+            line,
+            "\",\"tenantId\":\"tenant-{t:08}\",\"userId\":\"user-{u:09}\",\
+             \"url\":\"https://api.example.com/v1/tenants/tenant-{t:08}/users/user-{u:09}/items/{}\",\
+             \"ctx\":{{\"org\":{{\"unit\":{{\"id\":\"unit-{t:08}-{}\"}}}}}},\"device\":{{\"type\":\"",
+            d.extra % 10,
+            d.extra % 8
+        )?;
+    } else {
         write!(
             line,
             "\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"device\":{{\"type\":\""
         )?;
-        line.extend_from_slice(DEVICE_TYPES[rng.below(4) as usize].as_bytes());
-        write!(
-            line,
-            "\",\"os\":\"v{}\"}},\"seq\":{n},\"text\":\"",
-            rng.below(20)
-        )?;
-        let len = 300 + rng.below(200) as usize;
-        let off = rng.below(512) as usize;
-        line.extend_from_slice(&filler[off..off + len]);
-        line.extend_from_slice(b"\"}\n");
+    }
+    line.extend_from_slice(DEVICE_TYPES[d.device as usize].as_bytes());
+    write!(
+        line,
+        "\",\"os\":\"v{}\"}},\"seq\":{},\"text\":\"",
+        d.os, d.n
+    )?;
+    let (off, len) = (d.off as usize, d.len as usize);
+    line.extend_from_slice(&filler[off..off + len]);
+    line.extend_from_slice(b"\"}\n");
+    Ok(())
+}
+
+fn highcard(
+    w: &mut dyn Write,
+    docs: u64,
+    seed: u64,
+    prefixed: bool,
+    clustered: bool,
+) -> io::Result<u64> {
+    let filler: Vec<u8> = (0..1024).map(|i| b"abcdefghij klmnop"[i % 17]).collect();
+    let mut line = Vec::with_capacity(1024);
+    let mut written = 0;
+    let mut emit = |d: &Draw| -> io::Result<()> {
+        write_line(&mut line, d, seed, prefixed, &filler)?;
         w.write_all(&line)?;
         written += line.len() as u64;
+        Ok(())
+    };
+    if clustered {
+        let mut all: Vec<Draw> = draws(docs, seed).collect();
+        all.sort_by_key(|d| (d.tenant, d.user, d.n));
+        all.iter().try_for_each(&mut emit)?;
+    } else {
+        draws(docs, seed).try_for_each(|d| emit(&d))?;
     }
     w.flush()?;
     Ok(written)
@@ -126,6 +207,7 @@ fn unique_id(w: &mut dyn Write, docs: u64, seed: u64) -> io::Result<u64> {
 
 fn run() -> Result<(), String> {
     let (mut shape, mut out, mut docs, mut seed) = ("highcard".to_string(), None, None, 42u64);
+    let mut clustered = false;
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut val = || it.next().ok_or(format!("{a} needs a value"));
@@ -134,9 +216,16 @@ fn run() -> Result<(), String> {
             "--out" => out = Some(val()?),
             "--docs" => docs = Some(val()?.replace('_', "").parse().map_err(|_| "bad --docs")?),
             "--seed" => seed = val()?.parse().map_err(|_| "bad --seed")?,
+            "--order" => {
+                clustered = match val()?.as_str() {
+                    "clustered" => true,
+                    "shuffled" => false,
+                    o => return Err(format!("unknown --order {o} (shuffled or clustered)")),
+                }
+            }
             _ => {
                 return Err(format!(
-                    "unknown argument {a} (--shape highcard|unique-id, --out, --docs, --seed)"
+                    "unknown argument {a} (--shape highcard|prefixed|unique-id, --order shuffled|clustered, --out, --docs, --seed)"
                 ))
             }
         }
@@ -149,9 +238,14 @@ fn run() -> Result<(), String> {
         None => Box::new(BufWriter::with_capacity(1 << 20, io::stdout().lock())),
     };
     let res = match shape.as_str() {
-        "highcard" => highcard(&mut w, docs.unwrap_or(2_000_000), seed),
+        "highcard" => highcard(&mut w, docs.unwrap_or(2_000_000), seed, false, clustered),
+        "prefixed" => highcard(&mut w, docs.unwrap_or(2_000_000), seed, true, clustered),
         "unique-id" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed),
-        s => return Err(format!("unknown --shape {s} (highcard or unique-id)")),
+        s => {
+            return Err(format!(
+                "unknown --shape {s} (highcard, prefixed or unique-id)"
+            ))
+        }
     };
     let bytes = res.map_err(|e| e.to_string())?;
     eprintln!("gen_highcard: {shape}, {bytes} bytes");

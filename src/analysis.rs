@@ -70,12 +70,16 @@ pub fn analyze_sources(
 ) -> Result<Report, AnalyzeError> {
     // Discovery: without candidates (or with `auto`), profile the fields and generate them.
     let (discovered_cfg, discovered) = discovery::stage(cfg, inputs)?;
+    if discovered.is_some() {
+        crate::timing::mark("discovery: candidates");
+    }
     let cfg = discovered_cfg.as_ref().unwrap_or(cfg);
     // Keys and stats: one parallel scan computes every candidate's key for every document.
     let boundaries = groups::boundaries(cfg);
     let mut scanned = scan::stage(cfg, inputs, &boundaries)?;
     if let Some(d) = &discovered {
         let natural = groups::natural_findings(cfg, inputs, &d.natural_groups);
+        crate::timing::mark("discovery: natural groups measured");
         for (all, mut more) in scanned.group_findings.iter_mut().zip(natural) {
             all.append(&mut more);
         }

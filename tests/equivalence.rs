@@ -181,3 +181,38 @@ fn keys_appended_unprobed_count_exactly_for_any_thread_count() {
     assert_eq!(one, run("2"), "--threads 1 vs 2");
     assert_eq!(one, run("3"), "--threads 1 vs 3");
 }
+
+/// The automatic search (no candidates) gives the same report for 1, 2 and 3 threads: its
+/// natural groups are measured with the groups' key sets split among the threads (issue #28),
+/// and its candidates summarised in parallel. Only the profile's wall-clock seconds differ.
+#[test]
+fn the_automatic_search_is_the_same_for_any_thread_count() {
+    let run = |threads: &str| {
+        let out = Test::new()
+            .args(["analyze", "fixtures/events.jsonl", "--format", "json", "-q"])
+            .args(["--threads", threads])
+            .run()
+            .success()
+            .stdout;
+        let mut v: Value = serde_json::from_str(&out).unwrap();
+        v["discovery"]["profile_seconds"] = Value::Null;
+        v
+    };
+    let one = run("1");
+    // The natural groups' findings are there to compare: both groups, on /userId.
+    let user = one["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/userId")
+        .unwrap();
+    let natural = user["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "NATURAL_GROUP_KEPT")
+        .count();
+    assert_eq!(natural, 2);
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
+}

@@ -24,6 +24,7 @@ pub fn stage(
     if !cfg.auto {
         return Ok((None, None));
     }
+    crate::timing::mark("discovery: start");
     let (candidates, d) = discover_candidates(cfg, inputs)?;
     if candidates.is_empty() {
         return Err(super::AnalyzeError::Empty(format!(

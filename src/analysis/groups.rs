@@ -41,31 +41,83 @@ pub fn natural_findings(
         .collect();
     let hidden = hidden_candidates(&groups, &cfg.candidates);
     let plan = crate::keys::KeyPlan::new(&hidden, &cfg.separator);
-    let mut sets: Vec<std::collections::HashSet<Vec<u8>>> = vec![Default::default(); hidden.len()];
-    let mut seen = 0u64;
-    let mut buf = Vec::new();
-    crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
-        let mut values = Vec::new();
-        if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
-            seen += 1;
-            for (i, set) in sets.iter_mut().enumerate() {
-                if plan.build_key(i, &values, &mut buf).is_ok() && !set.contains(&buf) {
-                    set.insert(buf.clone());
+    // The sets are split among the pool's threads, each reading the first documents for its
+    // own sets (parsing them again is cheaper than the keys' table work it shares out).
+    use rayon::prelude::*;
+    let chunks = rayon::current_num_threads().clamp(1, hidden.len().max(1));
+    let per = hidden.len().div_ceil(chunks);
+    let measured: Vec<Vec<GroupSplit>> = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mine = k * per..((k + 1) * per).min(hidden.len());
+            let mut sets: Vec<KeySet> = mine.clone().map(|_| KeySet::default()).collect();
+            let mut seen = 0u64;
+            let mut buf = Vec::new();
+            crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
+                let mut values = Vec::new();
+                if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
+                    seen += 1;
+                    for (i, set) in mine.clone().zip(sets.iter_mut()) {
+                        if plan.build_key(i, &values, &mut buf).is_ok() {
+                            set.insert(&buf);
+                        }
+                    }
                 }
-            }
-        }
-        seen < NATURAL_GROUP_DOCUMENTS
-    });
+                seen < NATURAL_GROUP_DOCUMENTS
+            });
+            sets.iter()
+                .map(|set| GroupSplit {
+                    documents_seen: Some(seen),
+                    ..measure(set.keys())
+                })
+                .collect()
+        })
+        .collect();
+    let splits: Vec<GroupSplit> = measured.into_iter().flatten().collect();
     let mut out: Vec<Vec<Finding>> = vec![Vec::new(); n];
     for (bi, b) in groups.iter().enumerate() {
         for (ci, c) in cfg.candidates.iter().enumerate() {
-            let mut split = measure(sets[bi * n + ci].iter().map(|k| k.as_slice()));
-            split.documents_seen = Some(seen);
             let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
-            out[ci].extend(findings(b, &split, &paths));
+            out[ci].extend(findings(b, &splits[bi * n + ci], &paths));
         }
     }
     out
+}
+
+/// Distinct keys in one arena, indexed by a table of (offset, length) (no allocation per key:
+/// a set per group and candidate over 100,000 documents held millions of small vectors).
+#[derive(Default)]
+struct KeySet {
+    bytes: Vec<u8>,
+    table: hashbrown::HashTable<(u32, u32)>,
+}
+
+impl KeySet {
+    fn hash(key: &[u8]) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::with_seed(0).hash_one(key)
+    }
+
+    fn get(bytes: &[u8], (at, len): (u32, u32)) -> &[u8] {
+        &bytes[at as usize..at as usize + len as usize]
+    }
+
+    fn insert(&mut self, key: &[u8]) {
+        let h = Self::hash(key);
+        let bytes = &self.bytes;
+        let found = self.table.find(h, |&r| Self::get(bytes, r) == key);
+        if found.is_none() {
+            let r = (self.bytes.len() as u32, key.len() as u32);
+            self.bytes.extend_from_slice(key);
+            let bytes = &self.bytes;
+            self.table
+                .insert_unique(h, r, |&r| Self::hash(Self::get(bytes, r)));
+        }
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.table.iter().map(|&r| Self::get(&self.bytes, r))
+    }
 }
 
 /// The hidden candidates, boundary-major: index `b * candidates.len() + c`.
@@ -107,4 +159,30 @@ pub fn group_findings(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeySet;
+
+    #[test]
+    fn a_key_set_holds_each_key_once() {
+        // 3,000 insertions of 1,000 keys: the empty key, runs of `k` that are prefixes of one
+        // another, numbers. Each is held once, with its own bytes.
+        let key = |i: u32| match i % 3 {
+            0 => "k".repeat((i / 3 % 40) as usize),
+            _ => format!("n{}", i % 1_000),
+        };
+        let mut s = KeySet::default();
+        for i in 0..3_000u32 {
+            s.insert(key(i).as_bytes());
+        }
+        let mut got: Vec<Vec<u8>> = s.keys().map(<[u8]>::to_vec).collect();
+        got.sort();
+        let mut want: Vec<Vec<u8>> = (0..3_000u32).map(|i| key(i).into_bytes()).collect();
+        want.sort();
+        want.dedup();
+        assert_eq!(want.len(), 40 + 1_000);
+        assert_eq!(got, want);
+    }
 }

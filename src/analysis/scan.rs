@@ -45,11 +45,10 @@ pub(super) fn stage(
         time_slot,
         time_bucket_secs: time_slot.map(|_| fine_bucket),
         max_record_bytes: cfg.max_record_bytes,
-        // Each worker's share of the limit for each candidate's keys; the hidden group keys are
-        // exact (a sampled group would undercount split groups) and not budgeted.
-        key_budget: Some(
-            cfg.memory_limit / (cfg.threads.max(1) * cfg.candidates.len().max(1)) as u64,
-        ),
+        // Each candidate's share of the limit, whatever the thread count (the workers share
+        // it: `pipeline::scan`); the hidden group keys are exact (a sampled group would
+        // undercount split groups) and not budgeted.
+        key_budget: Some(cfg.memory_limit / cfg.candidates.len().max(1) as u64),
         budgeted: cfg.candidates.len(),
     };
     let mut acc = pipeline::scan(inputs, &plan, &opts)?;

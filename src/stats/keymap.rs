@@ -408,6 +408,55 @@ impl KeyMap {
         self.level != before
     }
 
+    /// Hands this map's keys to `shared`, a map the workers of one scan share under
+    /// `--memory-limit`, and settles `shared` to `budget` ([`KeyMap::settle`]); this map is
+    /// left empty at the shared map's level. The level is thus decided on keys gathered from
+    /// every worker against one budget, not per worker: the same for any thread count
+    /// ([`crate::stats::sampling`]). Sequential (no rayon job: the caller holds a lock that
+    /// another job of the pool could be waiting for).
+    pub fn hand_over(&mut self, shared: &mut KeyMap, budget: u64) {
+        let mut mine = std::mem::take(self);
+        mine.flush();
+        shared.flush();
+        debug_assert!(mine.deferred.is_none() && shared.deferred.is_none());
+        let level = shared.level.max(mine.level);
+        shared.raise_to(level);
+        mine.raise_to(level);
+        shared.dropped.merge(std::mem::take(&mut mine.dropped));
+        for (a, b) in shared.parts.iter_mut().zip(mine.parts) {
+            a.merge(b);
+        }
+        shared.settle(budget);
+        self.level = shared.level;
+    }
+
+    /// No key, document or sampling level was ever added (a fresh map).
+    pub fn is_untouched(&self) -> bool {
+        self.level == 0
+            && self.dropped.documents == 0
+            && self.deferred.is_none()
+            && self
+                .parts
+                .iter()
+                .all(|p| p.keys == 0 && p.unindexed == 0 && p.buffered() == 0)
+    }
+
+    /// Whether the kept keys may cost more than `budget` (the bound [`KeyMap::settle`] checks
+    /// first: cheap, no table built).
+    pub fn may_exceed(&mut self, budget: u64) -> bool {
+        self.flush_buffers();
+        self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost()) > budget
+    }
+
+    /// Raises this map to `level` when it is below (a level another map of the same scan
+    /// reached: [`KeyMap::hand_over`]), counting its buffered documents first.
+    pub fn follow(&mut self, level: u32) {
+        if level > self.level {
+            self.flush();
+            self.raise_to(level);
+        }
+    }
+
     /// The counts of `key`, if present.
     pub fn get(&self, key: &[u8]) -> Option<PartitionCounts> {
         debug_assert!(self.flushed(), "flush before reading a key map");

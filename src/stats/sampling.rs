@@ -11,10 +11,13 @@
 //! - **Undefined and Null are always kept**: they are single keys that can be the heaviest.
 //! - **Dropped keys** are summed exactly (documents, bytes) and into a count-min sketch, which
 //!   bounds from above the documents and bytes of the largest key that was dropped.
-//! - **The level does not depend on the thread count's timing.** A worker raises its level only
-//!   when its own keys pass the budget; the final level is the lowest at which all keys together
-//!   fit the same budget. A worker's keys are a subset of all keys, so that final level is never
-//!   below a worker's, and it is a function of the data and the budget alone.
+//! - **The level does not depend on the thread count.** The budget is the candidate's share of
+//!   the limit for all workers together. One worker raises its level when its keys pass it;
+//!   several hand their keys to one shared map, which raises its level when the keys gathered
+//!   there pass it, and follow that level ([`super::keymap::KeyMap::hand_over`]). The final level
+//!   is the lowest at which all keys together fit the budget: the keys that raised a level were
+//!   a subset of all keys, so it is never below any map's, and it is a function of the data and
+//!   the budget alone.
 
 /// Bits of the hash that pick the sampling level (above the radix part bits 32..38; a part's
 /// table uses bits 0..32).

@@ -618,3 +618,78 @@ fn records_that_repeat_keys_at_a_distance_are_indexed_in_the_scan() {
     let (rows, _, loose) = m.drain(|_, _, c| assert_eq!(c.documents, 2));
     assert_eq!((rows.len(), loose), (40_000, false));
 }
+
+#[test]
+fn workers_handing_keys_over_reach_the_single_map_result() {
+    // The scan's shared map under --memory-limit (`pipeline::SharedKeys`): 1 to 4 workers each
+    // follow the shared level, hand their keys over past budget / workers, and the
+    // merged maps settle to the whole budget. Level, kept keys with their counts and dropped
+    // totals equal one map settled to that budget: the thread count does not matter.
+    let budget = 600 * (COST_PER_KEY + 12);
+    let docs: Vec<Vec<u8>> = (0..30_000u32)
+        .flat_map(|i| {
+            let mut k = vec![0x08u8];
+            k.extend_from_slice(format!("key{i:06}").as_bytes());
+            k.push(0xFF);
+            std::iter::repeat_n(k, 1 + (i % 4) as usize)
+        })
+        .chain(std::iter::repeat_n(vec![0u8], 50))
+        .collect();
+    let mut single = KeyMap::default();
+    for (n, d) in docs.iter().enumerate() {
+        single.add(d, 1, 10, i64::MAX, i64::MIN);
+        if n % 1_000 == 999 {
+            single.settle(budget);
+        }
+    }
+    single.settle(budget);
+    assert!(single.level() >= 3, "sampled: {}", single.level());
+    for (workers, stride) in [(2, 1), (2, 700), (3, 1), (4, 4_999)] {
+        let mut shared = KeyMap::default();
+        let mut maps: Vec<KeyMap> = (0..workers).map(|_| KeyMap::default()).collect();
+        let hand_over_at = budget / workers as u64;
+        for (n, d) in docs.iter().enumerate() {
+            let w = (n / stride) % workers;
+            maps[w].add(d, 1, 10, i64::MAX, i64::MIN);
+            if n % 1_000 == 999 {
+                maps[w].follow(shared.level());
+                if maps[w].may_exceed(hand_over_at) {
+                    maps[w].hand_over(&mut shared, budget);
+                }
+            }
+        }
+        let mut all = shared;
+        for m in maps {
+            all.merge(m);
+        }
+        all.settle(budget);
+        let what = format!("{workers} workers, stride {stride}");
+        assert_eq!(all.level(), single.level(), "{what}");
+        assert_eq!(kept_keys(&all), kept_keys(&single), "{what}");
+        assert_eq!(
+            all.dropped().documents,
+            single.dropped().documents,
+            "{what}"
+        );
+        assert_eq!(
+            all.dropped().largest_bounds(),
+            single.dropped().largest_bounds(),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn a_fresh_map_is_untouched_and_a_used_one_is_not() {
+    // The scan leaves out a shared map no worker handed keys to (merging it would fold the
+    // workers' deferred merge): only a map with nothing in it counts as untouched.
+    assert!(KeyMap::default().is_untouched());
+    let mut m = KeyMap::default();
+    m.add_buffered(b"\x08k\xff", 1, 10, i64::MAX, i64::MIN);
+    assert!(!m.is_untouched(), "a buffered document");
+    m.flush();
+    assert!(!m.is_untouched(), "a key");
+    let mut r = KeyMap::default();
+    r.raise_to(1);
+    assert!(!r.is_untouched(), "a sampling level");
+}

@@ -190,3 +190,37 @@ fn rows_a_key_left_twice_combine_into_its_statistics() {
         assert_eq!(l.time_range(i), e.time_range(i), "row {i}");
     }
 }
+
+#[test]
+fn prefix_groups_past_the_heads_have_every_member_and_its_bytes() {
+    // 60 tenants of 24-character names (prefixes longer than a row's 16-byte head), tenant k
+    // with k users of 10 + user bytes each, galloped over: each group's rows and bytes are the
+    // ones counted by hand, whatever the group's size (1, 2, 3, ... past every power of two).
+    let mut map = KeyMap::default();
+    for k in 1..=60u64 {
+        let tenant = format!("tenant-00000000000000{k:04}");
+        for u in 0..k {
+            let key = crate::keys::encode_strings(&[Some(&tenant), Some(&format!("u{u}"))]);
+            map.add(&key, 1, 10 + u, i64::MAX, i64::MIN);
+        }
+    }
+    map.flush();
+    let s = summarize(map, 2, &|_| 1.0, 0.0, 5);
+    let groups = prefix_groups(&s.partitions, &s.keys, &s.scale, 1);
+    assert_eq!(groups.len(), 60);
+    let mut at = 0;
+    for (g, k) in groups.iter().zip(1..=60u64) {
+        assert_eq!(g.members, at..at + k as usize, "tenant {k}");
+        assert_eq!(
+            g.bytes,
+            (0..k).map(|u| (10 + u) as f64).sum::<f64>(),
+            "tenant {k}"
+        );
+        at += k as usize;
+    }
+    assert_eq!(s.levels[0].distinct_prefixes, 60);
+    assert_eq!(
+        s.levels[0].largest_prefix_bytes,
+        60.0 * 10.0 + 59.0 * 60.0 / 2.0
+    );
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Issue #28's benchmark suite: pkadvisor against DuckDB doing the same GROUP BYs, on files of
+# several shapes (docs/benchmarks.md, "Shapes").
+#
+#   benches/suite.sh                                   # every shape, full size, 3 rounds
+#   BENCH_DOCS=20000 BENCH_RUNS=1 benches/suite.sh     # smoke run on small files
+#   BENCH_SHAPES="prefixed auto" benches/suite.sh      # some shapes only
+#
+# Shapes (file, candidates):
+#   shuffled   highcard file (tenant Zipf, user uniform, random order), 4 candidates
+#   clustered  the same lines sorted by tenant then user, the same 4 candidates
+#   prefixed   long shared prefixes (tenant-00000032, user-000123456): hierarchical keys whose
+#              16-byte heads are shared within a tenant, 4 candidates
+#   unique     10 M random UUIDs, /id
+#   ten        the prefixed file, 10 candidates at once (two near-unique: /id and /url)
+#   nested     the prefixed file, nested paths (/ctx/org/unit/id, /device/os and a pair)
+#   auto       the prefixed file, `analyze FILE` with no candidate (the automatic search); the
+#              peer does the ten shape's 10 GROUP BYs (the automatic mode analyses more
+#              candidates than that, some of which DuckDB cannot express as one GROUP BY)
+#
+# Environment:
+#   BENCH_RUNS      rounds per shape (default 3); each round runs pkadvisor and DuckDB, the
+#                   order alternating from round to round
+#   BENCH_DOCS      documents per file (default: the generator's, 2 M and 10 M)
+#   BENCH_THREADS   threads for both tools (default 2)
+#   BENCH_SHAPES    which shapes (default: all seven)
+#   PKADVISOR_BIN   use this binary instead of building one
+#   BENCH_PROFILE   release (default) or debug (a check of the harness only)
+#   CARGO_TARGET_DIR respected for the build
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+RUNS="${BENCH_RUNS:-3}"
+THREADS="${BENCH_THREADS:-2}"
+SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique ten nested auto}"
+DOCS="${BENCH_DOCS:-}"
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+VENV=bench-data/venv
+PY="$VENV/bin/python"
+OUT=bench-data/suite-last.md
+
+log() { printf '[suite] %s\n' "$*" >&2; }
+mkdir -p bench-data
+
+PROFILE="${BENCH_PROFILE:-release}"
+case $PROFILE in
+    release) PFLAG=(--release) ;;
+    debug) PFLAG=() ;;
+    *) log "BENCH_PROFILE is release or debug, not $PROFILE"; exit 2 ;;
+esac
+if [[ -z "${PKADVISOR_BIN:-}" ]]; then
+    log "building pkadvisor and the generator ($PROFILE)"
+    cargo build "${PFLAG[@]}" --bin pkadvisor --example gen_highcard
+else
+    cargo build "${PFLAG[@]}" --example gen_highcard
+fi
+PKADVISOR_BIN="${PKADVISOR_BIN:-$TARGET_DIR/$PROFILE/pkadvisor}"
+GEN="$TARGET_DIR/$PROFILE/examples/gen_highcard"
+
+if [[ ! -x "$PY" ]] || ! "$PY" -c 'import duckdb' 2>/dev/null; then
+    log "installing duckdb==2.0.0 into $VENV"
+    [[ -x "$PY" ]] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check duckdb==2.0.0
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# data FILE-STEM GENERATOR-ARGS...: generates bench-data/STEM[-DOCS].jsonl once; prints its path
+data() {
+    local stem=$1; shift
+    local file="bench-data/$stem${DOCS:+-$DOCS}.jsonl"
+    if [[ ! -s "$file" ]]; then
+        log "generating $file"
+        "$GEN" "$@" ${DOCS:+--docs "$DOCS"} --out "$file.tmp" >&2
+        mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+
+# time_run NAME CMD...: appends "seconds rss_kb user_seconds" to $TMP/NAME.times
+time_run() {
+    local name=$1; shift
+    if ! /usr/bin/time -f '%e %M %U' -o "$TMP/t" "$@" >"$TMP/$name.out" 2>"$TMP/err"; then
+        log "$name failed:"; cat "$TMP/err" >&2; exit 1
+    fi
+    cat "$TMP/t" >> "$TMP/$name.times"
+}
+
+FOUR='/tenantId,/userId,/device/type,/tenantId>/userId'
+TEN='/tenantId,/userId,/device/type,/device/os,/tenantId>/userId,/id,/url,/ctx/org/unit/id,/tenantId>/device/type,/ctx/org/unit/id>/userId'
+NESTED='/ctx/org/unit/id,/device/os,/ctx/org/unit/id>/device/type'
+
+{
+    echo "Benchmark suite of $(date -u +%Y-%m-%dT%H:%MZ), pkadvisor $(git rev-parse --short HEAD 2>/dev/null || echo '?'),"
+    echo "$("$PY" -c 'import duckdb; print("duckdb", duckdb.__version__)'), $(nproc) cores" \
+        "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $THREADS threads each," \
+        "$RUNS interleaved rounds, load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo
+    echo "| shape | file MB | candidates | pkadvisor median s (min–max) | MB/s | peak RSS MB | user s | DuckDB median s (min–max) | peak RSS MB | DuckDB time / pkadvisor's |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+} > "$OUT"
+
+for shape in $SHAPES; do
+    case $shape in
+        shuffled) file=$(data highcard --shape highcard); cands=$FOUR ;;
+        clustered) file=$(data highcard-clustered --shape highcard --order clustered); cands=$FOUR ;;
+        prefixed) file=$(data prefixed --shape prefixed); cands=$FOUR ;;
+        unique) file=$(data unique --shape unique-id); cands='/id' ;;
+        ten) file=$(data prefixed --shape prefixed); cands=$TEN ;;
+        nested) file=$(data prefixed --shape prefixed); cands=$NESTED ;;
+        auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;
+        *) log "unknown shape $shape"; exit 2 ;;
+    esac
+    bytes=$(stat -L -c %s "$file")
+    cat "$file" > /dev/null   # warm the page cache
+    rm -f "$TMP"/*.times
+    if [[ $shape == auto ]]; then
+        pk=("$PKADVISOR_BIN" analyze "$file" --threads "$THREADS" --format json -q -o "$TMP/report.json")
+    else
+        pk=("$PKADVISOR_BIN" analyze "$file" -c "$cands" --threads "$THREADS" --format json -q -o "$TMP/report.json")
+    fi
+    duck=("$PY" benches/peer_highcard.py --engine duckdb --candidates "$cands" --threads "$THREADS" "$file")
+    for ((r = 0; r < RUNS; r++)); do
+        log "$shape: round $((r + 1))/$RUNS"
+        if ((r % 2 == 0)); then
+            time_run pkadvisor "${pk[@]}"; time_run duckdb "${duck[@]}"
+        else
+            time_run duckdb "${duck[@]}"; time_run pkadvisor "${pk[@]}"
+        fi
+    done
+    # Exactness: DuckDB's groups and documents per candidate equal pkadvisor's.
+    python3 - "$TMP" <<'PY'
+import json, sys
+d = sys.argv[1]
+rep = json.load(open(f"{d}/report.json"))
+mine = {c["spec"]: (c["logical_partitions"], c["documents"]) for c in rep["candidates"]}
+peer = json.loads(open(f"{d}/duckdb.out").read())
+for spec, v in peer["candidates"].items():
+    if spec in mine and mine[spec] != (v["groups"], v["documents"]):
+        sys.exit(f"MISMATCH {spec}: DuckDB {(v['groups'], v['documents'])}, pkadvisor {mine[spec]}")
+print(f"exact: {sum(s in mine for s in peer['candidates'])} candidates agree", file=sys.stderr)
+PY
+    n=$(awk -F, '{print NF}' <<< "$cands")
+    [[ $shape == auto ]] && n="auto ($(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['candidates']))" "$TMP/report.json"))"
+    python3 - "$TMP" "$shape" "$bytes" "$n" >> "$OUT" <<'PY'
+import statistics, sys
+d, shape, nbytes, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def read(tool):
+    runs = [tuple(map(float, l.split())) for l in open(f"{d}/{tool}.times")]
+    return [r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs]
+pt, pr, pu = read("pkadvisor")
+dt, dr, _ = read("duckdb")
+pm, dm = statistics.median(pt), statistics.median(dt)
+print(f"| {shape} | {nbytes / 1e6:.0f} | {n} | {pm:.2f} ({min(pt):.2f}–{max(pt):.2f}) | {nbytes / 1e6 / pm:.0f} | "
+      f"{statistics.median(pr) / 1024:.0f} | {statistics.median(pu):.2f} | {dm:.2f} ({min(dt):.2f}–{max(dt):.2f}) | "
+      f"{statistics.median(dr) / 1024:.0f} | {dm / pm:.2f} |")
+PY
+done
+echo >> "$OUT"
+echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$OUT"
+cat "$OUT"
+log "written to $OUT"

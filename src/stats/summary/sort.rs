@@ -1,0 +1,257 @@
+//! Sorting partition rows by key without a sequential comparison sort when keys share long
+//! prefixes (issue #28).
+//!
+//! Rows are sorted by 16-byte windows of their keys, one window deeper at each step: first by
+//! the head stored in the row (no key bytes read), then each run of rows whose keys agree so
+//! far by the next window, read once per row from the arenas into a small array of integer
+//! keys. Hierarchical keys (`tenant>user`), prefixed ids (`tenant-00032`) and URLs, whose heads
+//! are nearly all equal within a run, are thus sorted by integer comparisons in parallel, not by
+//! comparing their bytes through the arenas on one thread (a comparison sort reads two keys at
+//! random per comparison; this reads each key once per window).
+//!
+//! The order is exactly the keys' byte order: within a run every key is at least `d` bytes
+//! long and shares its first `d` bytes, and keys are ordered by (the window of bytes
+//! `d..d + 16`, zero-padded; how many of those bytes the key has). Equal windows with fewer
+//! than 16 bytes and equal lengths are equal keys; a shorter key whose padded window equals a
+//! longer one's is its prefix, so it comes first, as in byte order; keys with 16 bytes in
+//! equal windows go on to the next window.
+
+use rayon::prelude::*;
+
+use super::PartitionRow;
+use crate::stats::keymap::KeyArenas;
+
+/// Runs of at most this many rows are sorted by comparing their remaining key bytes.
+const SMALL_RUN: usize = 24;
+/// Runs of at least this many rows are sorted on the rayon pool, and their sub-runs refined
+/// there.
+const PARALLEL_RUN: usize = 1 << 13;
+
+/// Sorts rows by their keys' bytes (keys may repeat: equal keys end up adjacent, in an
+/// unspecified order among themselves).
+pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) {
+    refine(rows, arenas, 0);
+}
+
+/// The window of `key` at depth `d` (bytes `d..d + 16`, big-endian, zero-padded) and how many
+/// of those bytes it has.
+#[inline]
+fn window(key: &[u8], d: usize) -> (u128, u8) {
+    let tail = &key[d.min(key.len())..];
+    let n = tail.len().min(16);
+    let mut b = [0u8; 16];
+    b[..n].copy_from_slice(&tail[..n]);
+    (u128::from_be_bytes(b), n as u8)
+}
+
+/// How many leading bytes `a` and `b` share.
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_ne_bytes(a[i..i + 8].try_into().expect("8 bytes"));
+        let y = u64::from_ne_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        if x != y {
+            break;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The sort key of a row at depth 0, from the row alone.
+#[inline]
+fn head_key(p: &PartitionRow) -> (u128, u8) {
+    (p.key.head128(), p.key.len().min(16) as u8)
+}
+
+/// Sorts `rows`, all of whose keys are at least `d` bytes long and share their first `d` bytes.
+fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
+    if rows.len() <= SMALL_RUN {
+        rows.sort_unstable_by(|a, b| arenas.get(a.key)[d..].cmp(&arenas.get(b.key)[d..]));
+        return;
+    }
+    let parallel = rows.len() >= PARALLEL_RUN;
+    // Where the rows, sorted, start runs of equal sort keys whose keys go on (16 bytes in the
+    // window): the next window decides among them.
+    let mut starts: Vec<usize> = Vec::new();
+    let mut mark = |n: usize, key_at: &dyn Fn(usize) -> (u128, u8)| {
+        let mut i = 0;
+        while i < n {
+            let k = key_at(i);
+            let mut j = i + 1;
+            while j < n && key_at(j) == k {
+                j += 1;
+            }
+            if j - i > 1 && k.1 == 16 {
+                starts.extend([i, j]);
+            }
+            i = j;
+        }
+    };
+    if d == 0 {
+        // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
+        // would need 320 MB for one).
+        if parallel {
+            rows.par_sort_unstable_by_key(head_key);
+        } else {
+            rows.sort_unstable_by_key(head_key);
+        }
+        let r = &*rows;
+        mark(r.len(), &|i| head_key(&r[i]));
+    } else {
+        // Each row's window, and how many bytes past `d` it shares with the first row's key:
+        // when every key shares 16 or more, the windows are all equal and the rows skip ahead
+        // to where the keys first differ (URLs: `https://api.example.com/v1/tenants/` is one
+        // step, not three).
+        let first = &arenas.get(rows[0].key)[d..];
+        let key_of = |(i, p): (usize, &PartitionRow)| {
+            let key = arenas.get(p.key);
+            let (w, n) = window(key, d);
+            let shared = common_prefix(&key[d..], first).min(u32::MAX as usize);
+            (w, i as u32, shared as u32, n)
+        };
+        debug_assert!(rows.len() <= u32::MAX as usize);
+        let mut order: Vec<(u128, u32, u32, u8)> = if parallel {
+            rows.par_iter().enumerate().map(key_of).collect()
+        } else {
+            rows.iter().enumerate().map(key_of).collect()
+        };
+        let shared = order.iter().map(|o| o.2).min().unwrap_or(0) as usize;
+        if shared >= 16 {
+            drop(order);
+            return refine(rows, arenas, d + shared);
+        }
+        let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
+        if parallel {
+            order.par_sort_unstable_by_key(by_window);
+        } else {
+            order.sort_unstable_by_key(by_window);
+        }
+        let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
+        rows.copy_from_slice(&sorted);
+        drop(sorted);
+        mark(order.len(), &|i| by_window(&order[i]));
+    }
+    let mut runs: Vec<&mut [PartitionRow]> = Vec::with_capacity(starts.len() / 2);
+    let mut rest = rows;
+    let mut at = 0;
+    for pair in starts.chunks_exact(2) {
+        let (_, tail) = rest.split_at_mut(pair[0] - at);
+        let (run, tail) = tail.split_at_mut(pair[1] - pair[0]);
+        runs.push(run);
+        rest = tail;
+        at = pair[1];
+    }
+    if parallel {
+        runs.into_par_iter()
+            .for_each(|run| refine(run, arenas, d + 16));
+    } else {
+        for run in runs {
+            refine(run, arenas, d + 16);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::SampleCounts;
+
+    fn sorted(keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let (arenas, refs) = KeyArenas::from_keys(keys.iter().map(|k| &k[..]));
+        let mut rows: Vec<PartitionRow> = refs
+            .into_iter()
+            .map(|key| PartitionRow {
+                key,
+                sample: SampleCounts::default(),
+            })
+            .collect();
+        sort_by_key(&mut rows, &arenas);
+        rows.iter().map(|p| arenas.get(p.key).to_vec()).collect()
+    }
+
+    /// A deterministic shuffle (no rand dependency).
+    fn shuffle(v: &mut [Vec<u8>], mut s: u64) {
+        for i in (1..v.len()).rev() {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            v.swap(i, (s >> 33) as usize % (i + 1));
+        }
+    }
+
+    #[test]
+    fn keys_sharing_long_prefixes_sort_as_their_bytes() {
+        // Prefixes and zero bytes at every window boundary, repeats, and hierarchical keys whose
+        // first 40 bytes are shared by thousands of keys (more than a parallel run).
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let long = b"\x08tenant-00000000000000000000000032\xff\x08user-".to_vec();
+        for i in 0..20_000u32 {
+            let mut k = long.clone();
+            k.extend_from_slice(format!("{:07}", (i * 7919) % 20_000).as_bytes());
+            k.push(0xff);
+            keys.push(k);
+        }
+        for n in [0usize, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49] {
+            for fill in [0u8, 1, b'a', 0xff] {
+                keys.push(vec![fill; n]);
+                let mut k = long.clone();
+                k.resize(long.len() + n, fill);
+                keys.push(k);
+            }
+        }
+        keys.extend(keys.clone().into_iter().take(500)); // repeats
+        shuffle(&mut keys, 7);
+        let mut want = keys.clone();
+        want.sort();
+        assert_eq!(sorted(&keys), want);
+    }
+
+    #[test]
+    fn small_and_empty_inputs() {
+        assert!(sorted(&[]).is_empty());
+        let keys = vec![b"b".to_vec(), b"a\0".to_vec(), b"a".to_vec()];
+        assert_eq!(
+            sorted(&keys),
+            vec![b"a".to_vec(), b"a\0".to_vec(), b"b".to_vec()]
+        );
+    }
+
+    #[test]
+    fn urls_sharing_a_long_prefix_skip_to_where_they_differ() {
+        // 5,000 URLs whose first 36 bytes are shared, some a prefix of another, a few equal,
+        // and 40 keys identical over 70 bytes: the order is the byte order.
+        let mut keys: Vec<Vec<u8>> = (0..5_000u32)
+            .map(|i| {
+                let mut k = b"\x08https://api.example.com/v1/tenants/".to_vec();
+                k.extend_from_slice(format!("t{}/users/u{}", i % 37, (i * 7) % 1_000).as_bytes());
+                if i % 11 == 0 {
+                    k.truncate(k.len() - 2);
+                }
+                k.push(0xff);
+                k
+            })
+            .collect();
+        keys.extend(std::iter::repeat_n(vec![b'x'; 70], 40));
+        shuffle(&mut keys, 3);
+        let mut want = keys.clone();
+        want.sort();
+        assert_eq!(sorted(&keys), want);
+        assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
+        assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
+        assert_eq!(common_prefix(b"", b"a"), 0);
+    }
+
+    #[test]
+    fn windows_order_as_bytes() {
+        assert_eq!(window(b"", 0), (0, 0));
+        assert_eq!(window(b"ab", 1), (u128::from(b'b') << 120, 1));
+        assert_eq!(window(&[7u8; 40], 16), (u128::from_be_bytes([7; 16]), 16));
+        assert_eq!(window(&[7u8; 40], 32).1, 8);
+    }
+}
