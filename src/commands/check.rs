@@ -123,7 +123,9 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<i32> {
     ));
     let failed_outputs = !errors.is_empty();
     for e in errors {
-        say(&crate::neutralise::terminal_lines(&format!("pkadvisor: {e:#}")));
+        say(&crate::neutralise::terminal_lines(&format!(
+            "pkadvisor: {e:#}"
+        )));
     }
     Ok(match (passed, failed_outputs) {
         (false, _) => crate::EXIT_POLICY,

@@ -16,8 +16,6 @@ pub struct Discovery {
     /// Documents profiled: the first of the input, 200,000 rounded up to the end of the block
     /// (2 MiB of input) that reaches them, so the same ones in every run (the analysis reads all).
     pub profiled_documents: u64,
-    /// Seconds the profiling pass took.
-    pub profile_seconds: f64,
     /// The bound applied.
     pub max_candidates: usize,
     /// Whether text output lists `excluded` (`--explain`).

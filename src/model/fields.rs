@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::estimate::DistinctEstimate;
 
 /// Version of the `fields` JSON document.
-pub const FIELDS_SCHEMA_VERSION: u32 = 1;
+pub const FIELDS_SCHEMA_VERSION: u32 = 2;
 
 /// The profile of a sample.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
@@ -31,7 +31,10 @@ pub struct FieldsReport {
     pub fields: Vec<FieldProfile>,
     /// Path occurrences not profiled because too many distinct paths exist (2,000 are kept).
     pub untracked_paths: u64,
-    /// Seconds the profiling pass took.
+    /// Seconds the profiling pass took: for the note on standard error only, never in the
+    /// output (runs are byte-identical).
+    #[serde(skip)]
+    #[schemars(skip)]
     pub seconds: f64,
 }
 

@@ -106,7 +106,6 @@ pub fn discover(input: &SearchInput) -> Discovery {
     let r = input.report;
     let mut out = Discovery {
         fields_profiled: r.fields.len(),
-        profile_seconds: r.seconds,
         max_candidates: input.max_candidates,
         id_property: r.id_property.advice.clone(),
         ..Discovery::default()
