@@ -27,7 +27,8 @@ fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)))
 }
 
-fn codes(r: &Value) -> Vec<String> {
+/// The codes of a check report's violations, in order.
+pub(crate) fn codes(r: &Value) -> Vec<String> {
     r["check"]["violations"]
         .as_array()
         .unwrap()

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::check::codes;
 use crate::util::{root, Test};
 
 fn bin() -> Command {
@@ -39,15 +40,6 @@ fn wait(mut child: Child, secs: u64) -> (i32, String) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn codes(r: &Value) -> Vec<String> {
-    r["check"]["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// 2,000 customers of one order each, and 5 orders without `customerId` (a schema failure);
