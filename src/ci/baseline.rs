@@ -63,7 +63,7 @@ fn gated(base: &serde_json::Value) -> Option<(&str, &serde_json::Value)> {
     }
 }
 
-/// Regressions of the key's report against the baseline's report of its gated key ([`gated`]).
+/// Regressions of the key's report against the baseline's report of its gated key (`gated`).
 /// `tolerance` is the relative growth allowed for the largest logical partition.
 pub fn compare(now: &CandidateReport, base: &serde_json::Value, tolerance: f64) -> Vec<Violation> {
     let fail = |code: &str, message: String| Violation {

@@ -4,7 +4,7 @@
 //!
 //! Each format has a real reader (arm.rs: serde_json; terraform.rs: hcl-edit; bicep.rs: a
 //! tokenizer that knows strings, comments and expressions), each one pass over the text. They
-//! report what a container declares as written ([`Declared`]); this module chooses the
+//! report what a container declares as written (`Declared`); this module chooses the
 //! container and reads the key literally: a path, kind or version that is a parameter, variable
 //! or any other expression is refused with the file, line and the `--key` fix, never guessed.
 
