@@ -205,19 +205,37 @@ fn fanout_growth(
         .collect()
 }
 
+/// A fan-out query's overhead share of the RU/s demanded at which it is worth a WARN
+/// (docs/model.md, FANOUT_QUERY): below it, and below [`FANOUT_LATENCY_RATE`], it is INFO.
+pub const FANOUT_MATERIAL_SHARE: f64 = 0.10;
+/// Executions per second at which a fan-out query's latency is felt (a user-facing path).
+pub const FANOUT_LATENCY_RATE: f64 = 10.0;
+
 /// Findings about queries and point reads.
 pub fn query_findings(e: &WorkloadEval) -> Vec<Finding> {
     let mut f = Vec::new();
     for q in &e.queries {
         if q.routing == RoutingClass::Fanout && q.partitions_touched > 1.0 {
+            // It matters when its overhead is a material share of what the container must be
+            // provisioned for, or when it runs often enough for its latency to be felt.
+            let share = q.fanout_overhead_ru_per_sec / e.ru_demand.total.max(f64::MIN_POSITIVE);
+            let material = share >= FANOUT_MATERIAL_SHARE || q.per_sec >= FANOUT_LATENCY_RATE;
+            let why = if material {
+                String::new()
+            } else {
+                format!(
+                    "; at {} of the RU/s demanded and under {FANOUT_LATENCY_RATE:.0} per second it does not decide the key",
+                    pct(share)
+                )
+            };
             f.push(Finding::new(
                 "FANOUT_QUERY",
-                Severity::Warn,
+                if material { Severity::Warn } else { Severity::Info },
                 format!(
-                    "query `{}` ({}/s) fans out to all {:.0} physical partitions: {:.0} RU/s, of which {:.0} RU/s is per-partition overhead that grows with the container",
+                    "query `{}` ({}/s) fans out to all {:.0} physical partitions: {:.0} RU/s, of which {:.0} RU/s is per-partition overhead that grows with the container{why}",
                     q.name, q.per_sec, q.partitions_touched, q.ru_per_sec, q.fanout_overhead_ru_per_sec
                 ),
-                json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched, "ru_per_sec": q.ru_per_sec, "overhead_ru_per_sec": q.fanout_overhead_ru_per_sec}),
+                json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched, "ru_per_sec": q.ru_per_sec, "overhead_ru_per_sec": q.fanout_overhead_ru_per_sec, "overhead_share": share}),
             ));
         } else if q.routing == RoutingClass::Fanout {
             f.push(Finding::new(
@@ -420,6 +438,38 @@ pub fn limit_findings(t: &TimeToLimitEval, l: &Limits) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A workload of 1,000 RU/s with one fan-out query over 16 partitions (37.5 RU of
+    /// overhead per execution: 15 extra partitions × 2.5 RU).
+    fn fanout(per_sec: f64, total: f64) -> WorkloadEval {
+        serde_json::from_value(json!({
+            "point_reads": null, "time": null, "time_to_limit": null,
+            "ru_demand": {"fanout_overhead": 37.5 * per_sec, "queries": 47.5 * per_sec, "reads": 0.0, "total": total, "writes": 0.0},
+            "queries": [{"fanout_overhead_ru_per_sec": 37.5 * per_sec, "lookups": 1, "name": "q",
+                "partitions_touched": 16.0, "per_sec": per_sec, "reason": "", "routing": "fanout",
+                "ru_per_query": 47.5, "ru_per_sec": 47.5 * per_sec}]
+        }))
+        .unwrap()
+    }
+
+    /// By hand: at 1/s the overhead is 37.5 RU/s, 3.75% of 1,000: INFO (not material, not
+    /// frequent). At 1/s of a 300 RU/s workload it is 12.5%: WARN. At 10/s: WARN whatever the
+    /// share (375 of 100,000 RU/s is 0.4%).
+    #[test]
+    fn fanout_warns_only_when_it_matters() {
+        let sev = |e: &WorkloadEval| query_findings(e)[0].severity;
+        let info = query_findings(&fanout(1.0, 1000.0));
+        assert_eq!(info[0].severity, Severity::Info);
+        assert!(
+            info[0].message.contains(
+                "at 3.8% of the RU/s demanded and under 10 per second it does not decide the key"
+            ),
+            "{}",
+            info[0].message
+        );
+        assert_eq!(sev(&fanout(1.0, 300.0)), Severity::Warn);
+        assert_eq!(sev(&fanout(10.0, 100_000.0)), Severity::Warn);
+    }
 
     #[test]
     fn rank_correlation_uses_the_timed_partitions_only() {
