@@ -79,7 +79,7 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// Returns `None` for anything else, including surrounding whitespace.
 pub fn parse_iso8601(s: &str) -> Option<i64> {
     let b = s.as_bytes();
-    if b.get(2) == Some(&b'/') {
+    if b.get(1) == Some(&b'/') || b.get(2) == Some(&b'/') {
         return parse_invariant(b);
     }
     let mut i = 0;
@@ -146,12 +146,13 @@ pub fn parse_iso8601(s: &str) -> Option<i64> {
 }
 
 /// .NET's invariant-culture `DateTime` text, `MM/dd/yyyy[ HH:mm[:ss]]` (what `ToString()` writes
-/// and what Microsoft's CosmicWorks sample data holds), read as UTC.
+/// and what Microsoft's CosmicWorks sample data holds), and the US short form `M/d/yyyy H:mm`
+/// (spreadsheet exports), read as UTC.
 fn parse_invariant(b: &[u8]) -> Option<i64> {
     let mut i = 0;
-    let month = digits(b, &mut i, 2)?;
+    let month = one_or_two_digits(b, &mut i)?;
     expect(b, &mut i, b'/')?;
-    let day = digits(b, &mut i, 2)?;
+    let day = one_or_two_digits(b, &mut i)?;
     expect(b, &mut i, b'/')?;
     let year = i64::from(digits(b, &mut i, 4)?);
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
@@ -162,7 +163,7 @@ fn parse_invariant(b: &[u8]) -> Option<i64> {
         return Some(secs);
     }
     expect(b, &mut i, b' ')?;
-    let hour = digits(b, &mut i, 2)?;
+    let hour = one_or_two_digits(b, &mut i)?;
     expect(b, &mut i, b':')?;
     let minute = digits(b, &mut i, 2)?;
     let mut second = 0;
@@ -175,6 +176,12 @@ fn parse_invariant(b: &[u8]) -> Option<i64> {
     }
     secs += i64::from(hour) * 3600 + i64::from(minute) * 60 + i64::from(second);
     Some(secs)
+}
+
+/// Reads one or two ASCII digits at `*i` (`9` or `09`).
+fn one_or_two_digits(b: &[u8], i: &mut usize) -> Option<u32> {
+    let two = b.get(*i + 1).is_some_and(u8::is_ascii_digit);
+    digits(b, i, if two { 2 } else { 1 })
 }
 
 /// Reads exactly `n` ASCII digits at `*i`.
@@ -322,6 +329,15 @@ mod tests {
             "day first is not invariant"
         );
         assert_eq!(parse_iso8601("02/30/2013"), None);
+        // The US short form a spreadsheet writes: 2017-09-19T09:45:00Z.
+        assert_eq!(parse_iso8601("9/19/2017 9:45"), Some(1_505_814_300));
+        assert_eq!(parse_iso8601("9/19/2017"), Some(1_505_779_200));
+        assert_eq!(
+            parse_iso8601("9/19/2017 9:5"),
+            None,
+            "minutes keep two digits"
+        );
+        assert_eq!(parse_iso8601("123/1/2017"), None);
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub struct PathAcc {
     pub invariant_times: u64,
     /// Numbers with a fractional part (measurements rather than identifiers).
     pub fractional: u64,
+    /// Strings holding a decimal number with a fractional part (`"58.9"`: a measurement stored
+    /// as text).
+    pub fractional_strings: u64,
     /// Numbers at most 0 (counts and amounts have them; identifiers rarely do).
     pub nonpositive: u64,
     /// Shortest and longest number text (digits of an integer), `(u64::MAX, 0)` before any.
@@ -110,6 +113,7 @@ impl Default for PathAcc {
             iso_dates: 0,
             invariant_times: 0,
             fractional: 0,
+            fractional_strings: 0,
             number_len: (u64::MAX, 0),
             nonpositive: 0,
             spaced: 0,
@@ -132,6 +136,20 @@ pub fn value_json(tagged: &str) -> String {
 
 /// 2000-01-01 and 2100-01-01 in epoch seconds: numbers outside are not taken for timestamps.
 const PLAUSIBLE_EPOCH: (i64, i64) = (946_684_800, 4_102_444_800);
+
+/// Whether `s` is a decimal number with a fractional part, as text (`"58.9"`, `"-0.25"`): digits,
+/// one point with digits after it, an optional sign; no exponent, spaces or leading `+`.
+fn is_fractional_number(s: &str) -> bool {
+    let b = s.strip_prefix('-').unwrap_or(s).as_bytes();
+    let Some(dot) = b.iter().position(|&c| c == b'.') else {
+        return false;
+    };
+    let (int, frac) = (&b[..dot], &b[dot + 1..]);
+    !int.is_empty()
+        && !frac.is_empty()
+        && int.iter().chain(frac).all(u8::is_ascii_digit)
+        && frac.iter().any(|&c| c != b'0')
+}
 
 impl PathAcc {
     fn add(&mut self, v: &Value, ts: Option<i64>, room: &mut usize) {
@@ -168,12 +186,15 @@ impl PathAcc {
                 if s.contains(' ') {
                     self.spaced += 1;
                 }
+                if is_fractional_number(s) {
+                    self.fractional_strings += 1;
+                }
                 if parse_iso8601(s).is_some() {
                     self.iso_times += 1;
                     if s.len() == 10 && s.as_bytes().get(4) == Some(&b'-') {
                         self.iso_dates += 1;
                     }
-                    if s.as_bytes().get(2) == Some(&b'/') {
+                    if s.bytes().take(3).any(|c| c == b'/') {
                         self.invariant_times += 1;
                     }
                 }
@@ -224,6 +245,7 @@ impl PathAcc {
         self.invariant_times += o.invariant_times;
         self.epoch_numbers += o.epoch_numbers;
         self.fractional += o.fractional;
+        self.fractional_strings += o.fractional_strings;
         self.spaced += o.spaced;
         self.nonpositive += o.nonpositive;
         self.number_len = (

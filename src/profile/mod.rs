@@ -231,7 +231,9 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
         if a.invariant_times * 2 >= a.iso_times {
             return (
                 s("timestamp"),
-                Some(s(".NET invariant culture, MM/dd/yyyy HH:mm:ss")),
+                Some(s(
+                    ".NET invariant culture, MM/dd/yyyy HH:mm:ss, or the US short M/d/yyyy H:mm",
+                )),
             );
         }
         return (s("timestamp"), Some(s("ISO 8601 date-time")));
@@ -250,6 +252,10 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
         return (s("mixed_types"), None);
     }
     if a.numbers > 0 && a.fractional * 2 >= a.numbers {
+        return (s("measurement"), None);
+    }
+    // Prices and weights exported as text (`"58.9"`) are measurements too.
+    if a.strings > 0 && a.fractional_strings * 2 >= a.strings {
         return (s("measurement"), None);
     }
     if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 && a.nonpositive > 0 {
@@ -418,6 +424,11 @@ mod tests {
                 "count": if i % 2 == 0 { i * 1000 } else { i % 7 },
                 "serial": i + 1,
                 "note": format!("free text number {i}"),
+                // #31 item 9: a price as text, a US short date, and zip codes (integers as
+                // text, which stay values: they are identifiers).
+                "price_text": format!("{}.{}", i % 97, 1 + i % 9),
+                "us_date": format!("{}/{}/2017 9:45", 1 + i % 3, 10 + i % 5),
+                "zip": format!("{:05}", 1000 + i % 120),
             })
         });
         let p = profiler(docs, None);
@@ -433,6 +444,9 @@ mod tests {
         assert_eq!(shape("/user"), "value");
         assert_eq!(shape("/tags"), "array");
         assert_eq!(shape("/price"), "measurement");
+        assert_eq!(shape("/price_text"), "measurement");
+        assert_eq!(shape("/us_date"), "timestamp");
+        assert_eq!(shape("/zip"), "value");
         assert_eq!(shape("/count"), "quantity");
         // 1 to 400: three digits of spread, but no zero: an auto-increment id, not a count.
         assert_eq!(shape("/serial"), "id");
