@@ -118,6 +118,31 @@ fn sales_orders_are_keyed_by_customer_then_order() {
             "pass",
             "{size}"
         );
+        // The side-by-side quotes the winner's cost, as the JSON has it.
+        let row = |aspect: &str| {
+            r["recommendation"]["comparison"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["aspect"] == aspect)
+                .unwrap_or_else(|| panic!("no row {aspect}"))
+                .clone()
+        };
+        let win = &candidate(&r, "/customerId>/_id")["cost"];
+        let usd = win["monthly_throughput_usd"].as_f64().unwrap()
+            + win["monthly_storage_usd"].as_f64().unwrap();
+        let ru = win["required_ru_per_sec"].as_f64().unwrap();
+        assert_eq!(
+            row("RU/s to provision")["winner"],
+            pkadvisor::fmt::count(ru)
+        );
+        assert_eq!(
+            row("USD a month (manual + storage)")["winner"],
+            pkadvisor::fmt::count(usd)
+        );
+        // Storage at 1 RU/s per GB would be 500 or 2,000 RU/s: the hottest partition decides.
+        assert!(ru > if size == "2TB" { 2000.0 } else { 500.0 }, "{ru}");
+        assert_eq!(win["required_by"], "hottest_partition");
         let single = candidate(&r, "/customerId");
         if size == "2TB" {
             assert_eq!(single["verdict"], "fail", "{:?}", codes(single));

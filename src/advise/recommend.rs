@@ -398,9 +398,18 @@ fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
         runner_up: f(r),
     };
     let opt = |x: Option<f64>| x.map_or("n/a (no workload)".to_owned(), |v| format!("{v:.2}"));
+    let cost = |c: &CandidateReport, f: &dyn Fn(&crate::model::CostEval) -> String| {
+        c.cost.as_ref().map_or("n/a (no workload)".to_owned(), f)
+    };
     vec![
         row("candidate", &|c| c.spec.clone()),
         row("verdict", &|c| c.verdict.to_string()),
+        row("RU/s to provision", &|c| {
+            cost(c, &|k| crate::fmt::count(k.required_ru_per_sec))
+        }),
+        row("USD a month (manual + storage)", &|c| {
+            cost(c, &|k| crate::fmt::count(k.monthly_total_usd()))
+        }),
         row("score", &|c| format!("{:.0}", c.score)),
         row("largest logical partition", &|c| {
             human_bytes(c.max_logical_partition_bytes)
