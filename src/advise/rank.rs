@@ -9,6 +9,7 @@
 
 use std::cmp::Ordering;
 
+use super::recommend::complexity;
 use crate::keys::spec::KeyKind;
 use crate::model::Verdict;
 
@@ -29,16 +30,6 @@ pub struct RankItem<'a> {
     pub headroom: f64,
     /// The key as written.
     pub spec: &'a str,
-}
-
-/// Application complexity of a key kind (lower is simpler).
-pub fn complexity(kind: KeyKind) -> u8 {
-    match kind {
-        KeyKind::Single => 0,
-        KeyKind::Hierarchical => 1,
-        KeyKind::Synthetic => 2,
-        KeyKind::Hashed | KeyKind::Time => 3,
-    }
 }
 
 /// The order without costs: verdict class, score, headroom, text.
@@ -70,7 +61,7 @@ fn among_equals(x: &RankItem, y: &RankItem) -> Ordering {
         .cmp(&share(x))
         .then(x.verdict.cmp(&y.verdict))
         .then(headroom_class(x.headroom).cmp(&headroom_class(y.headroom)))
-        .then(complexity(x.kind).cmp(&complexity(y.kind)))
+        .then(complexity(x.kind).total_cmp(&complexity(y.kind)))
         .then_with(|| by_score(x, y))
 }
 
