@@ -133,11 +133,11 @@ fn sales_orders_are_keyed_by_customer_then_order() {
             + win["monthly_storage_usd"].as_f64().unwrap();
         let ru = win["required_ru_per_sec"].as_f64().unwrap();
         assert_eq!(
-            row("RU/s to provision")["winner"],
+            row("RU/s to provision (est.)")["winner"],
             pkadvisor::fmt::count(ru)
         );
         assert_eq!(
-            row("USD a month (manual + storage)")["winner"],
+            row("USD a month, manual + storage (est., list prices)")["winner"],
             pkadvisor::fmt::count(usd)
         );
         // Storage at 1 RU/s per GB would be 500 or 2,000 RU/s: the hottest partition decides.

@@ -404,10 +404,10 @@ fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
     vec![
         row("candidate", &|c| c.spec.clone()),
         row("verdict", &|c| c.verdict.to_string()),
-        row("RU/s to provision", &|c| {
+        row("RU/s to provision (est.)", &|c| {
             cost(c, &|k| crate::fmt::count(k.required_ru_per_sec))
         }),
-        row("USD a month (manual + storage)", &|c| {
+        row("USD a month, manual + storage (est., list prices)", &|c| {
             cost(c, &|k| crate::fmt::count(k.monthly_total_usd()))
         }),
         row("score", &|c| format!("{:.0}", c.score)),
