@@ -60,15 +60,11 @@ pub fn discover_candidates(
         Some(Projection::TotalSize(b)) => b,
         _ => fields.production_documents * fields.mean_stored_document_bytes,
     };
-    let mut filtered: Vec<String> = Vec::new();
-    if let Some(w) = &cfg.workload {
-        for q in &w.queries {
-            filtered.extend(q.filter.iter().map(|(p, _)| p.clone()));
-        }
-        if let Some(r) = &w.reads {
-            filtered.extend(r.by.iter().cloned());
-        }
-    }
+    let filtered = cfg
+        .workload
+        .as_ref()
+        .map(equality_filters)
+        .unwrap_or_default();
     let room = cfg
         .max_candidates
         .saturating_sub(cfg.candidates.len())
@@ -92,4 +88,28 @@ pub fn discover_candidates(
         }
     }
     Ok((out, d))
+}
+
+/// The paths the workload fixes by equality (`eq`, `in`), by the requests per second that fix
+/// them (queries and point reads), most first; ties keep the workload's order.
+fn equality_filters(w: &crate::workload::Workload) -> Vec<String> {
+    let mut rates: Vec<(String, f64)> = Vec::new();
+    let mut add = |p: &str, rate: f64| match rates.iter_mut().find(|(q, _)| q == p) {
+        Some((_, r)) => *r += rate,
+        None => rates.push((p.to_owned(), rate)),
+    };
+    for q in &w.queries {
+        for (p, op) in &q.filter {
+            if !matches!(op, crate::workload::FilterOp::Range) {
+                add(p, q.per_sec);
+            }
+        }
+    }
+    if let Some(r) = &w.reads {
+        for p in &r.by {
+            add(p, r.per_sec);
+        }
+    }
+    rates.sort_by(|a, b| b.1.total_cmp(&a.1));
+    rates.into_iter().map(|(p, _)| p).collect()
 }

@@ -80,6 +80,10 @@ pub struct PathAcc {
     /// Strings holding a decimal number with a fractional part (`"58.9"`: a measurement stored
     /// as text).
     pub fractional_strings: u64,
+    /// Strings shaped like versions (`1.4.2`, `v2.0`, `3.1.0-beta`).
+    pub versions: u64,
+    /// Strings shaped like paths or URLs (`/api/orders`, `https://…`).
+    pub paths: u64,
     /// Numbers at most 0 (counts and amounts have them; identifiers rarely do).
     pub nonpositive: u64,
     /// Shortest and longest number text (digits of an integer), `(u64::MAX, 0)` before any.
@@ -114,6 +118,8 @@ impl Default for PathAcc {
             invariant_times: 0,
             fractional: 0,
             fractional_strings: 0,
+            versions: 0,
+            paths: 0,
             number_len: (u64::MAX, 0),
             nonpositive: 0,
             spaced: 0,
@@ -149,6 +155,32 @@ fn is_fractional_number(s: &str) -> bool {
         && !frac.is_empty()
         && int.iter().chain(frac).all(u8::is_ascii_digit)
         && frac.iter().any(|&c| c != b'0')
+}
+
+/// `1.4.2`, `v2.0`, `3.1.0-beta+7`: digits joined by dots, three or more parts, or two after a
+/// `v` (two bare parts, `58.9`, are a number in text).
+fn is_version(s: &str) -> bool {
+    let (v, rest) = match s.strip_prefix(['v', 'V']) {
+        Some(r) => (true, r),
+        None => (false, s),
+    };
+    let core = rest.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() >= if v { 2 } else { 3 }
+        && parts.len() <= 5
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// `/api/orders/7`, `https://example.com/x`: a path or URL (not a key anyone groups by).
+fn is_path(s: &str) -> bool {
+    (s.len() > 1 && s.starts_with('/') && !s.starts_with("//") && !s.contains(' '))
+        || s.split_once("://").is_some_and(|(scheme, rest)| {
+            !scheme.is_empty()
+                && scheme.bytes().all(|c| c.is_ascii_alphabetic())
+                && !rest.is_empty()
+        })
 }
 
 impl PathAcc {
@@ -188,6 +220,12 @@ impl PathAcc {
                 }
                 if is_fractional_number(s) {
                     self.fractional_strings += 1;
+                }
+                if is_version(s) {
+                    self.versions += 1;
+                }
+                if is_path(s) {
+                    self.paths += 1;
                 }
                 if parse_iso8601(s).is_some() {
                     self.iso_times += 1;
@@ -246,6 +284,8 @@ impl PathAcc {
         self.epoch_numbers += o.epoch_numbers;
         self.fractional += o.fractional;
         self.fractional_strings += o.fractional_strings;
+        self.versions += o.versions;
+        self.paths += o.paths;
         self.spaced += o.spaced;
         self.nonpositive += o.nonpositive;
         self.number_len = (

@@ -1,6 +1,7 @@
 //! Automatic candidates: a bounded, explained candidate set generated from the field profile
 //! (docs/recommendations.md, "How the candidate search works").
 
+use super::names::{role, says_not_a_key, NameRole};
 use super::CANDIDATE_PRESENCE;
 use crate::cosmos::limits::Limits;
 use crate::model::Discovery;
@@ -32,14 +33,18 @@ pub struct SearchInput<'a> {
     pub total_bytes: f64,
     /// The limits.
     pub limits: &'a Limits,
-    /// Paths the workload's queries and point reads filter on (preferred first levels).
+    /// Paths the workload's queries and point reads fix by equality (`eq`, `in`), the most
+    /// requests per second first: the first is the main equality filter (preferred first
+    /// levels, and led with a unique last level when its largest value could near the limit).
     pub filtered: Vec<String>,
     /// The bound.
     pub max_candidates: usize,
 }
 
-/// Why a field cannot be a key on its own, or `None` when it can.
-fn exclusion(f: &FieldProfile, documents: u64, l: &Limits) -> Option<String> {
+/// Why a field cannot be a key on its own, or `None` when it can. A name that says price,
+/// count, version, time or path excludes a field the workload does not fix by equality
+/// (its queries are the stronger evidence).
+fn exclusion(f: &FieldProfile, documents: u64, l: &Limits, filtered: &[String]) -> Option<String> {
     let n = documents.max(1) as f64;
     let reason = match f.looks_like.as_str() {
         "array" => "an array: arrays are never partition keys".to_owned(),
@@ -54,6 +59,8 @@ fn exclusion(f: &FieldProfile, documents: u64, l: &Limits) -> Option<String> {
         "measurement" => "a measurement (mostly fractional numbers): equal values are coincidences, not groups anyone queries by".to_owned(),
         "quantity" => "a quantity (integers spanning orders of magnitude): counts and amounts are not groups anyone queries by".to_owned(),
         "text" => "free text (mostly strings with spaces): not a value anyone queries by equality".to_owned(),
+        "version" => "a version (values like 1.4.2): every current write goes to the newest one".to_owned(),
+        "path" => "a path or URL: not a group anyone partitions by".to_owned(),
         "enum" => format!(
             "finite domain of {} values: at most {} logical partitions, so at most {} × 20 GB and {} × 10,000 RU/s",
             f.distinct, f.distinct, f.distinct, f.distinct
@@ -67,6 +74,11 @@ fn exclusion(f: &FieldProfile, documents: u64, l: &Limits) -> Option<String> {
     };
     if !reason.is_empty() {
         return Some(reason);
+    }
+    if let Some(what) = says_not_a_key(role(&f.path)).filter(|_| !filtered.contains(&f.path)) {
+        return Some(format!(
+            "its name says {what}: not a group anyone partitions by (a workload that fixes it by equality overrides this)"
+        ));
     }
     if (f.present as f64) < CANDIDATE_PRESENCE * n {
         return Some(format!(
@@ -97,6 +109,22 @@ fn production_distinct(f: &FieldProfile) -> f64 {
     }
 }
 
+/// A name that says business entity (`customerId`, `account_id`, `deviceSerial`), not the
+/// technical document id (`id`, `_id`, `uuid`, `guid`), which ranks after it when all else ties.
+fn is_entity(f: &&FieldProfile) -> bool {
+    let last = f
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .trim_matches('"');
+    let technical = matches!(
+        super::names::words(last).concat().as_str(),
+        "id" | "uuid" | "guid" | "rid" | "oid" | "objectid"
+    );
+    role(&f.path) == NameRole::Entity && !technical
+}
+
 fn top_share(f: &FieldProfile) -> f64 {
     f.top_values.first().map_or(0.0, |t| t.share)
 }
@@ -112,7 +140,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
     };
     let mut eligible: Vec<&FieldProfile> = Vec::new();
     for f in &r.fields {
-        match exclusion(f, r.documents, input.limits) {
+        match exclusion(f, r.documents, input.limits, &input.filtered) {
             Some(reason) if f.path != "/id" => out.excluded.push(Excluded {
                 path: f.path.clone(),
                 reason,
@@ -125,9 +153,20 @@ pub fn discover(input: &SearchInput) -> Discovery {
         .copied()
         .filter(|f| f.path != "/id")
         .collect();
+    // The workload's equality filters first (in its order), then names that say entity
+    // (`customerId`, `deviceSerial`), then the most production values.
+    let rank_filtered = |f: &FieldProfile| {
+        input
+            .filtered
+            .iter()
+            .position(|p| *p == f.path)
+            .unwrap_or(usize::MAX)
+    };
     singles.sort_by(|a, b| {
-        production_distinct(b)
-            .total_cmp(&production_distinct(a))
+        rank_filtered(a)
+            .cmp(&rank_filtered(b))
+            .then(is_entity(b).cmp(&is_entity(a)))
+            .then(production_distinct(b).total_cmp(&production_distinct(a)))
             .then(a.path.cmp(&b.path))
     });
     // The unique last level: `/id`, else a field unique per document (a MongoDB `_id`).
@@ -154,6 +193,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
         );
     }
     search.singles();
+    search.main_filters();
     let firsts = first_levels(&singles, r.documents, &input.filtered);
     for t in &firsts {
         search.hierarchical(t);
@@ -200,6 +240,37 @@ impl Search<'_> {
                     100.0 * top_share(f)
                 ),
             );
+        }
+    }
+
+    /// `f>unique` for each field the workload fixes by equality whose largest value alone could
+    /// reach half the alert level, whether or not it looks tenant-like: a conversation or a
+    /// customer read by its id is led by it, and the unique last level keeps its partitions
+    /// small (#31: the CosmicWorks orders by customer).
+    fn main_filters(&mut self) {
+        let Some(uid) = self.unique.clone() else {
+            return;
+        };
+        let total = self.input.total_bytes;
+        for p in &self.input.filtered {
+            let Some(f) = self
+                .singles
+                .iter()
+                .find(|f| f.path == *p && f.looks_like != "id")
+            else {
+                continue;
+            };
+            let largest = top_share(f) * total;
+            if largest >= 0.5 * self.warn_bytes {
+                self.push(
+                    format!("{}>{uid}", f.path),
+                    format!(
+                        "the workload fixes {} by equality and its largest value would hold {} (half the 70% alert level or more): {uid} as the last level keeps every logical partition to one item while those queries stay targeted",
+                        f.path,
+                        crate::fmt::human_bytes(largest)
+                    ),
+                );
+            }
         }
     }
 
@@ -345,6 +416,7 @@ fn first_levels<'a>(
         filtered
             .contains(&b.path)
             .cmp(&filtered.contains(&a.path))
+            .then(is_entity(b).cmp(&is_entity(a)))
             .then(a.distinct.cmp(&b.distinct))
             .then(a.path.cmp(&b.path))
     });

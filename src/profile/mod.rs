@@ -8,6 +8,7 @@
 
 pub mod acc;
 pub mod discover;
+pub mod names;
 pub mod scan;
 
 use crate::estimate::distinct::{estimate, FrequencyProfile};
@@ -261,6 +262,12 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
     if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 && a.nonpositive > 0 {
         return (s("quantity"), None);
     }
+    if a.strings > 0 && a.versions as f64 >= TIMESTAMP_SHARE * a.strings as f64 {
+        return (s("version"), None);
+    }
+    if a.strings > 0 && a.paths as f64 >= TIMESTAMP_SHARE * a.strings as f64 {
+        return (s("path"), None);
+    }
     if a.strings > 0 && a.spaced * 2 >= a.strings && a.value_bytes_sum >= 16 * a.strings {
         return (s("text"), None);
     }
@@ -429,6 +436,10 @@ mod tests {
                 "price_text": format!("{}.{}", i % 97, 1 + i % 9),
                 "us_date": format!("{}/{}/2017 9:45", 1 + i % 3, 10 + i % 5),
                 "zip": format!("{:05}", 1000 + i % 120),
+                // #31 item 5: versions and URL paths are never keys.
+                "app": format!("{}.{}.{}", 1 + i % 3, i % 11, i % 7),
+                "route": format!("/api/orders/{}", i % 90),
+                "link": format!("https://example.com/p/{i}"),
             })
         });
         let p = profiler(docs, None);
@@ -447,6 +458,9 @@ mod tests {
         assert_eq!(shape("/price_text"), "measurement");
         assert_eq!(shape("/us_date"), "timestamp");
         assert_eq!(shape("/zip"), "value");
+        assert_eq!(shape("/app"), "version");
+        assert_eq!(shape("/route"), "path");
+        assert_eq!(shape("/link"), "path");
         assert_eq!(shape("/count"), "quantity");
         // 1 to 400: three digits of spread, but no zero: an auto-increment id, not a count.
         assert_eq!(shape("/serial"), "id");
