@@ -4,8 +4,8 @@
 //! [`COST_TOLERANCE`](super::cost::COST_TOLERANCE) of each other counted as equal; among equals
 //! the latency class of the queries (single-partition first), the verdict, the storage headroom
 //! class, simplicity, the score (storage headroom, cardinality, evenness), headroom, and the
-//! key's text. Without costs, the
-//! verdict class, the score, headroom and the text, as before.
+//! order the candidates came in (explicit first, then the search's priority). Without costs,
+//! the verdict class, the score, headroom and that order.
 
 use std::cmp::Ordering;
 
@@ -32,13 +32,14 @@ pub struct RankItem<'a> {
     pub spec: &'a str,
 }
 
-/// The order without costs: verdict class, score, headroom, text.
+/// The order without costs: verdict class, score, headroom (then the caller's tie-break: the
+/// order the candidates were given in, explicit ones first, then the search's priority, never
+/// the alphabet).
 fn by_score(x: &RankItem, y: &RankItem) -> Ordering {
     x.verdict
         .cmp(&y.verdict)
         .then(y.score.total_cmp(&x.score))
         .then(y.headroom.total_cmp(&x.headroom))
-        .then(x.spec.cmp(y.spec))
 }
 
 /// Storage headroom as an architect weighs it: ample (the largest logical partition under a
@@ -79,7 +80,7 @@ pub fn rank(items: &[RankItem]) -> Vec<usize> {
         x.cost
             .unwrap_or(0.0)
             .total_cmp(&y.cost.unwrap_or(0.0))
-            .then(x.spec.cmp(y.spec))
+            .then(a.cmp(&b))
     });
     let mut out = Vec::with_capacity(items.len());
     let mut start = 0;
@@ -91,12 +92,12 @@ pub fn rank(items: &[RankItem]) -> Vec<usize> {
                 .take_while(|&&i| !super::cost::cheaper(floor, items[i].cost.unwrap_or(0.0)))
                 .count();
         let mut group = costed[start..end].to_vec();
-        group.sort_by(|&a, &b| among_equals(&items[a], &items[b]));
+        group.sort_by(|&a, &b| among_equals(&items[a], &items[b]).then(a.cmp(&b)));
         out.extend(group);
         start = end;
     }
-    rest.sort_by(|&a, &b| by_score(&items[a], &items[b]));
-    failed.sort_by(|&a, &b| by_score(&items[a], &items[b]));
+    rest.sort_by(|&a, &b| by_score(&items[a], &items[b]).then(a.cmp(&b)));
+    failed.sort_by(|&a, &b| by_score(&items[a], &items[b]).then(a.cmp(&b)));
     out.extend(rest);
     out.extend(failed);
     out
@@ -124,9 +125,10 @@ mod tests {
         }
     }
 
-    /// Without costs: verdict class, then score, then headroom, then the text.
+    /// Without costs: verdict class, then score, then headroom, then the order given (`/f`
+    /// before `/0`: never the alphabet, which put `/_id` before the business key `/account_id`).
     #[test]
-    fn verdict_class_then_score_then_headroom_then_spec() {
+    fn verdict_class_then_score_then_headroom_then_order() {
         let mut items = vec![
             item(Verdict::Fail, None, KeyKind::Single, 99.0, "/a"),
             item(Verdict::Pass, None, KeyKind::Single, 50.0, "/b"),
@@ -138,7 +140,7 @@ mod tests {
         ];
         items[5].headroom = 0.9;
         items[6].headroom = 0.9;
-        assert_eq!(rank(&items), vec![3, 6, 5, 1, 2, 0, 4]);
+        assert_eq!(rank(&items), vec![3, 5, 6, 1, 2, 0, 4]);
     }
 
     /// With costs: $545 beats $1,188 whatever the scores; $545 and $580 are equal (6% apart), so

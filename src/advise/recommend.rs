@@ -255,7 +255,12 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
 fn storage_reason(r: &CandidateReport, l: &Limits) -> String {
     let [lo, hi] = r.max_logical_partition_bytes_range;
     let exact = r.regime == crate::estimate::Regime::Exact;
-    let size = if lo == hi || (exact && r.key_sampling.is_none()) {
+    let size = if r.regime == crate::estimate::Regime::Unique {
+        format!(
+            "holds one document, like every other (a unique key; the largest in the sample is {})",
+            human_bytes(r.max_logical_partition_bytes)
+        )
+    } else if lo == hi || (exact && r.key_sampling.is_none()) {
         // Nothing projected: the input is judged as the whole container.
         format!("holds {}", human_bytes(r.max_logical_partition_bytes))
     } else if exact {

@@ -116,15 +116,23 @@ pub fn project_sizes(
         ),
         None => (0.0, String::new(), false),
     };
+    // A unique key (one item per partition, or no value repeating in the sample) has
+    // partitions of one document each: the largest is the largest document, not a range
+    // (#31 item 9; the tail bound still says what an unseen document could reach).
+    let unique = proj.one_item || proj.regime == super::Regime::Unique;
     SizeProjection {
         projected: proj.projected,
         max_bytes,
         max_key,
         max_heavy,
-        max_range: [
-            low.min(max_bytes),
-            heavy_high.max(tail_bound_bytes).max(max_bytes),
-        ],
+        max_range: if unique {
+            [max_bytes, max_bytes]
+        } else {
+            [
+                low.min(max_bytes),
+                heavy_high.max(tail_bound_bytes).max(max_bytes),
+            ]
+        },
         max_low_key: low_key,
         heavy_high,
         heavy_high_key: heavy_key,

@@ -92,7 +92,12 @@ fn production_facts(c: &CandidateReport) -> [String; 2] {
     );
     let [lo, hi] = c.max_logical_partition_bytes_range;
     let sampled_whole = c.regime == crate::estimate::Regime::Exact && c.key_sampling.is_some();
-    let largest = if sampled_whole {
+    let largest = if c.regime == crate::estimate::Regime::Unique {
+        format!(
+            "largest logical partition: one document, like every other (a unique key; the largest in the sample {})",
+            human_bytes(c.max_logical_partition_bytes)
+        )
+    } else if sampled_whole {
         // Nothing projected, but --memory-limit kept only some keys: no key went
         // unseen, a dropped one is only bounded.
         format!(
