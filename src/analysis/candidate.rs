@@ -185,11 +185,7 @@ fn traffic(
     ctx: &CandidateContext<'_>,
     findings: &mut Vec<crate::model::Finding>,
 ) -> (
-    Option<(
-        crate::model::LayoutReport,
-        Vec<crate::model::Finding>,
-        Vec<usize>,
-    )>,
+    Option<Laid>,
     Option<crate::model::WorkloadEval>,
     DemandSummary,
 ) {
@@ -200,33 +196,89 @@ fn traffic(
         || ctx.time.is_some();
     // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
     // without demand for routing, then again with the workload's demand.
-    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
-    let mut eval = None;
-    let mut summary = DemandSummary::default();
-    if let Some(w) = &cfg.workload {
-        let (e, demand) = workload_eval(ctx, w, shape.as_ref().map(|s| &s.0));
-        summary = demand;
-        findings.extend(advise::workload::query_findings(&e));
-        eval = Some(e);
-    }
-    // Without a workload the demand is none, and the layout is the shape already projected
-    // (a second projection cost seconds and twice the memory for millions of keys).
-    let layout = match &eval {
-        Some(e) if wants_layout => Some(layout_for(
-            cand.kind,
-            stats,
-            ctx.proj,
-            &e.lp_demand,
-            e.even_ru_per_sec,
-            cfg,
-        )),
-        _ => shape,
+    let shape = |needed: Option<u32>| {
+        wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg, needed))
     };
+    let Some(w) = &cfg.workload else {
+        // Without a workload the demand is none, and the layout is the shape (a second
+        // projection cost seconds and twice the memory for millions of keys).
+        let layout = shape(None);
+        if let Some((_, lf, _)) = &layout {
+            findings.extend(lf.iter().cloned());
+        }
+        return (layout, None, DemandSummary::default());
+    };
+    let evaluate = |needed: Option<u32>| {
+        let sh = shape(needed);
+        let (e, demand) = workload_eval(ctx, w, sh.as_ref().map(|s| &s.0));
+        let layout = wants_layout.then(|| {
+            layout_for(
+                cand.kind,
+                stats,
+                ctx.proj,
+                &e.lp_demand,
+                e.even_ru_per_sec,
+                cfg,
+                needed,
+            )
+        });
+        (layout, e, demand)
+    };
+    let (mut layout, mut e, mut summary) = evaluate(None);
+    if cfg.provisioning.is_none() && cfg.physical_partitions.is_none() {
+        // No throughput given: as many partitions as the demand needs (see `hottest_fits`).
+        let cap = cfg.limits.physical_partition_ru_per_sec;
+        for _ in 0..6 {
+            let Some((n, hottest)) = layout.as_ref().map(|l| hottest_of(&l.0)) else {
+                break;
+            };
+            if hottest <= cap {
+                break;
+            }
+            if n >= MAX_NEEDED_PARTITIONS {
+                break;
+            }
+            let want = ((n as f64 * hottest / cap).ceil() as usize)
+                .max(n + 1)
+                .min(MAX_NEEDED_PARTITIONS);
+            let next = evaluate(Some(want as u32));
+            // More partitions that do not cool the hottest (fan-out RU per partition, or one
+            // logical partition over the limit) are no answer: keep the fewer.
+            match next.0.as_ref().map(|l| hottest_of(&l.0)) {
+                Some((m, h)) if m > n && h < 0.95 * hottest => (layout, e, summary) = next,
+                _ => break,
+            }
+        }
+    }
+    findings.extend(advise::workload::query_findings(&e));
     if let Some((lr, lf, _)) = &layout {
         summary.hottest_physical_utilisation = lr.hottest_utilisation;
         findings.extend(lf.iter().cloned());
     }
-    (layout, eval, summary)
+    (layout, Some(e), summary)
+}
+
+/// The most partitions the demand may call for (10,000 × 10,000 RU/s = 100 M RU/s): past it
+/// the hottest partition's figure is an upper bound (`CostEval::over_partition_limit`), and a
+/// rate of 1e9 per second cannot ask for billions of partitions in memory.
+const MAX_NEEDED_PARTITIONS: usize = 10_000;
+
+/// A projected layout, its findings, and each logical partition's physical partition.
+type Laid = (
+    crate::model::LayoutReport,
+    Vec<crate::model::Finding>,
+    Vec<usize>,
+);
+
+/// A layout's partition count and its hottest partition's demand. Without a throughput or
+/// partition count given, the container needs at least enough partitions that the hottest
+/// serves its demand within the 10,000 RU/s one physical partition can (throughput raised past
+/// partitions × 10,000 splits them): a 26,650 RU/s catalogue on 10 GB has 1 partition by
+/// storage but needs 3 or more. `traffic` grows the count (at most 6 times) until the hottest
+/// fits or stops cooling.
+fn hottest_of(l: &crate::model::LayoutReport) -> (usize, f64) {
+    let hottest = l.partitions.iter().map(|p| p.ru_demand).fold(0.0, f64::max);
+    (l.partitions.len(), hottest)
 }
 
 /// A key that follows time grows: the sample's profile can look complete (every month of the

@@ -23,6 +23,7 @@ pub(super) fn layout_for(
     demand: &[f64],
     even_ru_per_sec: f64,
     cfg: &AnalyzeOptions,
+    needed_partitions: Option<u32>,
 ) -> (LayoutReport, Vec<Finding>, Vec<usize>) {
     let l = &cfg.limits;
     let version = if kind == KeyKind::Hierarchical {
@@ -41,7 +42,7 @@ pub(super) fn layout_for(
         &epk_of,
     );
     crate::timing::mark("layout: placed");
-    let (initial, rule) = initial_partition_count(cfg);
+    let (initial, rule) = initial_partition_count(cfg, needed_partitions);
     let mut layout = project_layout(
         &placement.items,
         &LayoutParams {
@@ -92,13 +93,20 @@ pub(super) fn layout_for(
 
 /// Physical partitions at creation, and the rule that gave them: from the throughput, or the
 /// forced count (`--physical-partitions`) raised to what the provisioned RU/s need.
-fn initial_partition_count(cfg: &AnalyzeOptions) -> (u32, cosmos::CountRule) {
+/// `needed`: without `--ru`, `--autoscale-max-ru` or `--physical-partitions`, the partition
+/// count the workload's demand calls for (see `analysis::candidate`).
+fn initial_partition_count(cfg: &AnalyzeOptions, needed: Option<u32>) -> (u32, cosmos::CountRule) {
     let l = &cfg.limits;
     let params = CountParams {
         manual_ru_per_partition: l.manual_ru_per_partition,
         autoscale_ru_per_partition: l.autoscale_ru_per_partition,
         max_partition_bytes: l.physical_partition_bytes,
     };
+    if let Some(n) =
+        needed.filter(|&n| n > 1 && cfg.provisioning.is_none() && cfg.physical_partitions.is_none())
+    {
+        return (n, cosmos::CountRule::NeededThroughput);
+    }
     let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
     // A forced count cannot hold more RU/s per partition than one partition serves: the
     // service would split until each has at most `physical_partition_ru_per_sec`.

@@ -43,6 +43,10 @@ pub enum CountRule {
     Forced,
     /// Nothing required more than one partition.
     Minimum,
+    /// No throughput given: the fewest partitions whose hottest serves its demand within the
+    /// 10,000 RU/s one physical partition can (the service splits when throughput is raised
+    /// past that many × 10,000).
+    NeededThroughput,
 }
 
 impl CountRule {
@@ -55,6 +59,9 @@ impl CountRule {
             }
             CountRule::Forced => "partition count given by the user",
             CountRule::Minimum => "one partition (nothing requires more)",
+            CountRule::NeededThroughput => {
+                "no --ru given: the fewest partitions whose hottest serves its share of the workload within 10,000 RU/s"
+            }
         }
     }
 }
