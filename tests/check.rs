@@ -191,7 +191,7 @@ fn growth_past_the_threshold_fails_and_regresses_against_the_baseline() {
         "{err}"
     );
     assert!(
-        err.contains("pkadvisor check: PASS (0 failure(s), 2 warning(s))"),
+        err.contains("pkadvisor check: PASS (0 failure(s), 1 warning(s))"),
         "{err}"
     );
     // ... and fails again when warnings fail the build.

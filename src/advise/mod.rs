@@ -216,19 +216,27 @@ impl DroppedKeys {
 
 /// Findings that depend only on the candidate's statistics and the limits (the size verdicts
 /// live in [`crate::estimate::sizes`], where the projection's ranges are).
-pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Finding> {
+pub fn storage_findings(
+    c: &Candidate,
+    s: &CandidateStats,
+    l: &Limits,
+    projected: bool,
+) -> Vec<Finding> {
     let mut f = Vec::new();
     let lp_limit = l.logical_partition_bytes;
     if let Some(&top) = s.by_bytes.first() {
         let key = crate::keys::key_display(s.key(top));
         // A sample fact: the largest key's share of the sample's stored bytes.
         let share = s.skew.top1_share;
+        // Logical skew is a reported fact: physical partitions hash many logical ones
+        // together, and what matters (a partition nearing 20 GB or 10,000 RU/s, a hot physical
+        // partition) has its own findings (#31).
         if s.logical_partitions > 1 && share >= 0.2 {
             f.push(Finding::new(
                 "SKEWED_STORAGE",
-                Severity::Warn,
+                Severity::Info,
                 format!(
-                    "logical partition `{key}` holds {} of all data (Gini {:.2}): a hot spot for storage and requests",
+                    "logical partition `{key}` holds {} of all data (Gini {:.2}): a fact, not a verdict; the size and throughput findings say whether it nears a limit",
                     pct(share),
                     s.skew.gini
                 ),
@@ -248,7 +256,7 @@ pub fn storage_findings(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<Fi
         ));
     }
     f.extend(undefined_and_null(s));
-    f.extend(cardinality_finding(c, s, l));
+    f.extend(cardinality_finding(c, s, l, projected));
     if c.kind == KeyKind::Hierarchical {
         if let Some(lv) = s.levels.first() {
             if lv.largest_prefix_bytes >= lp_limit {
@@ -299,9 +307,10 @@ fn undefined_and_null(s: &CandidateStats) -> Vec<Finding> {
     f
 }
 
-/// LOW_CARDINALITY: the first level (or the key) below `min_cardinality` distinct values, and
-/// for a hierarchical key each deeper level's own values too.
-fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<Finding> {
+/// Distinct values per level, `(level, distinct)`: the key's own for a single key; for a
+/// hierarchical key the first level's prefixes and each deeper level's own values, counted only
+/// up to `min_cardinality`.
+fn level_distincts(c: &Candidate, s: &CandidateStats, l: &Limits) -> Vec<(usize, u64)> {
     // Every level of a hierarchical key should have many values (hierarchical-partition-keys):
     // the first level's prefixes, and each deeper level's own values (a tenant's data spreads over
     // at most as many logical partitions as its second level has values). Report the first level
@@ -335,6 +344,18 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
     } else {
         per_level.push((1, s.logical_partitions));
     }
+    per_level
+}
+
+/// LOW_CARDINALITY: the first level (or the key) below `min_cardinality` distinct values, and
+/// for a hierarchical key each deeper level's own values too.
+fn cardinality_finding(
+    c: &Candidate,
+    s: &CandidateStats,
+    l: &Limits,
+    projected: bool,
+) -> Option<Finding> {
+    let per_level = level_distincts(c, s, l);
     let low: Vec<(usize, u64)> = per_level
         .iter()
         .copied()
@@ -371,11 +392,28 @@ fn cardinality_finding(c: &Candidate, s: &CandidateStats, l: &Limits) -> Option<
     } else {
         ""
     };
+    // Material only when it could bind: with a declared production size that the values seen
+    // could hold twice over (D × 20 GB), the guidance is not a limit here (throughput has its
+    // own findings: HOT_LOGICAL_PARTITION_RU, CAPACITY_CEILING).
+    let ceiling = distinct as f64 * l.logical_partition_bytes;
+    let (severity, so) = if projected && ceiling >= 2.0 * s.total_bytes {
+        (
+            Severity::Info,
+            format!(
+                "; they could hold {}, {:.0}× the projected {}: below the guidance, not a limit here",
+                crate::fmt::human_bytes(ceiling),
+                ceiling / s.total_bytes.max(1.0),
+                crate::fmt::human_bytes(s.total_bytes)
+            ),
+        )
+    } else {
+        (Severity::Warn, String::new())
+    };
     Some(Finding::new(
         "LOW_CARDINALITY",
-        Severity::Warn,
+        severity,
         format!(
-            "{what} in the sample{how} (guidance: hundreds to thousands at least, at every level)"
+            "{what} in the sample{how} (guidance: hundreds to thousands at least, at every level){so}"
         ),
         json!({"level": level, "distinct": distinct, "minimum": l.min_cardinality, "levels": low}),
     ))

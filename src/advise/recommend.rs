@@ -84,29 +84,44 @@ fn definition_of(r: &CandidateReport, separator: &str) -> super::container::Defi
     super::container::definition(parsed, separator)
 }
 
+/// The order the recommendation takes candidates in, its status, and the candidates that fail
+/// only for want of throughput (cheapest first); `None` without candidates.
+fn lead(reports: &[CandidateReport]) -> Option<(Vec<usize>, RecommendationStatus, Vec<usize>)> {
+    let mut order = preference(reports);
+    let short = short_of_throughput(reports);
+    let status = match (reports[*order.first()?].verdict, short.first()) {
+        (Verdict::Fail, Some(&cheapest)) => {
+            // None passes, some only for want of RU/s: the cheapest of those leads.
+            order.retain(|&i| i != cheapest);
+            order.insert(0, cheapest);
+            RecommendationStatus::NeedsThroughput
+        }
+        (Verdict::Fail, None) => RecommendationStatus::NonePasses,
+        _ => RecommendationStatus::Recommended,
+    };
+    Some((order, status, short))
+}
+
 /// Builds the recommendation from ranked reports; `None` without candidates.
 pub fn recommend(
     reports: &[CandidateReport],
     limits: &Limits,
     separator: &str,
 ) -> Option<Recommendation> {
-    let order = preference(reports);
-    let win = &reports[*order.first()?];
+    let (order, status, short) = lead(reports)?;
+    let win = &reports[order[0]];
     let second = order.get(1).map(|&i| &reports[i]);
-    let status = if win.verdict == Verdict::Fail {
-        RecommendationStatus::NonePasses
-    } else {
-        RecommendationStatus::Recommended
-    };
     let barely = barely_matters(reports);
     let mut reasons = Vec::new();
-    if status == RecommendationStatus::NonePasses {
-        reasons.push(format!(
+    match status {
+        RecommendationStatus::NonePasses => reasons.push(format!(
             "no candidate passes: `{}` fails least badly (score {:.0}); do not create the container with it as it is",
             win.spec, win.score
-        ));
-    } else {
-        reasons.push(verdict_reason(win));
+        )),
+        RecommendationStatus::NeedsThroughput => {
+            reasons.push(needs_throughput_reason(reports, &short))
+        }
+        RecommendationStatus::Recommended => reasons.push(verdict_reason(win)),
     }
     reasons.extend(fact_reasons(win, limits));
     reasons.extend(win.cost.as_ref().map(cost_reason));
@@ -136,10 +151,10 @@ pub fn recommend(
             human_bytes(bytes)
         ));
     }
-    let fixes = if status == RecommendationStatus::NonePasses {
-        fixes(win, limits)
-    } else {
-        Vec::new()
+    let fixes = match status {
+        RecommendationStatus::NonePasses => fixes(win, limits),
+        RecommendationStatus::NeedsThroughput => throughput_fixes(win),
+        RecommendationStatus::Recommended => Vec::new(),
     };
     let def = definition_of(win, separator);
     Some(Recommendation {
@@ -162,6 +177,88 @@ pub fn recommend(
         application_expression: def.expression,
         key_change: None,
     })
+}
+
+/// Failures that more provisioned throughput alone removes.
+const THROUGHPUT_ONLY: [&str; 3] = [
+    "UNDER_PROVISIONED",
+    "HOT_PHYSICAL_PARTITION",
+    "BELOW_MINIMUM_RU",
+];
+
+/// Failing candidates whose every failure is [`THROUGHPUT_ONLY`] and that have a cost, cheapest
+/// first (costs within the tolerance keep the ranking's order).
+fn short_of_throughput(reports: &[CandidateReport]) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..reports.len())
+        .filter(|&i| {
+            let r = &reports[i];
+            r.verdict == Verdict::Fail
+                && r.cost.is_some()
+                && r.findings
+                    .iter()
+                    .filter(|f| f.severity == Severity::Fail)
+                    .all(|f| THROUGHPUT_ONLY.contains(&f.code))
+        })
+        .collect();
+    let cost = |i: usize| {
+        reports[i]
+            .cost
+            .as_ref()
+            .map_or(0.0, |c| c.monthly_total_usd())
+    };
+    out.sort_by(|&a, &b| {
+        if super::cost::cheaper(cost(a), cost(b)) {
+            std::cmp::Ordering::Less
+        } else if super::cost::cheaper(cost(b), cost(a)) {
+            std::cmp::Ordering::Greater
+        } else {
+            reports[a].rank.cmp(&reports[b].rank)
+        }
+    });
+    out
+}
+
+/// The lead reason when none passes only for want of RU/s: what each such candidate needs, the
+/// cheapest first.
+fn needs_throughput_reason(reports: &[CandidateReport], short: &[usize]) -> String {
+    let needs: Vec<String> = short
+        .iter()
+        .take(4)
+        .filter_map(|&i| {
+            let r = &reports[i];
+            r.cost.as_ref().map(|c| {
+                format!(
+                    "`{}` {} RU/s (about {} USD a month)",
+                    r.spec,
+                    crate::fmt::count(c.required_ru_per_sec),
+                    crate::fmt::count(c.monthly_total_usd())
+                )
+            })
+        })
+        .collect();
+    let win = &reports[short[0]];
+    format!(
+        "no candidate passes at the throughput given, and {} fail only for want of RU/s: `{}` is the cheapest of them once provisioned with what it needs; each needs {}",
+        crate::fmt::count(short.len() as f64),
+        win.spec,
+        needs.join(", ")
+    )
+}
+
+/// The fix when only throughput is short: provision what the key needs.
+fn throughput_fixes(win: &CandidateReport) -> Vec<String> {
+    win.cost
+        .as_ref()
+        .map(|c| {
+            vec![format!(
+                "provision at least {} RU/s manual (or autoscale with that maximum) for `{}`: its hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly (docs/model.md, \"Cost\")",
+                crate::fmt::count(c.required_ru_per_sec),
+                win.spec,
+                crate::fmt::count(c.physical_partitions as f64),
+                crate::fmt::count(c.hottest_partition_ru_per_sec)
+            )]
+        })
+        .unwrap_or_default()
 }
 
 /// A key for a sentence: at most 64 characters, with its full size when cut.

@@ -78,7 +78,7 @@ fn data_findings(
         ctx.proj.heavy_scale,
         one_item_cap(ctx),
     ));
-    findings.extend(advise::storage_findings(cand, stats, l));
+    findings.extend(advise::storage_findings(cand, stats, l, ctx.proj.projected));
     findings.extend(advise::separator::separator_finding(
         cand,
         stats

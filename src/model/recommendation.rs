@@ -46,6 +46,10 @@ pub enum RecommendationStatus {
     Recommended,
     /// Every candidate fails: `spec` is the least bad, `fixes` says what would help.
     NonePasses,
+    /// Every candidate fails, and some only for want of throughput (the RU/s given is too low
+    /// for them, nothing else fails): `spec` is the cheapest of those once provisioned with
+    /// what it needs, which the reasons and fixes state.
+    NeedsThroughput,
 }
 
 /// The runner-up and why it lost.

@@ -20,6 +20,12 @@ pub fn blocks(rec: &Recommendation) -> Vec<Block> {
                 rec.spec
             )
         }
+        RecommendationStatus::NeedsThroughput => {
+            format!(
+                "Recommendation: {} with more throughput (FAIL as provisioned)",
+                rec.spec
+            )
+        }
     };
     out.push(Block::Heading(2, title));
     out.push(Block::Bullets(rec.reasons.clone()));
