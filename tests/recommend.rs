@@ -8,10 +8,10 @@ use std::path::Path;
 use crate::util::Test;
 
 /// A small deterministic generator (64-bit LCG, the high bits) so the data never changes.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -19,22 +19,22 @@ impl Rng {
         self.0 >> 33
     }
 
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         self.next() as f64 / (1u64 << 31) as f64
     }
 
     /// An index in 0..n with weight 1 / (i + 1)^s.
-    fn zipf(&mut self, cumulative: &[f64]) -> usize {
+    pub(crate) fn zipf(&mut self, cumulative: &[f64]) -> usize {
         let x = self.unit() * cumulative[cumulative.len() - 1];
         cumulative.partition_point(|&c| c < x)
     }
 }
 
-fn zipf_table(n: usize, s: f64) -> Vec<f64> {
+pub(crate) fn zipf_table(n: usize, s: f64) -> Vec<f64> {
     let mut acc = 0.0;
     (0..n)
         .map(|i| {
@@ -44,7 +44,12 @@ fn zipf_table(n: usize, s: f64) -> Vec<f64> {
         .collect()
 }
 
-fn analyze(dir: &Path, data: &str, workload: Option<&str>, extra: &[&str]) -> serde_json::Value {
+pub(crate) fn analyze(
+    dir: &Path,
+    data: &str,
+    workload: Option<&str>,
+    extra: &[&str],
+) -> serde_json::Value {
     std::fs::write(dir.join("data.jsonl"), data).unwrap();
     let mut args: Vec<String> = vec![
         "analyze".into(),
