@@ -271,10 +271,7 @@ fn multi_tenant_saas_with_giant_tenants() {
         check_cost(find(&r, "/tenantId>/userId")),
         check_cost(find(
             &r,
-            &r["recommendation"]["runner_up"]["spec"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
+            r["recommendation"]["runner_up"]["spec"].as_str().unwrap(),
         )),
     );
     assert!(second > 1.1 * win, "{second} vs {win}");
