@@ -20,6 +20,9 @@ pub enum NameRole {
     Time,
     /// A path, URL or route.
     Path,
+    /// A secret or credential (`password`, `salt`, `token`): partition key values show in
+    /// diagnostics, logs and request headers.
+    Secret,
     /// Nothing recognised.
     Other,
 }
@@ -111,6 +114,16 @@ const TIME: &[&str] = &[
     "expiry",
 ];
 const PATH: &[&str] = &["path", "url", "uri", "href", "link", "route", "endpoint"];
+const SECRET: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "salt",
+    "token",
+    "credential",
+    "credentials",
+];
 
 /// The words of a name, lowercased: `deviceID` → `device`, `id`; `HTTPStatus` → `http`,
 /// `status`; `customer_ref` → `customer`, `ref`.
@@ -144,8 +157,16 @@ pub fn words(name: &str) -> Vec<String> {
     out
 }
 
-/// What the last property of `path` says by its name.
+/// What the last property of `path` says by its name; any property on the way that names a
+/// secret (`/password/hash`) makes it one.
 pub fn role(path: &str) -> NameRole {
+    let secret = path
+        .split('/')
+        .flat_map(|seg| words(seg.trim_matches('"')))
+        .any(|w| SECRET.contains(&w.as_str()));
+    if secret {
+        return NameRole::Secret;
+    }
     let last = path.rsplit('/').next().unwrap_or(path).trim_matches('"');
     let w = words(last);
     let Some(head) = w.last().map(String::as_str) else {
@@ -190,6 +211,9 @@ pub fn says_not_a_key(role: NameRole) -> Option<&'static str> {
         NameRole::Version => Some("a version"),
         NameRole::Time => Some("a time or date (only ever a bucket after an entity)"),
         NameRole::Path => Some("a path or URL"),
+        NameRole::Secret => {
+            Some("a secret or credential (key values show in logs and diagnostics)")
+        }
         NameRole::Entity | NameRole::Other => None,
     }
 }
@@ -236,6 +260,9 @@ mod tests {
             ("/\"image url\"", Path),
             ("/status", Other),
             ("/category", Other),
+            ("/password/hash", Secret),
+            ("/password/salt", Secret),
+            ("/auth/refreshToken", Secret),
         ] {
             assert_eq!(role(path), want, "{path}");
         }
