@@ -151,3 +151,72 @@ fn sales_orders_are_keyed_by_customer_then_order() {
         }
     }
 }
+
+/// Time to the limit is judged on the key's size interval (#31: a key estimated at 2.3 GB, truly
+/// 1.0 GB, was said to reach 20 GB in 228 days; truth about 560). 300 documents over 10 days:
+/// key `a` holds every tenth (30), 27 others 10 each; at 50 GB `a` is about 5 GB, growing by a
+/// tenth of itself a day. Its growth scales with its size, so the high end of its 95 % interval
+/// reaches 20 GB first and the low end last: `(20 GB − b) / (b / 10)` at each end.
+#[test]
+fn time_to_limit_is_a_range_over_the_size_interval() {
+    let lines = (0..300u64).map(|i| {
+        let ts = 1_704_067_200 + i * 2_880; // 10 days in 300 steps
+        let k = if i % 10 == 9 {
+            "a".to_owned()
+        } else {
+            format!("k{}", (i / 10) % 27)
+        };
+        format!(r#"{{"ts":{ts},"k":"{k}","pad":"xxxxxxxxxxxxxxxxxxxx"}}"#)
+    });
+    let f = crate::scenarios::temp_jsonl(lines);
+    let (code, r, err) = run(&[
+        "analyze",
+        f.path().to_str().unwrap(),
+        "-c",
+        "/k",
+        "--time-field",
+        "/ts",
+        "--total-size",
+        "50GB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = candidate(&r, "/k");
+    let t = &c["workload"]["time_to_limit"];
+    assert_eq!(t["key"], "a");
+    let top = &c["top_partitions"][0];
+    assert_eq!(top["key"], "a");
+    let [lo, hi] = [
+        top["bytes_range"][0].as_f64().unwrap(),
+        top["bytes_range"][1].as_f64().unwrap(),
+    ];
+    let b = t["bytes"].as_f64().unwrap();
+    let per_day = t["bytes_per_day"].as_f64().unwrap();
+    // The sample spans 299 × 2,880 s: growth is the key's bytes per that span.
+    assert!(
+        close(per_day, b * 86_400.0 / (299.0 * 2_880.0)),
+        "{per_day}"
+    );
+    let days = |x: f64| (20e9 - x) / (x * per_day / b);
+    let range = &t["days_to_limit_range"];
+    assert!(close(range[0].as_f64().unwrap(), days(hi)), "{range}");
+    assert!(close(range[1].as_f64().unwrap(), days(lo)), "{range}");
+    assert!(days(hi) < t["days"]["days_to_limit"].as_f64().unwrap());
+    // FAIL only when even the low end arrives within 90 days, else WARN within a year.
+    let want = if days(lo) <= 90.0 { "fail" } else { "warn" };
+    let finding = c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "LIMIT_IN_N_DAYS")
+        .unwrap();
+    assert_eq!(finding["severity"], want, "{finding}");
+    let m = finding["message"].as_str().unwrap();
+    assert!(
+        m.contains(&format!(
+            "between {:.0} and {:.0} over its size's 95% interval",
+            days(hi),
+            days(lo)
+        )),
+        "{m}"
+    );
+}

@@ -402,36 +402,53 @@ pub fn follows_time_finding(
     )
 }
 
-/// Time-to-limit finding: warn within a year, fail within 90 days.
+/// Time-to-limit finding, judged on the key's size interval where it has one: FAIL when even
+/// its low end reaches the limit within 90 days, WARN when its high end does within a year
+/// (the message gives the range: the point estimate alone overstated a young key's growth).
 pub fn limit_findings(t: &TimeToLimitEval, l: &Limits) -> Vec<Finding> {
     let mut f = Vec::new();
-    if let Some(days) = t.days.days_to_limit {
-        // Already over the limit is LOGICAL_PARTITION_OVER_LIMIT's finding.
-        if days > 0.0 && days <= 365.0 {
-            let severity = if days <= 90.0 {
-                Severity::Fail
-            } else {
-                Severity::Warn
-            };
-            f.push(Finding::new(
-                "LIMIT_IN_N_DAYS",
-                severity,
-                format!(
-                    "logical partition {} ({} now, +{}/day) reaches the {} limit in {:.0} days{}",
-                    t.key,
-                    human_bytes(t.bytes),
-                    human_bytes(t.bytes_per_day),
-                    human_bytes(l.logical_partition_bytes),
-                    days,
-                    t.limit_date
-                        .as_ref()
-                        .map(|d| format!(" ({d})"))
-                        .unwrap_or_default()
-                ),
-                json!({"key": t.key, "days": days, "date": t.limit_date, "bytes_per_day": t.bytes_per_day}),
-            ));
-        }
+    let Some(days) = t.days.days_to_limit else {
+        return f;
+    };
+    let (earliest, latest) = match t.days_to_limit_range {
+        Some([hi, lo]) => (hi.unwrap_or(days), lo),
+        None => (days, Some(days)),
+    };
+    // Already over the limit is LOGICAL_PARTITION_OVER_LIMIT's finding.
+    if days <= 0.0 || earliest > 365.0 {
+        return f;
     }
+    let severity = if latest.is_some_and(|d| d <= 90.0) {
+        Severity::Fail
+    } else {
+        Severity::Warn
+    };
+    let when = match (t.days_to_limit_range, latest) {
+        (Some(_), Some(lo)) if lo > earliest => format!(
+            "in {:.0} days (between {:.0} and {:.0} over its size's 95% interval)",
+            days, earliest, lo
+        ),
+        (Some(_), None) => format!(
+            "in {days:.0} days (from {earliest:.0} at its size's 95% upper bound; at the low end it never does)"
+        ),
+        _ => format!("in {days:.0} days"),
+    };
+    f.push(Finding::new(
+        "LIMIT_IN_N_DAYS",
+        severity,
+        format!(
+            "logical partition {} ({} now, +{}/day) reaches the {} limit {when}{}",
+            t.key,
+            human_bytes(t.bytes),
+            human_bytes(t.bytes_per_day),
+            human_bytes(l.logical_partition_bytes),
+            t.limit_date
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ),
+        json!({"key": t.key, "days": days, "days_range": [earliest, latest], "date": t.limit_date, "bytes_per_day": t.bytes_per_day}),
+    ));
     f
 }
 

@@ -144,6 +144,7 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
                 ctx.cand.kind == KeyKind::Hierarchical,
             ),
             layout.as_ref().map(|l| &l.0),
+            ctx.proj,
         )
     };
     if let Some(ttl) = ttl {

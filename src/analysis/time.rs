@@ -120,6 +120,7 @@ pub(super) fn time_to_limit(
     cfg: &AnalyzeOptions,
     (span, hierarchical): (Option<(i64, i64)>, bool),
     layout: Option<&LayoutReport>,
+    proj: &crate::estimate::Projector,
 ) -> Option<crate::model::TimeToLimitEval> {
     let l = &cfg.limits;
     let (basis, daily_factor, end): (&'static str, f64, Option<i64>) =
@@ -147,6 +148,15 @@ pub(super) fn time_to_limit(
             l.logical_partition_bytes,
             l.warn_fraction,
         );
+        // The size is an estimate with an interval, and the growth scales with it: the high
+        // end reaches the limit first, the low end last (#31: a key estimated at 2.3 GB, truly
+        // 1.0 GB, was said to reach 20 GB in 228 days; truth about 560).
+        let [lo, hi] = crate::estimate::sizes::bytes_range(stats, p, proj);
+        let at = |b: f64| {
+            crate::workload::time_to_limit(b, b * daily_factor, l.logical_partition_bytes, 1.0)
+                .days_to_limit
+        };
+        let days_to_limit_range = (proj.projected && hi > lo).then(|| [at(hi), at(lo)]);
         best = Some((
             i,
             crate::model::TimeToLimitEval {
@@ -161,6 +171,7 @@ pub(super) fn time_to_limit(
                     .days_to_limit
                     .and_then(|d| end.and_then(|e| crate::fmt::date_after(e, d))),
                 days,
+                days_to_limit_range,
                 days_to_next_split: None,
             },
         ));

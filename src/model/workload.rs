@@ -97,6 +97,11 @@ pub struct TimeToLimitEval {
     pub bytes_per_day: f64,
     /// Days until 70 % and 100 % of the logical partition limit.
     pub days: TimeToLimit,
+    /// Days until the limit at the two ends of the key's 95 % size interval, earliest first
+    /// (its growth scales with its size): `null` when the size is not an estimate, or when the
+    /// low end never reaches the limit (the high end alone is then the earliest).
+    #[serde(default)]
+    pub days_to_limit_range: Option<[Option<f64>; 2]>,
     /// Days until the next storage split of the container (a physical partition reaching 50 GB).
     pub days_to_next_split: Option<f64>,
     /// The logical partition that reaches the limit first.
