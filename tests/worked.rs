@@ -348,6 +348,34 @@ fn a_small_read_heavy_catalogue() {
     let cat = find(&r, "/categoryId");
     assert_eq!(cat["verdict"], "pass");
     assert!(check_cost(cat) > 1.1 * check_cost(id));
+    // Why: its hottest partition needs a quarter more than the mean, and the finding says so
+    // with the remedies; `/id`'s partitions are even.
+    let parts = cat["layout"]["partitions"].as_array().unwrap();
+    let demands: Vec<f64> = parts.iter().map(|p| f(&p["ru_demand"])).collect();
+    let (hottest, mean) = (
+        demands.iter().copied().fold(0.0, f64::max),
+        demands.iter().sum::<f64>() / demands.len() as f64,
+    );
+    assert!(hottest >= 1.25 * mean, "{demands:?}");
+    let uneven = cat["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "UNEVEN_PHYSICAL_PARTITIONS")
+        .unwrap();
+    assert!(close(
+        f(&uneven["evidence"]["hottest_ru_per_sec"]),
+        hottest,
+        1e-9
+    ));
+    assert!(close(f(&uneven["evidence"]["mean_ru_per_sec"]), mean, 1e-9));
+    assert!(uneven["message"]
+        .as_str()
+        .unwrap()
+        .contains("redistribute throughput across physical partitions"));
+    assert!(!id["findings"]
+        .to_string()
+        .contains("UNEVEN_PHYSICAL_PARTITIONS"));
     // 40 categories could hold 800 GB, 80 times the 10 GB: below the guidance, not a limit.
     let low = cat["findings"]
         .as_array()

@@ -135,3 +135,50 @@ pub fn min_ru_finding(
         )
     })
 }
+
+/// How much hotter than the mean the hottest physical partition must be for
+/// [`uneven_partitions_finding`] to speak: a quarter more.
+pub const UNEVEN_FACTOR: f64 = 1.25;
+
+/// UNEVEN_PHYSICAL_PARTITIONS (info): throughput is divided evenly among physical partitions, so
+/// when the hottest needs a quarter more than the mean, the hottest sets the bill; partial splits
+/// (ranges past 50 GB split, their neighbours not) leave ranges of unequal width. Names the
+/// documented remedies: redistributing throughput across physical partitions
+/// (distribute-throughput-across-partitions, preview, at most 10,000 RU/s a partition), or
+/// provisioning for the hottest (what the cost figures assume).
+pub fn uneven_partitions_finding(layout: &cosmos::Layout) -> Option<Finding> {
+    let n = layout.partitions.len();
+    let total: f64 = layout.partitions.iter().map(|p| p.ru_demand).sum();
+    if n < 2 || total <= 0.0 {
+        return None;
+    }
+    let hottest = layout
+        .partitions
+        .iter()
+        .map(|p| p.ru_demand)
+        .fold(0.0, f64::max);
+    let mean = total / n as f64;
+    if hottest < UNEVEN_FACTOR * mean {
+        return None;
+    }
+    let splits = if layout.storage_splits > 0 {
+        format!(
+            "; {} of the {n} partitions come from splits of ranges past 50 GB, which leave ranges of unequal width (only a full range splits)",
+            layout.storage_splits
+        )
+    } else {
+        String::new()
+    };
+    Some(Finding::new(
+        "UNEVEN_PHYSICAL_PARTITIONS",
+        Severity::Info,
+        format!(
+            "the hottest of {n} physical partitions needs {} RU/s against a mean of {}: with throughput divided evenly it sets the bill ({} RU/s in all rather than {}){splits}. Remedies: redistribute throughput across physical partitions (distribute-throughput-across-partitions, preview; at most 10,000 RU/s a partition), or provision for the hottest, as the cost figures do",
+            crate::fmt::count(hottest),
+            crate::fmt::count(mean),
+            crate::fmt::count(hottest * n as f64),
+            crate::fmt::count(total),
+        ),
+        serde_json::json!({"partitions": n, "hottest_ru_per_sec": hottest, "mean_ru_per_sec": mean, "storage_splits": layout.storage_splits}),
+    ))
+}

@@ -63,6 +63,7 @@ pub(super) fn layout_for(
     crate::timing::mark("layout: keys mapped");
     let mut findings = advise::layout::unsplittable_findings(&layout, l.physical_partition_bytes);
     findings.extend(advise::layout::throughput_layout_findings(&layout));
+    findings.extend(advise::layout::uneven_partitions_finding(&layout));
     findings.extend(advise::layout::min_ru_finding(
         cfg.provisioning,
         &cfg.limits,
