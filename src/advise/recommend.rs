@@ -111,7 +111,7 @@ pub fn recommend(
     let (order, status, short) = lead(reports)?;
     let win = &reports[order[0]];
     let second = order.get(1).map(|&i| &reports[i]);
-    let barely = barely_matters(reports);
+    let barely = barely_matters(win);
     let mut reasons = Vec::new();
     match status {
         RecommendationStatus::NonePasses => reasons.push(format!(
@@ -402,20 +402,17 @@ fn hierarchical_reason(r: &CandidateReport) -> Option<String> {
 }
 
 /// Projected bytes and RU/s when both are below the docs' "barely matters" levels.
-fn barely_matters(reports: &[CandidateReport]) -> Option<(f64, f64)> {
-    let bytes = reports.iter().map(|r| r.total_bytes).fold(0.0, f64::max);
-    let ru = reports
-        .iter()
-        .map(|r| {
-            let demand = r.workload.as_ref().map_or(0.0, |w| w.ru_demand.total);
-            let provisioned = r
-                .layout
-                .as_ref()
-                .and_then(|l| l.provisioned_ru_per_sec)
-                .unwrap_or(0.0);
-            demand.max(provisioned)
-        })
-        .fold(0.0, f64::max);
+fn barely_matters(win: &CandidateReport) -> Option<(f64, f64)> {
+    // Judged for the recommended key: a rejected candidate's fan-out demand says nothing about
+    // what the chosen one costs (#31: it used to block the sentence).
+    let bytes = win.total_bytes;
+    let demand = win.workload.as_ref().map_or(0.0, |w| w.ru_demand.total);
+    let provisioned = win
+        .layout
+        .as_ref()
+        .and_then(|l| l.provisioned_ru_per_sec)
+        .unwrap_or(0.0);
+    let ru = demand.max(provisioned);
     (bytes < BARELY_MATTERS_BYTES && ru < BARELY_MATTERS_RU).then_some((bytes, ru))
 }
 
@@ -703,7 +700,15 @@ mod tests {
                 .unwrap()
                 .choice_barely_matters
         );
+        // Judged for the recommended key: the runner-up's size does not block it, the
+        // winner's does.
         c[1].total_bytes = 100e9;
+        assert!(
+            recommend(&c, &Limits::default(), "-")
+                .unwrap()
+                .choice_barely_matters
+        );
+        c[0].total_bytes = 100e9;
         assert!(
             !recommend(&c, &Limits::default(), "-")
                 .unwrap()
