@@ -1,0 +1,326 @@
+//! The service's own measurements (`--observed`): Azure Monitor exports of the partition-key
+//! tables, read, filtered to one container and region, validated and aggregated. Both table
+//! modes: resource-specific (`CDBPartitionKeyStatistics`, `CDBPartitionKeyRUConsumption`) and
+//! the legacy `AzureDiagnostics` (categories `PartitionKeyStatistics` and
+//! `PartitionKeyRUConsumption`, columns with type suffixes). Formats and meanings:
+//! `docs/calibration.md`.
+//!
+//! Partition keys arrive as the service writes them, a JSON array with one component per path
+//! (`["tenant1","user7"]`, `[5]`, `[true]`, `[null]`, `[{}]` for Undefined); they are parsed
+//! into the encoded form every other stage uses ([`crate::cosmos::encode_components`]).
+
+mod rows;
+pub mod table;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use hashbrown::HashMap;
+
+pub use rows::{parse_key, Kind};
+
+/// Which container and region of an export to read.
+#[derive(Debug, Clone, Default)]
+pub struct ObservedFilter {
+    /// `--container DB/NAME`: the database and container (None: the export must hold one).
+    pub container: Option<(String, String)>,
+    /// `--region NAME` (None: the export must hold one region).
+    pub region: Option<String>,
+}
+
+/// What `--observed` asks for: the files and the filter.
+#[derive(Debug, Clone, Default)]
+pub struct ObservedOptions {
+    /// The export files (JSON or CSV, either table mode, storage and RU in any mix).
+    pub files: Vec<PathBuf>,
+    /// Container and region.
+    pub filter: ObservedFilter,
+}
+
+/// A bad export.
+#[derive(Debug, thiserror::Error)]
+pub enum ObservedError {
+    /// The file could not be read.
+    #[error("{file}: {cause}")]
+    Io {
+        /// File name.
+        file: String,
+        /// Cause.
+        cause: std::io::Error,
+    },
+    /// The file as a whole is wrong.
+    #[error("{file}: {message}")]
+    File {
+        /// File name.
+        file: String,
+        /// What is wrong and the fix.
+        message: String,
+    },
+    /// One row is wrong.
+    #[error("{file}: row {row}: {message}")]
+    Row {
+        /// File name.
+        file: String,
+        /// 1-based data row (0: the header).
+        row: u64,
+        /// What is wrong and the fix.
+        message: String,
+    },
+    /// The exports, together, cannot be read as one container of one region.
+    #[error("{0}")]
+    Selection(String),
+}
+
+/// One measurement, after parsing (before the container filter).
+#[derive(Debug, Clone)]
+pub(crate) struct Measurement {
+    pub(crate) file: usize,
+    pub(crate) row: u64,
+    pub(crate) time: i64,
+    pub(crate) database: String,
+    pub(crate) container: String,
+    pub(crate) region: String,
+    pub(crate) key: Vec<u8>,
+    pub(crate) kind: Kind,
+}
+
+/// The measurements of one container in one region, aggregated.
+#[derive(Debug, Clone, Default)]
+pub struct Observed {
+    /// Files as given.
+    pub files: Vec<String>,
+    /// Database read.
+    pub database: String,
+    /// Container read.
+    pub container: String,
+    /// Region read.
+    pub region: String,
+    /// Rows read from every file.
+    pub rows_read: u64,
+    /// Rows of other containers (`--container` left them out).
+    pub rows_other_containers: u64,
+    /// Rows of other regions (`--region` left them out).
+    pub rows_other_regions: u64,
+    /// Storage rows of this container and region.
+    pub storage_rows: u64,
+    /// Each key's latest storage report: (encoded key, bytes = SizeKb × 1024, epoch seconds),
+    /// largest first.
+    pub sizes: Vec<(Vec<u8>, f64, i64)>,
+    /// The RU measurements, when the export has any.
+    pub traffic: Option<Traffic>,
+}
+
+/// RU consumption of one container in one region over the export's window.
+#[derive(Debug, Clone, Default)]
+pub struct Traffic {
+    /// RU rows read.
+    pub rows: u64,
+    /// First and last `TimeGenerated` of the RU rows (epoch seconds).
+    pub first: i64,
+    /// See `first`.
+    pub last: i64,
+    /// RU per (key, operation).
+    pub by_key_op: HashMap<(Vec<u8>, String), f64>,
+    /// RU per (physical partition, key).
+    pub by_range_key: HashMap<(String, Vec<u8>), f64>,
+}
+
+impl Traffic {
+    /// The window RU/s are over, seconds: last − first `TimeGenerated`.
+    pub fn window_secs(&self) -> f64 {
+        (self.last - self.first) as f64
+    }
+
+    /// RU/s per key, all operations.
+    pub fn per_key(&self) -> HashMap<Vec<u8>, f64> {
+        let w = self.window_secs();
+        let mut out: HashMap<Vec<u8>, f64> = HashMap::new();
+        for ((k, _), ru) in &self.by_key_op {
+            *out.entry(k.clone()).or_default() += ru;
+        }
+        out.values_mut().for_each(|v| *v /= w);
+        out
+    }
+
+    /// RU/s per operation, largest first (ties by name).
+    pub fn per_operation(&self) -> Vec<(String, f64)> {
+        let w = self.window_secs();
+        let mut m: BTreeMap<&str, f64> = BTreeMap::new();
+        for ((_, op), ru) in &self.by_key_op {
+            *m.entry(op).or_default() += ru;
+        }
+        let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+
+    /// RU/s per physical partition (`PartitionKeyRangeId`), largest first (ties by id).
+    pub fn per_range(&self) -> Vec<(String, f64)> {
+        let w = self.window_secs();
+        let mut m: BTreeMap<&str, f64> = BTreeMap::new();
+        for ((r, _), ru) in &self.by_range_key {
+            *m.entry(r).or_default() += ru;
+        }
+        let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    }
+}
+
+/// Reads the exports for a key of `levels` paths: every row parsed and validated, then the one
+/// container and region kept (others counted), then aggregated.
+pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, ObservedError> {
+    let mut all = Vec::new();
+    let mut rows_read = 0u64;
+    for (i, path) in opts.files.iter().enumerate() {
+        let file = path.display().to_string();
+        let rows = table::read_rows(path)?;
+        if rows.is_empty() {
+            return Err(ObservedError::File {
+                file,
+                message: "no rows: the export is empty; run the query of docs/calibration.md over a window with traffic, or leave this file out".into(),
+            });
+        }
+        rows_read += rows.len() as u64;
+        for row in &rows {
+            all.push(
+                rows::measurement(row, i, levels).map_err(|message| ObservedError::Row {
+                    file: file.clone(),
+                    row: row.number,
+                    message,
+                })?,
+            );
+        }
+    }
+    let (database, container) = pick_container(&all, &opts.filter)?;
+    let in_container: Vec<Measurement> = all
+        .into_iter()
+        .filter(|m| m.database == database && m.container == container)
+        .collect();
+    let other_containers = rows_read - in_container.len() as u64;
+    let region = pick_region(&in_container, &opts.filter)?;
+    let kept: Vec<Measurement> = in_container
+        .into_iter()
+        .filter(|m| m.region == region)
+        .collect();
+    let mut out = aggregate(&kept, opts)?;
+    out.rows_read = rows_read;
+    out.rows_other_containers = other_containers;
+    out.rows_other_regions = rows_read - other_containers - kept.len() as u64;
+    out.database = database;
+    out.container = container;
+    out.region = region;
+    Ok(out)
+}
+
+/// The database and container to read: `--container`, or the only one of the export.
+fn pick_container(
+    all: &[Measurement],
+    filter: &ObservedFilter,
+) -> Result<(String, String), ObservedError> {
+    let found: std::collections::BTreeSet<(String, String)> = all
+        .iter()
+        .map(|m| (m.database.clone(), m.container.clone()))
+        .collect();
+    let list = found
+        .iter()
+        .map(|(d, c)| format!("{d}/{c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match &filter.container {
+        Some(want) if found.contains(want) => Ok(want.clone()),
+        Some((d, c)) => Err(ObservedError::Selection(format!(
+            "--container {d}/{c}: the exports hold no rows of it; they hold {list}"
+        ))),
+        None if found.len() == 1 => Ok(found.into_iter().next().unwrap_or_default()),
+        None => Err(ObservedError::Selection(format!(
+            "the exports hold {} containers ({list}); choose one with --container DB/NAME",
+            found.len()
+        ))),
+    }
+}
+
+/// The region to read: `--region`, or the only one of the container's rows.
+fn pick_region(all: &[Measurement], filter: &ObservedFilter) -> Result<String, ObservedError> {
+    let found: std::collections::BTreeSet<&str> = all.iter().map(|m| m.region.as_str()).collect();
+    let list = found.iter().copied().collect::<Vec<_>>().join(", ");
+    match &filter.region {
+        Some(r) if found.contains(r.as_str()) => Ok(r.clone()),
+        Some(r) => Err(ObservedError::Selection(format!(
+            "--region {r}: the container's rows hold no rows of it; they hold {list}"
+        ))),
+        None if found.len() == 1 => Ok(found.into_iter().next().unwrap_or_default().to_owned()),
+        None => Err(ObservedError::Selection(format!(
+            "the container's rows come from {} regions ({list}); each region measures its own replica, so choose one with --region NAME",
+            found.len()
+        ))),
+    }
+}
+
+/// Sizes (each key's latest report) and RU sums of the kept rows.
+fn aggregate(kept: &[Measurement], opts: &ObservedOptions) -> Result<Observed, ObservedError> {
+    let mut latest: HashMap<&[u8], (f64, i64)> = HashMap::new();
+    let mut traffic: Option<Traffic> = None;
+    let mut storage_rows = 0u64;
+    for m in kept {
+        match &m.kind {
+            Kind::Size { bytes } => {
+                storage_rows += 1;
+                let e = latest.entry(&m.key[..]).or_insert((*bytes, m.time));
+                // The latest report wins; two at the same time (one per replica read): the larger.
+                if m.time > e.1 || (m.time == e.1 && *bytes > e.0) {
+                    *e = (*bytes, m.time);
+                }
+            }
+            Kind::Charge {
+                ru,
+                range,
+                operation,
+            } => {
+                let t = traffic.get_or_insert_with(|| Traffic {
+                    first: m.time,
+                    last: m.time,
+                    ..Default::default()
+                });
+                t.rows += 1;
+                t.first = t.first.min(m.time);
+                t.last = t.last.max(m.time);
+                *t.by_key_op
+                    .entry((m.key.clone(), operation.clone()))
+                    .or_default() += ru;
+                *t.by_range_key
+                    .entry((range.clone(), m.key.clone()))
+                    .or_default() += ru;
+            }
+        }
+    }
+    if let Some(t) = &traffic {
+        if t.last == t.first {
+            let files = opts
+                .files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(ObservedError::Selection(format!(
+                "{files}: every RU row has the same TimeGenerated ({}), so there is no window to divide the RU by; export at least an hour (docs/calibration.md)",
+                crate::fmt::iso(t.first)
+            )));
+        }
+    }
+    let mut sizes: Vec<(Vec<u8>, f64, i64)> = latest
+        .into_iter()
+        .map(|(k, (b, t))| (k.to_vec(), b, t))
+        .collect();
+    sizes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(Observed {
+        files: opts.files.iter().map(|p| p.display().to_string()).collect(),
+        storage_rows,
+        sizes,
+        traffic,
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests;
