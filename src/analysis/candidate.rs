@@ -26,6 +26,8 @@ pub(super) struct CandidateContext<'a> {
     pub(super) peek: &'a ingest::peek::PathPeek,
     pub(super) cfg: &'a AnalyzeOptions,
     pub(super) ops: Option<&'a crate::ops::OpsCounts>,
+    /// `--observed`: RU/s per logical partition, measured (current key) or carried (the others).
+    pub(super) demand: Option<&'a [f64]>,
     pub(super) time: Option<TimeInput<'a>>,
 }
 
@@ -39,8 +41,20 @@ fn one_item_cap(ctx: &CandidateContext<'_>) -> Option<(f64, &'static str)> {
     )
 }
 
-/// Traffic shares per logical partition: from the access log, else from document counts.
-fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f64>, Vec<f64>) {
+/// Traffic shares per logical partition: from the measured RU/s of `--observed`, from the
+/// access log, else from document counts.
+fn shares(
+    stats: &CandidateStats,
+    ops: Option<&crate::ops::OpsCounts>,
+    demand: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>) {
+    if let Some(d) = demand {
+        let total: f64 = d.iter().sum();
+        if total > 0.0 {
+            let s: Vec<f64> = d.iter().map(|x| x / total).collect();
+            return (s.clone(), s);
+        }
+    }
     let docs = advise::workload::document_shares(stats);
     let Some(o) = ops else {
         return (docs.clone(), docs);
@@ -110,7 +124,11 @@ fn data_findings(
     (findings, current)
 }
 
-pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+/// The candidate's report, and where its projected layout puts each logical partition (when a
+/// layout was projected).
+pub(super) fn evaluate_candidate(
+    ctx: &CandidateContext<'_>,
+) -> (CandidateReport, Option<Vec<usize>>) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
@@ -170,12 +188,15 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         cfg.workload.is_some(),
         &findings,
     );
-    let layout = layout.map(|(l, _, _)| l);
+    let (layout, lp_phys) = match layout {
+        Some((l, _, map)) => (Some(l), Some(map)),
+        None => (None, None),
+    };
     let mut report = candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval);
     if follows_time {
         grows_with_time(&mut report);
     }
-    report
+    (report, lp_phys)
 }
 
 /// The candidate's traffic: the workload's evaluation and demand, and the physical layout when
@@ -197,10 +218,14 @@ fn traffic(
     let wants_layout = cfg.provisioning.is_some()
         || cfg.physical_partitions.is_some()
         || cfg.workload.is_some()
-        || ctx.time.is_some();
+        || ctx.time.is_some()
+        || ctx.demand.is_some();
+    // Without a workload, measured RU/s (`--observed`) is the demand itself.
+    let measured_only = ctx.demand.filter(|_| cfg.workload.is_none());
     // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
     // without demand for routing, then again with the workload's demand.
-    let shape = wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
+    let shape = (wants_layout && measured_only.is_none())
+        .then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg));
     let mut eval = None;
     let mut summary = DemandSummary::default();
     if let Some(w) = &cfg.workload {
@@ -211,8 +236,8 @@ fn traffic(
     }
     // Without a workload the demand is none, and the layout is the shape already projected
     // (a second projection cost seconds and twice the memory for millions of keys).
-    let layout = match &eval {
-        Some(e) if wants_layout => Some(layout_for(
+    let layout = match (&eval, measured_only) {
+        (Some(e), _) if wants_layout => Some(layout_for(
             cand.kind,
             stats,
             ctx.proj,
@@ -220,6 +245,10 @@ fn traffic(
             e.even_ru_per_sec,
             cfg,
         )),
+        (None, Some(d)) => {
+            summary.hottest_logical = hottest_logical(stats, d);
+            Some(layout_for(cand.kind, stats, ctx.proj, d, 0.0, cfg))
+        }
         _ => shape,
     };
     if let Some((lr, lf, _)) = &layout {
@@ -227,6 +256,15 @@ fn traffic(
         findings.extend(lf.iter().cloned());
     }
     (layout, eval, summary)
+}
+
+/// The logical partition with the most demand, and its key.
+fn hottest_logical(stats: &CandidateStats, demand: &[f64]) -> Option<(f64, String)> {
+    demand
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, ru)| (*ru, keys::key_display(stats.key(i))))
 }
 
 /// A key that follows time grows: the sample's profile can look complete (every month of the
@@ -263,7 +301,7 @@ fn workload_eval(
 ) -> (crate::model::WorkloadEval, DemandSummary) {
     let (cand, stats, l) = (ctx.cand, ctx.stats, &ctx.cfg.limits);
     let mut summary = DemandSummary::default();
-    let (ws, rs) = shares(stats, ctx.ops);
+    let (ws, rs) = shares(stats, ctx.ops, ctx.demand);
     let (partitions, means) = match shape {
         Some(s) => (
             s.physical_partitions as u32,
@@ -294,14 +332,7 @@ fn workload_eval(
     if let Some(o) = ctx.ops {
         apply_measured_ru(&mut e, w, o, &ws, &rs);
     }
-    if let Some((idx, ru)) = e
-        .lp_demand
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
-    {
-        summary.hottest_logical = Some((*ru, keys::key_display(stats.key(idx))));
-    }
+    summary.hottest_logical = hottest_logical(stats, &e.lp_demand);
     let total_q = e.ru_demand.queries;
     summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
 

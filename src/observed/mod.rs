@@ -74,8 +74,6 @@ pub enum ObservedError {
 /// One measurement, after parsing (before the container filter).
 #[derive(Debug, Clone)]
 pub(crate) struct Measurement {
-    pub(crate) file: usize,
-    pub(crate) row: u64,
     pub(crate) time: i64,
     pub(crate) database: String,
     pub(crate) container: String,
@@ -172,7 +170,7 @@ impl Traffic {
 pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, ObservedError> {
     let mut all = Vec::new();
     let mut rows_read = 0u64;
-    for (i, path) in opts.files.iter().enumerate() {
+    for path in &opts.files {
         let file = path.display().to_string();
         let rows = table::read_rows(path)?;
         if rows.is_empty() {
@@ -184,7 +182,7 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
         rows_read += rows.len() as u64;
         for row in &rows {
             all.push(
-                rows::measurement(row, i, levels).map_err(|message| ObservedError::Row {
+                rows::measurement(row, levels).map_err(|message| ObservedError::Row {
                     file: file.clone(),
                     row: row.number,
                     message,

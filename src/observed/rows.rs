@@ -128,7 +128,7 @@ fn amount(name: &str, text: &str, what: &str) -> Result<f64, String> {
 }
 
 /// One row as a measurement, or what is wrong with it and the fix.
-pub(crate) fn measurement(row: &Row, file: usize, levels: usize) -> Result<Measurement, String> {
+pub(crate) fn measurement(row: &Row, levels: usize) -> Result<Measurement, String> {
     let (cols, size_row) = table_of(row)?;
     let need = |names: &'static [&'static str]| -> Result<&str, String> {
         row.get(names).map(|(_, v)| v).ok_or_else(|| {
@@ -158,8 +158,6 @@ pub(crate) fn measurement(row: &Row, file: usize, levels: usize) -> Result<Measu
         }
     };
     Ok(Measurement {
-        file,
-        row: row.number,
         time,
         database: need(cols.database)?.to_owned(),
         container: need(cols.container)?.to_owned(),

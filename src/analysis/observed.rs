@@ -1,0 +1,358 @@
+//! `--observed`: the exports read before the scan (a bad export fails fast), the measured
+//! traffic turned into each candidate's per-key demand (measured for the current key, carried
+//! through the sample's documents for the others), and the report section that sets the
+//! measurements beside the projection. The comparisons themselves are `advise::observed`.
+
+use hashbrown::HashMap;
+
+use super::AnalyzeError;
+use crate::analysis::AnalyzeOptions;
+use crate::estimate::{self, Projector};
+use crate::ingest::InputSource;
+use crate::keys::{self, KeyPlan};
+use crate::model::{
+    CalibratedKey, CandidateHot, CandidateReport, HotPartitions, KeyRu, MeasuredTraffic,
+    ObservedReport, OperationRu, RangeRu,
+};
+use crate::observed::{read_observed, Observed};
+use crate::stats::summary::CandidateStats;
+
+/// Reads the exports for the current key (`None` without `--observed`).
+pub(super) fn read(cfg: &AnalyzeOptions) -> Result<Option<Observed>, AnalyzeError> {
+    let (Some(opts), Some(current)) = (&cfg.observed, &cfg.current_key) else {
+        return Ok(None);
+    };
+    Ok(Some(read_observed(opts, current.levels.len())?))
+}
+
+/// The measured traffic as every candidate's demand, RU/s per logical partition in
+/// `stats.partitions` order.
+pub(super) struct Demand {
+    /// Per candidate: its demand (None: not carried, the inputs could not be read again).
+    pub(super) per_candidate: Vec<Option<Vec<f64>>>,
+    /// Whether the traffic reached the other candidates.
+    pub(super) carried: bool,
+}
+
+/// The index of the current key among the candidates.
+pub(super) fn current_index(cfg: &AnalyzeOptions) -> Option<usize> {
+    let current = cfg.current_key.as_ref()?;
+    cfg.candidates.iter().position(|c| c.same_key(current))
+}
+
+/// Each candidate's demand from the measured RU/s per key: the current key's directly; the
+/// others' by one more read of the sample, where each document carries its current key's RU/s
+/// divided among that key's documents (a document's traffic follows its current key's share).
+pub(super) fn demand(
+    cfg: &AnalyzeOptions,
+    inputs: &[InputSource],
+    all_stats: &[CandidateStats],
+    obs: &Observed,
+) -> Option<Demand> {
+    let traffic = obs.traffic.as_ref()?;
+    let current = current_index(cfg)?;
+    let per_key = traffic.per_key();
+    let mut carried: Vec<HashMap<Vec<u8>, f64>> = vec![HashMap::new(); cfg.candidates.len()];
+    let mut read_any = false;
+    if cfg.candidates.len() > 1 {
+        let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
+        // (current key, candidate key) → documents, and documents per current key.
+        let mut pairs: Vec<HashMap<(Vec<u8>, Vec<u8>), f64>> =
+            vec![HashMap::new(); cfg.candidates.len()];
+        let mut docs: HashMap<Vec<u8>, f64> = HashMap::new();
+        let (mut cur, mut key) = (Vec::new(), Vec::new());
+        crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
+            read_any = true;
+            let mut values = Vec::new();
+            if keys::extract::scan_document(rec, &plan.trie, &mut values).is_err()
+                || plan.build_key(current, &values, &mut cur).is_err()
+                || !per_key.contains_key(&cur[..])
+            {
+                return true;
+            }
+            *docs.entry_ref(&cur[..]).or_default() += 1.0;
+            for (c, m) in pairs.iter_mut().enumerate() {
+                if c != current && plan.build_key(c, &values, &mut key).is_ok() {
+                    *m.entry((cur.clone(), key.clone())).or_default() += 1.0;
+                }
+            }
+            true
+        });
+        for (c, m) in pairs.into_iter().enumerate() {
+            for ((k, ck), n) in m {
+                *carried[c].entry(ck).or_default() += per_key[&k] * n / docs[&k];
+            }
+        }
+    }
+    let per_candidate = all_stats
+        .iter()
+        .enumerate()
+        .map(|(c, s)| {
+            let from = if c == current { &per_key } else { &carried[c] };
+            (c == current || read_any).then(|| {
+                s.partitions
+                    .iter()
+                    .map(|p| from.get(s.key_of(p)).copied().unwrap_or(0.0))
+                    .collect()
+            })
+        })
+        .collect();
+    Some(Demand {
+        per_candidate,
+        carried: read_any,
+    })
+}
+
+/// The section's numbers that need the current key's statistics: calibration, measured
+/// traffic and the prediction of today's hot partition. `lp_phys` maps each logical partition
+/// to its projected physical partition.
+pub(super) fn current_section(
+    cfg: &AnalyzeOptions,
+    obs: &Observed,
+    stats: &CandidateStats,
+    proj: &Projector,
+    lp_phys: Option<&[usize]>,
+    carried: bool,
+) -> ObservedReport {
+    let hierarchical = cfg
+        .current_key
+        .as_ref()
+        .is_some_and(|c| c.kind == keys::spec::KeyKind::Hierarchical);
+    let index: HashMap<&[u8], usize> = (0..stats.partitions.len())
+        .map(|i| (stats.key(i), i))
+        .collect();
+    let key_json = |k: &[u8]| keys::key_json(k, hierarchical);
+    let docs_of = |k: &[u8]| {
+        index
+            .get(k)
+            .map_or(0, |&i| stats.partitions[i].sample.documents)
+    };
+    let calibration = (!obs.sizes.is_empty()).then(|| {
+        let keys: Vec<CalibratedKey> = obs
+            .sizes
+            .iter()
+            .map(|(k, bytes, t)| {
+                let at = index.get(&k[..]).copied();
+                let range =
+                    at.map(|i| estimate::sizes::bytes_range(stats, &stats.partitions[i], proj));
+                CalibratedKey {
+                    key: key_json(k),
+                    measured_bytes: *bytes,
+                    reported: crate::fmt::iso(*t),
+                    projected_bytes: at.map(|i| stats.bytes_at(i)),
+                    projected_range: range,
+                    sample_documents: docs_of(k),
+                    verdict: crate::advise::observed::verdict(*bytes, range),
+                }
+            })
+            .collect();
+        crate::advise::observed::calibration(keys)
+    });
+    let mut findings = Vec::new();
+    findings.extend(
+        calibration
+            .as_ref()
+            .and_then(crate::advise::observed::calibration_finding),
+    );
+    let traffic = obs
+        .traffic
+        .as_ref()
+        .map(|t| measured_traffic(t, cfg.top, &key_json, &docs_of, carried));
+    let hot_partitions = obs
+        .traffic
+        .as_ref()
+        .zip(lp_phys)
+        .map(|(t, map)| hot_partitions(t, stats, map, &index, &key_json, cfg.top));
+    ObservedReport {
+        files: obs.files.clone(),
+        database: obs.database.clone(),
+        container: obs.container.clone(),
+        region: obs.region.clone(),
+        current_key: cfg
+            .current_key
+            .as_ref()
+            .map(|c| c.spec.clone())
+            .unwrap_or_default(),
+        rows_read: obs.rows_read,
+        rows_other_containers: obs.rows_other_containers,
+        rows_other_regions: obs.rows_other_regions,
+        calibration,
+        traffic,
+        hot_partitions,
+        findings,
+    }
+}
+
+/// The measured traffic: totals, operations and the top keys.
+fn measured_traffic(
+    t: &crate::observed::Traffic,
+    top: usize,
+    key_json: &dyn Fn(&[u8]) -> serde_json::Value,
+    docs_of: &dyn Fn(&[u8]) -> u64,
+    carried: bool,
+) -> MeasuredTraffic {
+    let w = t.window_secs();
+    let per_key = t.per_key();
+    let mut keys: Vec<(&Vec<u8>, f64)> = per_key.iter().map(|(k, v)| (k, *v)).collect();
+    keys.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    let ops_of = |k: &[u8]| -> Vec<OperationRu> {
+        let mut v: Vec<OperationRu> = t
+            .by_key_op
+            .iter()
+            .filter(|((kk, _), _)| kk == k)
+            .map(|((_, op), ru)| OperationRu {
+                operation: op.clone(),
+                ru_per_sec: ru / w,
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.ru_per_sec
+                .total_cmp(&a.ru_per_sec)
+                .then(a.operation.cmp(&b.operation))
+        });
+        v
+    };
+    MeasuredTraffic {
+        first: crate::fmt::iso(t.first),
+        last: crate::fmt::iso(t.last),
+        window_secs: w,
+        rows: t.rows,
+        total_ru_per_sec: keys.iter().fold(0.0, |s, k| s + k.1),
+        operations: t
+            .per_operation()
+            .into_iter()
+            .map(|(operation, ru_per_sec)| OperationRu {
+                operation,
+                ru_per_sec,
+            })
+            .collect(),
+        keys_measured: keys.len() as u64,
+        top_keys: keys
+            .iter()
+            .take(top.max(1))
+            .map(|(k, ru)| KeyRu {
+                key: key_json(k),
+                ru_per_sec: *ru,
+                operations: ops_of(k),
+                sample_documents: docs_of(k),
+            })
+            .collect(),
+        not_in_sample_ru_per_sec: keys
+            .iter()
+            .filter(|k| docs_of(k.0) == 0)
+            .fold(0.0, |s, k| s + k.1),
+        carried,
+    }
+}
+
+/// Today's physical partitions, and whether the projection by documents would have named the
+/// hottest (`candidates` is filled after the ranking).
+fn hot_partitions(
+    t: &crate::observed::Traffic,
+    stats: &CandidateStats,
+    lp_phys: &[usize],
+    index: &HashMap<&[u8], usize>,
+    key_json: &dyn Fn(&[u8]) -> serde_json::Value,
+    top: usize,
+) -> HotPartitions {
+    let ranges: Vec<RangeRu> = t
+        .per_range()
+        .into_iter()
+        .map(|(range_id, ru_per_sec)| {
+            let mine = t.by_range_key.iter().filter(|((r, _), _)| *r == range_id);
+            let keys = mine.clone().count() as u64;
+            let hottest = mine
+                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+                .map(|((_, k), _)| key_json(k))
+                .unwrap_or(serde_json::Value::Null);
+            RangeRu {
+                range_id,
+                ru_per_sec,
+                keys,
+                hottest_key: hottest,
+            }
+        })
+        .collect();
+    let partitions = lp_phys
+        .iter()
+        .filter(|&&p| p != usize::MAX)
+        .max()
+        .map_or(0, |m| m + 1);
+    let mut docs = vec![0.0; partitions];
+    for (i, &p) in lp_phys.iter().enumerate() {
+        if p != usize::MAX {
+            docs[p] += stats.documents_of(&stats.partitions[i]);
+        }
+    }
+    let total: f64 = docs.iter().sum::<f64>().max(f64::MIN_POSITIVE);
+    let share: Vec<f64> = docs.iter().map(|d| d / total).collect();
+    let hot = &ranges[0];
+    // The hottest key of the hottest range, as encoded: found again among the RU rows.
+    let hot_key = t
+        .by_range_key
+        .iter()
+        .filter(|((r, _), _)| *r == hot.range_id)
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
+        .map(|((_, k), _)| k.clone())
+        .unwrap_or_default();
+    let at = index
+        .get(&hot_key[..])
+        .map(|&i| lp_phys[i])
+        .filter(|&p| p != usize::MAX);
+    let (predicted, mut prediction) = crate::advise::observed::prediction(
+        &share,
+        at,
+        &crate::fmt::key_text(&hot.hottest_key),
+        &hot.range_id,
+    );
+    if partitions != ranges.len() {
+        prediction.push_str(&format!(
+            "; the export measured {} physical partition(s) and the projection has {partitions}: give --physical-partitions {} (or the container's --ru) to project today's layout",
+            ranges.len(),
+            ranges.len()
+        ));
+    }
+    HotPartitions {
+        ranges_measured: ranges.len() as u64,
+        ranges: ranges.into_iter().take(top.max(1)).collect(),
+        projected_partitions: partitions as u64,
+        predicted,
+        prediction,
+        candidates: Vec::new(),
+    }
+}
+
+/// Every candidate's hottest physical partition under the measured (current key) or carried
+/// load, in rank order, beside today's hottest.
+pub(super) fn candidates_hot(
+    section: &mut ObservedReport,
+    ranked: &[CandidateReport],
+    current: &str,
+) {
+    let Some(hp) = section.hot_partitions.as_mut() else {
+        return;
+    };
+    let today = hp.ranges.first().map_or(0.0, |r| r.ru_per_sec);
+    let carried = section.traffic.as_ref().is_some_and(|t| t.carried);
+    hp.candidates = ranked
+        .iter()
+        .filter(|c| c.spec == current || carried)
+        .filter_map(|c| {
+            let l = c.layout.as_ref()?;
+            let hottest = l.partitions.iter().map(|p| p.ru_demand).fold(0.0, f64::max);
+            Some(CandidateHot {
+                spec: c.spec.clone(),
+                source: if c.spec == current {
+                    "measured"
+                } else {
+                    "carried"
+                }
+                .into(),
+                physical_partitions: l.physical_partitions,
+                hottest_ru_per_sec: hottest,
+                versus_today: hottest / today.max(f64::MIN_POSITIVE),
+                hottest_logical_ru_per_sec: c.hottest_logical_partition_ru_per_sec.unwrap_or(0.0),
+            })
+        })
+        .collect();
+}
