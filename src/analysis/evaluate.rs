@@ -87,20 +87,26 @@ pub(super) fn evaluate_all(
             ));
         }
         report.findings.append(&mut group_findings[i]);
-        let key_errors: Vec<KeyErrorSummary> = acc.candidates[i]
-            .key_errors
-            .iter()
-            .map(|(k, log)| KeyErrorSummary {
-                reason: *k,
-                documents: log.count,
-                examples: log.first.iter().map(locate).collect(),
-            })
-            .collect();
-        finish_report(&mut report, key_errors);
+        finish_report(&mut report, key_errors(&acc.candidates[i], &locate));
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
     }
     Ok((reports, section))
+}
+
+/// A candidate's documents without a key, by reason, with located examples.
+fn key_errors(
+    c: &crate::stats::CandidateAcc,
+    locate: &dyn Fn(&RecordIssue) -> Located,
+) -> Vec<KeyErrorSummary> {
+    c.key_errors
+        .iter()
+        .map(|(k, log)| KeyErrorSummary {
+            reason: *k,
+            documents: log.count,
+            examples: log.first.iter().map(locate).collect(),
+        })
+        .collect()
 }
 
 /// The estimate stage for every candidate: a projection from its frequency profile, then its

@@ -175,13 +175,8 @@ pub struct AnalyzeArgs {
     pub observed: Vec<PathBuf>,
 
     /// The container of the --observed exports, as DATABASE/CONTAINER (needed when they hold
-    /// several).
-    #[arg(
-        help_heading = "Workload",
-        long,
-        value_name = "DB/NAME",
-        requires = "observed"
-    )]
+    /// several). `check` also reads it as the container of --from-iac.
+    #[arg(help_heading = "Workload", long, value_name = "DB/NAME")]
     pub container: Option<String>,
 
     /// The region of the --observed exports (needed when they hold several).
@@ -378,7 +373,12 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
 /// `--observed`, `--container` and `--region` as the observed stage's options.
 fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
     if a.observed.is_empty() {
-        return Ok(None);
+        return match &a.container {
+            Some(c) => Err(ConfigError::Invalid(format!(
+                "--container {c}: it chooses the container of --observed exports; give them, or leave --container out"
+            ))),
+            None => Ok(None),
+        };
     }
     let container = match &a.container {
         None => None,

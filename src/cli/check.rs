@@ -49,15 +49,6 @@ pub struct CheckArgs {
     )]
     pub from_iac: Option<PathBuf>,
 
-    /// Which container in the infrastructure file, when it declares several.
-    #[arg(
-        help_heading = "Key and policy",
-        long,
-        value_name = "NAME",
-        requires = "from_iac"
-    )]
-    pub container: Option<String>,
-
     /// Other keys to compare with (repeatable; shown, never gated on).
     #[arg(help_heading = "Key and policy", long, value_name = "SPEC")]
     pub compare: Vec<String>,
@@ -448,7 +439,20 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     }
     // The key: --key, --from-iac, or the file's.
     let from_iac = c.from_iac.or(file.from_iac.map(rel));
-    let container = c.container.or(file.container);
+    // `--container` (shared with analyze's --observed) names the container in the
+    // infrastructure file too: NAME, or DB/NAME whose NAME is looked up.
+    let container = match a.container.clone() {
+        Some(v) if from_iac.is_none() && a.observed.is_empty() => {
+            return Err(ConfigError::Invalid(format!(
+                "--container {v}: it names the container of --from-iac or of --observed; give one of them, or leave --container out"
+            )))
+        }
+        Some(v) => Some(v.rsplit('/').next().unwrap_or(&v).to_owned()),
+        None => file.container,
+    };
+    if a.observed.is_empty() {
+        a.container = None;
+    }
     let (key, iac) = match (c.key.or(file.key), from_iac) {
         (Some(k), None) => (k, None),
         (_, Some(path)) => {
