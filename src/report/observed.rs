@@ -184,7 +184,7 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
     vec![
         Block::Heading(3, "Hot physical partitions today".into()),
         Block::Text(vec![format!(
-            "{} physical partition(s) measured; the projection of the current key has {}. Predicted from documents alone: {}",
+            "{} physical partition(s) with measured traffic; the projection of the current key has {}. Predicted from documents alone: {}",
             count(h.ranges_measured as f64),
             count(h.projected_partitions as f64),
             h.prediction
