@@ -490,3 +490,30 @@ fn hostile_keys_from_an_export_are_neutralised_in_every_format() {
         assert!(out.stdout.contains("Measured today"), "{format}");
     }
 }
+
+#[test]
+fn check_reads_the_exports_for_the_key_it_checks() {
+    let s = sample();
+    let ru = ru_export(Mode::Resource, Format::Json, "West Europe");
+    let r = Test::new()
+        .args(["check"])
+        .arg(s.path())
+        .args(["--key", "/k", "--format", "json", "--observed"])
+        .arg(ru.path())
+        .run();
+    // The gate fails on the sample's null and Undefined keys (exit 1); the report is written.
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    let r = r.json();
+    assert_eq!(r["observed"]["current_key"], "/k");
+    assert!(close(&r["observed"]["traffic"]["total_ru_per_sec"], 1.0));
+    // analyze needs the key today named.
+    let e = Test::new()
+        .arg("analyze")
+        .arg(s.path())
+        .args(["-c", "/g", "--observed"])
+        .arg(ru.path())
+        .run()
+        .bad_input()
+        .stderr;
+    assert!(e.contains("give it with --current-key"), "{e}");
+}

@@ -163,13 +163,12 @@ pub struct AnalyzeArgs {
 
     /// Azure Monitor exports of CDBPartitionKeyStatistics / CDBPartitionKeyRUConsumption (or
     /// AzureDiagnostics), JSON or CSV: the container's measured sizes and RU/s beside the
-    /// projection (docs/calibration.md). Needs --current-key.
+    /// projection (docs/calibration.md). Needs --current-key (`check`: the key checked).
     #[arg(
         help_heading = "Workload",
         long,
         value_name = "FILE",
         num_args = 1..,
-        requires = "current_key",
         conflicts_with_all = ["ops", "key_stats"]
     )]
     pub observed: Vec<PathBuf>,
@@ -393,6 +392,12 @@ fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>,
             }
         },
     };
+    if a.current_key.is_none() {
+        return Err(ConfigError::Invalid(
+            "--observed: the exports measure the container's key today; give it with --current-key"
+                .into(),
+        ));
+    }
     Ok(Some(crate::observed::ObservedOptions {
         files: a.observed.clone(),
         filter: crate::observed::ObservedFilter {

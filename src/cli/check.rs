@@ -473,6 +473,10 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     if compare.is_empty() {
         compare = file.compare;
     }
+    // The key under check is the container's key today: what --observed measured.
+    if !a.observed.is_empty() && a.current_key.is_none() {
+        a.current_key = Some(key.clone());
+    }
     a.candidate.insert(0, key);
     a.candidate.extend(compare);
     let baseline_tolerance = share(

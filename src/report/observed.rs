@@ -66,7 +66,7 @@ fn calibration_blocks(o: &ObservedReport) -> Vec<Block> {
     vec![
         Block::Heading(3, "Storage: measured beside projected".into()),
         Block::Text(vec![format!(
-            "{} of {} measured logical partition(s) inside the projection's 95% interval ({} above, {} below, {} not in the sample). Measured: SizeKb × 1024 of each key's latest report (the service sub-samples keys; keys under about 1 GB may not be reported).",
+            "{} of {} measured logical partition(s) inside the projection's 95% interval ({} above, {} below, {} not in the sample). Measured: SizeKb × 1024 of each key's latest report, the service's estimate from a sub-sample; it reports at most the 3 largest keys of each physical partition, only those with at least 1% of its documents, and keys under about 1 GB may not appear.",
             c.inside,
             c.keys.len(),
             c.above,
@@ -95,7 +95,7 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
         .join(", ");
     let mut lines = vec![
         format!(
-            "Measured: {} RU/s over {} s ({} to {}: the window is the last TimeGenerated minus the first), {} rows, {} keys; by operation: {ops}.",
+            "Measured: {} RU/s over {} s ({} to {}: the window is the last TimeGenerated minus the first), {} rows, {} keys; by operation: {ops}. The service logs point reads, point writes and stored procedures only: queries are not in these figures.",
             ru(t.total_ru_per_sec),
             count(t.window_secs),
             t.first,
