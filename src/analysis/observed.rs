@@ -25,6 +25,9 @@ pub(super) fn read(cfg: &AnalyzeOptions) -> Result<Option<Observed>, AnalyzeErro
     Ok(Some(read_observed(opts, current.levels.len())?))
 }
 
+/// Documents per (current key, candidate key) pair.
+type PairDocuments = HashMap<(Vec<u8>, Vec<u8>), f64>;
+
 /// The measured traffic as every candidate's demand, RU/s per logical partition in
 /// `stats.partitions` order.
 pub(super) struct Demand {
@@ -57,8 +60,7 @@ pub(super) fn demand(
     if cfg.candidates.len() > 1 {
         let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
         // (current key, candidate key) → documents, and documents per current key.
-        let mut pairs: Vec<HashMap<(Vec<u8>, Vec<u8>), f64>> =
-            vec![HashMap::new(); cfg.candidates.len()];
+        let mut pairs: Vec<PairDocuments> = vec![HashMap::new(); cfg.candidates.len()];
         let mut docs: HashMap<Vec<u8>, f64> = HashMap::new();
         let (mut cur, mut key) = (Vec::new(), Vec::new());
         crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
