@@ -296,6 +296,12 @@ fn check_figures(r: &serde_json::Value) {
     assert!(close(&g["hottest_logical_partition_ru_per_sec"], 0.5));
     let k = cand.iter().find(|c| c["spec"] == "/k").unwrap();
     assert!(close(&k["hottest_logical_partition_ru_per_sec"], 0.6));
+    // The report says which figures are measured and which carried.
+    let est = r["estimates"].to_string();
+    assert!(
+        est.contains("measured for the current key and carried over for the others"),
+        "{est}"
+    );
 }
 
 #[test]
