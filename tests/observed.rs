@@ -523,3 +523,33 @@ fn check_reads_the_exports_for_the_key_it_checks() {
         .stderr;
     assert!(e.contains("give it with --current-key"), "{e}");
 }
+
+#[test]
+fn with_a_workload_the_measured_traffic_gives_each_keys_share() {
+    // The workload's 100 writes/s stay; the shares follow the export: "a" 0.6 of /k's traffic,
+    // y 0.5 of /g's (carried).
+    let s = sample();
+    let ru = ru_export(Mode::Resource, Format::Csv, "West Europe");
+    let r = Test::new()
+        .arg("analyze")
+        .arg(s.path())
+        .args(["-c", "/g", "--current-key", "/k", "--writes-per-sec", "100"])
+        .args(["--format", "json", "--observed"])
+        .arg(ru.path())
+        .json();
+    for (spec, share) in [("/k", 0.6), ("/g", 0.5)] {
+        let c = r["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["spec"] == spec)
+            .unwrap();
+        let total = c["workload"]["ru_demand"]["total"].as_f64().unwrap();
+        assert!(total > 0.0);
+        let hottest = &c["hottest_logical_partition_ru_per_sec"];
+        assert!(
+            close(hottest, share * total),
+            "{spec}: {hottest} of {total}"
+        );
+    }
+}
