@@ -82,7 +82,12 @@ pub(super) fn evaluate_all(
                 o,
                 &stats,
                 proj,
-                lp_phys.as_deref(),
+                lp_phys.as_deref().zip(
+                    report
+                        .layout
+                        .as_ref()
+                        .map(|l| l.physical_partitions as usize),
+                ),
                 demand.as_ref().is_some_and(|d| d.carried),
             ));
         }

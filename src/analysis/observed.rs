@@ -106,14 +106,14 @@ pub(super) fn demand(
 }
 
 /// The section's numbers that need the current key's statistics: calibration, measured
-/// traffic and the prediction of today's hot partition. `lp_phys` maps each logical partition
-/// to its projected physical partition.
+/// traffic and the prediction of today's hot partition. `layout` maps each logical partition
+/// to its projected physical partition, with the projection's partition count.
 pub(super) fn current_section(
     cfg: &AnalyzeOptions,
     obs: &Observed,
     stats: &CandidateStats,
     proj: &Projector,
-    lp_phys: Option<&[usize]>,
+    layout: Option<(&[usize], usize)>,
     carried: bool,
 ) -> ObservedReport {
     let hierarchical = cfg
@@ -163,7 +163,7 @@ pub(super) fn current_section(
     let hot_partitions = obs
         .traffic
         .as_ref()
-        .zip(lp_phys)
+        .zip(layout)
         .map(|(t, map)| hot_partitions(t, stats, map, &index, &key_json, cfg.top));
     ObservedReport {
         files: obs.files.clone(),
@@ -252,51 +252,45 @@ fn measured_traffic(
 fn hot_partitions(
     t: &crate::observed::Traffic,
     stats: &CandidateStats,
-    lp_phys: &[usize],
+    (lp_phys, partitions): (&[usize], usize),
     index: &HashMap<&[u8], usize>,
     key_json: &dyn Fn(&[u8]) -> serde_json::Value,
     top: usize,
 ) -> HotPartitions {
+    // One pass: each range's key count and hottest key (ties: the smaller key).
+    let mut per: HashMap<&str, (u64, &[u8], f64)> = HashMap::new();
+    for ((r, k), ru) in &t.by_range_key {
+        let e = per
+            .entry(r.as_str())
+            .or_insert((0, &k[..], f64::NEG_INFINITY));
+        e.0 += 1;
+        if *ru > e.2 || (*ru == e.2 && &k[..] < e.1) {
+            (e.1, e.2) = (&k[..], *ru);
+        }
+    }
     let ranges: Vec<RangeRu> = t
         .per_range()
         .into_iter()
         .map(|(range_id, ru_per_sec)| {
-            let mine = t.by_range_key.iter().filter(|((r, _), _)| *r == range_id);
-            let keys = mine.clone().count() as u64;
-            let hottest = mine
-                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
-                .map(|((_, k), _)| key_json(k))
-                .unwrap_or(serde_json::Value::Null);
+            let (keys, hottest, _) = per[range_id.as_str()];
             RangeRu {
+                hottest_key: key_json(hottest),
                 range_id,
                 ru_per_sec,
                 keys,
-                hottest_key: hottest,
             }
         })
         .collect();
-    let partitions = lp_phys
-        .iter()
-        .filter(|&&p| p != usize::MAX)
-        .max()
-        .map_or(0, |m| m + 1);
+    let hot_key: Vec<u8> = per[ranges[0].range_id.as_str()].1.to_vec();
     let mut docs = vec![0.0; partitions];
     for (i, &p) in lp_phys.iter().enumerate() {
-        if p != usize::MAX {
+        if p < partitions {
             docs[p] += stats.documents_of(&stats.partitions[i]);
         }
     }
     let total: f64 = docs.iter().sum::<f64>().max(f64::MIN_POSITIVE);
     let share: Vec<f64> = docs.iter().map(|d| d / total).collect();
     let hot = &ranges[0];
-    // The hottest key of the hottest range, as encoded: found again among the RU rows.
-    let hot_key = t
-        .by_range_key
-        .iter()
-        .filter(|((r, _), _)| *r == hot.range_id)
-        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0 .1.cmp(&a.0 .1)))
-        .map(|((_, k), _)| k.clone())
-        .unwrap_or_default();
     let at = index
         .get(&hot_key[..])
         .map(|&i| lp_phys[i])
