@@ -197,16 +197,23 @@ fn measured_traffic(
     let per_key = t.per_key();
     let mut keys: Vec<(&Vec<u8>, f64)> = per_key.iter().map(|(k, v)| (k, *v)).collect();
     keys.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-    let ops_of = |k: &[u8]| -> Vec<OperationRu> {
-        let mut v: Vec<OperationRu> = t
-            .by_key_op
-            .iter()
-            .filter(|((kk, _), _)| kk == k)
-            .map(|((_, op), ru)| OperationRu {
+    // The top keys' operations, in one pass over the rows.
+    let top_n = top.max(1);
+    let mut ops: HashMap<&[u8], Vec<OperationRu>> = keys
+        .iter()
+        .take(top_n)
+        .map(|(k, _)| (&k[..], Vec::new()))
+        .collect();
+    for ((k, op), ru) in &t.by_key_op {
+        if let Some(v) = ops.get_mut(&k[..]) {
+            v.push(OperationRu {
                 operation: op.clone(),
                 ru_per_sec: ru / w,
-            })
-            .collect();
+            });
+        }
+    }
+    let mut ops_of = |k: &[u8]| -> Vec<OperationRu> {
+        let mut v = ops.remove(k).unwrap_or_default();
         v.sort_by(|a, b| {
             b.ru_per_sec
                 .total_cmp(&a.ru_per_sec)
@@ -231,7 +238,7 @@ fn measured_traffic(
         keys_measured: keys.len() as u64,
         top_keys: keys
             .iter()
-            .take(top.max(1))
+            .take(top_n)
             .map(|(k, ru)| KeyRu {
                 key: key_json(k),
                 ru_per_sec: *ru,
