@@ -165,60 +165,101 @@ impl Traffic {
     }
 }
 
-/// Reads the exports for a key of `levels` paths: every row parsed and validated, then the one
-/// container and region kept (others counted), then aggregated.
+/// The measurements of one (database, container, region), aggregated as rows arrive.
+#[derive(Default)]
+struct Acc {
+    rows: u64,
+    storage_rows: u64,
+    latest: HashMap<Vec<u8>, (f64, i64)>,
+    traffic: Option<Traffic>,
+}
+
+impl Acc {
+    fn add(&mut self, m: Measurement) {
+        self.rows += 1;
+        match m.kind {
+            Kind::Size { bytes } => {
+                self.storage_rows += 1;
+                let e = self.latest.entry(m.key).or_insert((bytes, m.time));
+                // The latest report wins; two at the same time (one per replica read): the larger.
+                if m.time > e.1 || (m.time == e.1 && bytes > e.0) {
+                    *e = (bytes, m.time);
+                }
+            }
+            Kind::Charge {
+                ru,
+                range,
+                operation,
+            } => {
+                let t = self.traffic.get_or_insert_with(|| Traffic {
+                    first: m.time,
+                    last: m.time,
+                    ..Default::default()
+                });
+                t.rows += 1;
+                t.first = t.first.min(m.time);
+                t.last = t.last.max(m.time);
+                *t.by_range_key.entry((range, m.key.clone())).or_default() += ru;
+                *t.by_key_op.entry((m.key, operation)).or_default() += ru;
+            }
+        }
+    }
+}
+
+/// Reads the exports for a key of `levels` paths: every row parsed and validated as it is
+/// read, aggregated per database, container and region; then the one container and region
+/// kept (the others counted).
 pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, ObservedError> {
-    let mut all = Vec::new();
+    let mut accs: BTreeMap<(String, String, String), Acc> = BTreeMap::new();
     let mut rows_read = 0u64;
     for path in &opts.files {
         let file = path.display().to_string();
-        let rows = table::read_rows(path)?;
-        if rows.is_empty() {
+        let n = table::for_each_row(path, &mut |row| {
+            let m = rows::measurement(row, levels).map_err(|message| ObservedError::Row {
+                file: file.clone(),
+                row: row.number,
+                message,
+            })?;
+            let at = (m.database.clone(), m.container.clone(), m.region.clone());
+            accs.entry(at).or_default().add(m);
+            Ok(())
+        })?;
+        if n == 0 {
             return Err(ObservedError::File {
                 file,
                 message: "no rows: the export is empty; run the query of docs/calibration.md over a window with traffic, or leave this file out".into(),
             });
         }
-        rows_read += rows.len() as u64;
-        for row in &rows {
-            all.push(
-                rows::measurement(row, levels).map_err(|message| ObservedError::Row {
-                    file: file.clone(),
-                    row: row.number,
-                    message,
-                })?,
-            );
-        }
+        rows_read += n;
     }
-    let (database, container) = pick_container(&all, &opts.filter)?;
-    let in_container: Vec<Measurement> = all
-        .into_iter()
-        .filter(|m| m.database == database && m.container == container)
-        .collect();
-    let other_containers = rows_read - in_container.len() as u64;
-    let region = pick_region(&in_container, &opts.filter)?;
-    let kept: Vec<Measurement> = in_container
-        .into_iter()
-        .filter(|m| m.region == region)
-        .collect();
-    let mut out = aggregate(&kept, opts)?;
+    let (database, container) = pick_container(&accs, &opts.filter)?;
+    let in_container: u64 = accs
+        .iter()
+        .filter(|((d, c, _), _)| *d == database && *c == container)
+        .map(|(_, a)| a.rows)
+        .sum();
+    let region = pick_region(&accs, (&database, &container), &opts.filter)?;
+    let acc = accs
+        .remove(&(database.clone(), container.clone(), region.clone()))
+        .unwrap_or_default();
+    let mut out = finish(acc, opts)?;
     out.rows_read = rows_read;
-    out.rows_other_containers = other_containers;
-    out.rows_other_regions = rows_read - other_containers - kept.len() as u64;
+    out.rows_other_containers = rows_read - in_container;
+    out.rows_other_regions =
+        in_container - out.storage_rows - out.traffic.as_ref().map_or(0, |t| t.rows);
     out.database = database;
     out.container = container;
     out.region = region;
     Ok(out)
 }
 
+type Accs = BTreeMap<(String, String, String), Acc>;
+
 /// The database and container to read: `--container`, or the only one of the export.
-fn pick_container(
-    all: &[Measurement],
-    filter: &ObservedFilter,
-) -> Result<(String, String), ObservedError> {
-    let found: std::collections::BTreeSet<(String, String)> = all
-        .iter()
-        .map(|m| (m.database.clone(), m.container.clone()))
+fn pick_container(accs: &Accs, filter: &ObservedFilter) -> Result<(String, String), ObservedError> {
+    let found: std::collections::BTreeSet<(String, String)> = accs
+        .keys()
+        .map(|(d, c, _)| (d.clone(), c.clone()))
         .collect();
     let list = found
         .iter()
@@ -239,8 +280,16 @@ fn pick_container(
 }
 
 /// The region to read: `--region`, or the only one of the container's rows.
-fn pick_region(all: &[Measurement], filter: &ObservedFilter) -> Result<String, ObservedError> {
-    let found: std::collections::BTreeSet<&str> = all.iter().map(|m| m.region.as_str()).collect();
+fn pick_region(
+    accs: &Accs,
+    (database, container): (&str, &str),
+    filter: &ObservedFilter,
+) -> Result<String, ObservedError> {
+    let found: std::collections::BTreeSet<&str> = accs
+        .keys()
+        .filter(|(d, c, _)| d == database && c == container)
+        .map(|(_, _, r)| r.as_str())
+        .collect();
     let list = found.iter().copied().collect::<Vec<_>>().join(", ");
     match &filter.region {
         Some(r) if found.contains(r.as_str()) => Ok(r.clone()),
@@ -255,44 +304,9 @@ fn pick_region(all: &[Measurement], filter: &ObservedFilter) -> Result<String, O
     }
 }
 
-/// Sizes (each key's latest report) and RU sums of the kept rows.
-fn aggregate(kept: &[Measurement], opts: &ObservedOptions) -> Result<Observed, ObservedError> {
-    let mut latest: HashMap<&[u8], (f64, i64)> = HashMap::new();
-    let mut traffic: Option<Traffic> = None;
-    let mut storage_rows = 0u64;
-    for m in kept {
-        match &m.kind {
-            Kind::Size { bytes } => {
-                storage_rows += 1;
-                let e = latest.entry(&m.key[..]).or_insert((*bytes, m.time));
-                // The latest report wins; two at the same time (one per replica read): the larger.
-                if m.time > e.1 || (m.time == e.1 && *bytes > e.0) {
-                    *e = (*bytes, m.time);
-                }
-            }
-            Kind::Charge {
-                ru,
-                range,
-                operation,
-            } => {
-                let t = traffic.get_or_insert_with(|| Traffic {
-                    first: m.time,
-                    last: m.time,
-                    ..Default::default()
-                });
-                t.rows += 1;
-                t.first = t.first.min(m.time);
-                t.last = t.last.max(m.time);
-                *t.by_key_op
-                    .entry((m.key.clone(), operation.clone()))
-                    .or_default() += ru;
-                *t.by_range_key
-                    .entry((range.clone(), m.key.clone()))
-                    .or_default() += ru;
-            }
-        }
-    }
-    if let Some(t) = &traffic {
+/// The chosen container's and region's sizes, largest first, and traffic (which needs a window).
+fn finish(acc: Acc, opts: &ObservedOptions) -> Result<Observed, ObservedError> {
+    if let Some(t) = &acc.traffic {
         if t.last == t.first {
             let files = opts
                 .files
@@ -306,16 +320,17 @@ fn aggregate(kept: &[Measurement], opts: &ObservedOptions) -> Result<Observed, O
             )));
         }
     }
-    let mut sizes: Vec<(Vec<u8>, f64, i64)> = latest
+    let mut sizes: Vec<(Vec<u8>, f64, i64)> = acc
+        .latest
         .into_iter()
-        .map(|(k, (b, t))| (k.to_vec(), b, t))
+        .map(|(k, (b, t))| (k, b, t))
         .collect();
     sizes.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     Ok(Observed {
         files: opts.files.iter().map(|p| p.display().to_string()).collect(),
-        storage_rows,
+        storage_rows: acc.storage_rows,
         sizes,
-        traffic,
+        traffic: acc.traffic,
         ..Default::default()
     })
 }

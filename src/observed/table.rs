@@ -49,14 +49,13 @@ fn column_name(raw: &str) -> String {
     base.trim().to_ascii_lowercase()
 }
 
-/// Reads every row of one export file.
-pub fn read_rows(path: &std::path::Path) -> Result<Vec<Row>, ObservedError> {
+/// Calls `f` with every row of one export file, in order, one row in memory at a time; stops at
+/// the first error (`f`'s or the file's).
+pub fn for_each_row(
+    path: &std::path::Path,
+    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+) -> Result<u64, ObservedError> {
     let file = path.display().to_string();
-    let fail = |row: u64, message: String| ObservedError::Row {
-        file: file.clone(),
-        row,
-        message,
-    };
     let io = |e: std::io::Error| ObservedError::Io {
         file: file.clone(),
         cause: e,
@@ -80,57 +79,99 @@ pub fn read_rows(path: &std::path::Path) -> Result<Vec<Row>, ObservedError> {
     })?;
     let body = text.trim_start_matches('\u{feff}').trim_start();
     if body.starts_with('[') {
-        json_rows(body, &file, &fail)
+        json_rows(body, &file, f)
     } else {
-        csv_rows(body, &fail)
+        csv_rows(body, &file, f)
     }
 }
 
-/// The rows of `az monitor log-analytics query -o json`: an array of objects.
+/// A JSON cell as text (numbers and booleans as written, null as empty).
+fn cell(v: serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s,
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => n.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The rows of `az monitor log-analytics query -o json`: an array of objects, read element by
+/// element.
 fn json_rows(
     text: &str,
     file: &str,
-    fail: &dyn Fn(u64, String) -> ObservedError,
-) -> Result<Vec<Row>, ObservedError> {
-    let values: Vec<serde_json::Value> =
-        serde_json::from_str(text).map_err(|e| ObservedError::File {
+    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+) -> Result<u64, ObservedError> {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    struct Rows<'a> {
+        file: &'a str,
+        f: &'a mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+        failed: &'a mut Option<ObservedError>,
+    }
+    impl<'de> Visitor<'de> for Rows<'_> {
+        type Value = u64;
+        fn expecting(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            out.write_str("an array of row objects")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
+            let mut number = 0u64;
+            while let Some(v) = seq.next_element::<serde_json::Value>()? {
+                number += 1;
+                let serde_json::Value::Object(map) = v else {
+                    *self.failed = Some(ObservedError::Row {
+                        file: self.file.to_owned(),
+                        row: number,
+                        message: "not an object: each element of the array must be one row".into(),
+                    });
+                    return Err(serde::de::Error::custom("stopped"));
+                };
+                let cells = map
+                    .into_iter()
+                    .map(|(k, v)| (column_name(&k), cell(v)))
+                    .collect();
+                if let Err(e) = (self.f)(&Row { number, cells }) {
+                    *self.failed = Some(e);
+                    return Err(serde::de::Error::custom("stopped"));
+                }
+            }
+            Ok(number)
+        }
+    }
+    let mut failed = None;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result = de
+        .deserialize_seq(Rows {
+            file,
+            f,
+            failed: &mut failed,
+        })
+        .and_then(|n| de.end().map(|()| n));
+    match (failed, result) {
+        (Some(e), _) => Err(e),
+        (None, Ok(n)) => Ok(n),
+        (None, Err(e)) => Err(ObservedError::File {
             file: file.to_owned(),
             message: format!(
                 "not a JSON array of rows (line {}, column {}: {e}); export with `az monitor log-analytics query ... -o json`",
                 e.line(),
                 e.column()
             ),
-        })?;
-    let mut rows = Vec::with_capacity(values.len());
-    for (i, v) in values.into_iter().enumerate() {
-        let number = i as u64 + 1;
-        let serde_json::Value::Object(map) = v else {
-            return Err(fail(
-                number,
-                "not an object: each element of the array must be one row".into(),
-            ));
-        };
-        let mut cells = HashMap::with_capacity(map.len());
-        for (k, v) in map {
-            let text = match v {
-                serde_json::Value::String(s) => s,
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::Bool(b) => b.to_string(),
-                serde_json::Value::Number(n) => n.to_string(),
-                other => other.to_string(),
-            };
-            cells.insert(column_name(&k), text);
-        }
-        rows.push(Row { number, cells });
+        }),
     }
-    Ok(rows)
 }
 
 /// The rows of a CSV export with a header row.
 fn csv_rows(
     text: &str,
-    fail: &dyn Fn(u64, String) -> ObservedError,
-) -> Result<Vec<Row>, ObservedError> {
+    file: &str,
+    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+) -> Result<u64, ObservedError> {
+    let fail = |row: u64, message: String| ObservedError::Row {
+        file: file.to_owned(),
+        row,
+        message,
+    };
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
@@ -141,9 +182,9 @@ fn csv_rows(
         .iter()
         .map(column_name)
         .collect();
-    let mut rows = Vec::new();
-    for (i, rec) in reader.records().enumerate() {
-        let number = i as u64 + 1;
+    let mut number = 0u64;
+    for rec in reader.records() {
+        number += 1;
         let rec = rec.map_err(|e| {
             fail(
                 number,
@@ -155,9 +196,9 @@ fn csv_rows(
             .cloned()
             .zip(rec.iter().map(str::to_owned))
             .collect();
-        rows.push(Row { number, cells });
+        f(&Row { number, cells })?;
     }
-    Ok(rows)
+    Ok(number)
 }
 
 #[cfg(test)]
