@@ -25,8 +25,8 @@ pub(super) fn read(cfg: &AnalyzeOptions) -> Result<Option<Observed>, AnalyzeErro
     Ok(Some(read_observed(opts, current.levels.len())?))
 }
 
-/// Documents per (current key, candidate key) pair.
-type PairDocuments = HashMap<(Vec<u8>, Vec<u8>), f64>;
+/// RU/s per key, per candidate.
+type Carried = Vec<HashMap<Vec<u8>, f64>>;
 
 /// The measured traffic as every candidate's demand, RU/s per logical partition in
 /// `stats.partitions` order.
@@ -45,7 +45,8 @@ pub(super) fn current_index(cfg: &AnalyzeOptions) -> Option<usize> {
 
 /// Each candidate's demand from the measured RU/s per key: the current key's directly; the
 /// others' by one more read of the sample, where each document carries its current key's RU/s
-/// divided among that key's documents (a document's traffic follows its current key's share).
+/// divided among that key's documents in the scan (a document's traffic follows its current
+/// key's share).
 pub(super) fn demand(
     cfg: &AnalyzeOptions,
     inputs: &[InputSource],
@@ -55,37 +56,21 @@ pub(super) fn demand(
     let traffic = obs.traffic.as_ref()?;
     let current = current_index(cfg)?;
     let per_key = traffic.per_key();
-    let mut carried: Vec<HashMap<Vec<u8>, f64>> = vec![HashMap::new(); cfg.candidates.len()];
-    let mut read_any = false;
-    if cfg.candidates.len() > 1 {
-        let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
-        // (current key, candidate key) → documents, and documents per current key.
-        let mut pairs: Vec<PairDocuments> = vec![HashMap::new(); cfg.candidates.len()];
-        let mut docs: HashMap<Vec<u8>, f64> = HashMap::new();
-        let (mut cur, mut key) = (Vec::new(), Vec::new());
-        crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
-            read_any = true;
-            let mut values = Vec::new();
-            if keys::extract::scan_document(rec, &plan.trie, &mut values).is_err()
-                || plan.build_key(current, &values, &mut cur).is_err()
-                || !per_key.contains_key(&cur[..])
-            {
-                return true;
-            }
-            *docs.entry_ref(&cur[..]).or_default() += 1.0;
-            for (c, m) in pairs.iter_mut().enumerate() {
-                if c != current && plan.build_key(c, &values, &mut key).is_ok() {
-                    *m.entry((cur.clone(), key.clone())).or_default() += 1.0;
-                }
-            }
-            true
-        });
-        for (c, m) in pairs.into_iter().enumerate() {
-            for ((k, ck), n) in m {
-                *carried[c].entry(ck).or_default() += per_key[&k] * n / docs[&k];
-            }
-        }
-    }
+    // Each document's share of its current key's RU/s: the key's RU/s over its documents.
+    let cs = &all_stats[current];
+    let weight: HashMap<&[u8], f64> = cs
+        .partitions
+        .iter()
+        .filter_map(|p| {
+            let ru = per_key.get(cs.key_of(p))?;
+            Some((cs.key_of(p), ru / p.sample.documents.max(1) as f64))
+        })
+        .collect();
+    let (carried, read_any) = if cfg.candidates.len() > 1 {
+        carry(cfg, inputs, current, &weight)
+    } else {
+        (vec![HashMap::new()], false)
+    };
     let per_candidate = all_stats
         .iter()
         .enumerate()
@@ -103,6 +88,100 @@ pub(super) fn demand(
         per_candidate,
         carried: read_any,
     })
+}
+
+/// The second read of the sample: records in batches, each batch's documents on the pool's
+/// threads, every candidate's key credited with its document's weight. Returns the carried
+/// RU/s per key of each candidate, and whether any record was read.
+fn carry(
+    cfg: &AnalyzeOptions,
+    inputs: &[InputSource],
+    current: usize,
+    weight: &HashMap<&[u8], f64>,
+) -> (Carried, bool) {
+    use rayon::prelude::*;
+    const BATCH_BYTES: usize = 16 << 20;
+    let n = cfg.candidates.len();
+    let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cfg.threads.max(1))
+        .build()
+        .ok();
+    let mut total: Carried = vec![HashMap::new(); n];
+    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut bytes = 0usize;
+    let mut read_any = false;
+    let flush = |batch: &mut Vec<Vec<u8>>, total: &mut Carried| {
+        let run = || {
+            batch
+                .par_chunks(512)
+                .map(|docs| credit(&plan, current, weight, docs, n))
+                .reduce(|| vec![HashMap::new(); n], merge)
+        };
+        let got = match &pool {
+            Some(p) => p.install(run),
+            None => run(),
+        };
+        *total = merge(std::mem::take(total), got);
+        batch.clear();
+    };
+    crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
+        read_any = true;
+        bytes += rec.len();
+        batch.push(rec.to_vec());
+        if bytes >= BATCH_BYTES {
+            flush(&mut batch, &mut total);
+            bytes = 0;
+        }
+        true
+    });
+    flush(&mut batch, &mut total);
+    crate::timing::mark("observed: traffic carried");
+    (total, read_any)
+}
+
+/// Every candidate's key of each document credited with the document's weight (documents whose
+/// current key has no measured traffic, or no key, credit nothing).
+fn credit(
+    plan: &KeyPlan,
+    current: usize,
+    weight: &HashMap<&[u8], f64>,
+    docs: &[Vec<u8>],
+    n: usize,
+) -> Carried {
+    let mut out: Carried = vec![HashMap::new(); n];
+    let (mut cur, mut key) = (Vec::new(), Vec::new());
+    for rec in docs {
+        let mut values = Vec::new();
+        if keys::extract::scan_document(rec, &plan.trie, &mut values).is_err()
+            || plan.build_key(current, &values, &mut cur).is_err()
+        {
+            continue;
+        }
+        let Some(&w) = weight.get(&cur[..]) else {
+            continue;
+        };
+        for (c, m) in out.iter_mut().enumerate() {
+            if c != current && plan.build_key(c, &values, &mut key).is_ok() {
+                *m.entry_ref(&key[..]).or_default() += w;
+            }
+        }
+    }
+    out
+}
+
+/// The sum of two candidates' carried maps (the larger map absorbs the smaller).
+fn merge(a: Carried, b: Carried) -> Carried {
+    a.into_iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let (mut big, small) = if x.len() >= y.len() { (x, y) } else { (y, x) };
+            for (k, v) in small {
+                *big.entry(k).or_default() += v;
+            }
+            big
+        })
+        .collect()
 }
 
 /// The section's numbers that need the current key's statistics: calibration, measured
