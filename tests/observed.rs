@@ -553,3 +553,59 @@ fn with_a_workload_the_measured_traffic_gives_each_keys_share() {
         );
     }
 }
+
+#[test]
+fn carried_traffic_adds_up_across_the_batches_of_the_second_read() {
+    // 1,200 documents of one key (more than one batch of 512 per thread): 300 with g = x, 900
+    // with g = y. The key's 1.2 RU/s carry 0.3 to x and 0.9 to y.
+    let lines = (0..1200).map(|i| {
+        let g = if i < 300 { "x" } else { "y" };
+        format!(r#"{{"id":"{i}","k":"a","g":"{g}"}}"#)
+    });
+    let s = crate::scenarios::temp_jsonl(lines);
+    let c = columns(Mode::Resource);
+    let row = |t: &str| {
+        vec![
+            (c[0], t.to_string()),
+            (c[1], "db".into()),
+            (c[2], "c".into()),
+            (c[3], "r".into()),
+            (c[4], r#"["a"]"#.to_string()),
+            (c[5], "0".into()),
+            (c[6], "Create".into()),
+            (c[7], "60".into()),
+        ]
+    };
+    // 120 RU over 100 s.
+    let ru = write(
+        &[row("2026-03-01T00:00:00Z"), row("2026-03-01T00:01:40Z")],
+        Format::Json,
+    );
+    let r = Test::new()
+        .arg("analyze")
+        .arg(s.path())
+        .args(["-c", "/g", "--current-key", "/k", "--threads", "2"])
+        .args([
+            "--physical-partitions",
+            "1",
+            "--format",
+            "json",
+            "--observed",
+        ])
+        .arg(ru.path())
+        .json();
+    let g = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/g")
+        .unwrap();
+    assert!(
+        close(&g["hottest_logical_partition_ru_per_sec"], 0.9),
+        "{}",
+        g["hottest_logical_partition_ru_per_sec"]
+    );
+    // One physical partition holds both: 1.2 RU/s, all of the measured load.
+    let p = &g["layout"]["partitions"][0]["ru_demand"];
+    assert!(close(p, 1.2), "{p}");
+}
