@@ -609,3 +609,32 @@ fn carried_traffic_adds_up_across_the_batches_of_the_second_read() {
     let p = &g["layout"]["partitions"][0]["ru_demand"];
     assert!(close(p, 1.2), "{p}");
 }
+
+#[test]
+fn pkadvisor_toml_names_the_exports_inside_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = sample();
+    std::fs::copy(s.path(), dir.path().join("s.jsonl")).unwrap();
+    let ru = ru_export(Mode::Legacy, Format::Json, "West Europe");
+    std::fs::copy(ru.path(), dir.path().join("ru.json")).unwrap();
+    let toml = "sample = [\"s.jsonl\"]\nkey = \"/k\"\nobserved = [\"ru.json\"]\ncontainer = \"shop/events\"\nregion = \"West Europe\"\nformat = \"json\"\n";
+    std::fs::write(dir.path().join("pkadvisor.toml"), toml).unwrap();
+    let out = Test::new()
+        .args(["check", "--config"])
+        .arg(dir.path().join("pkadvisor.toml"))
+        .run();
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    let r = out.json();
+    assert_eq!(r["observed"]["container"], "events");
+    assert!(close(&r["observed"]["traffic"]["total_ru_per_sec"], 1.0));
+    // A path outside the file's folder is refused, as every path the file names.
+    let outside = toml.replace("\"ru.json\"", "\"../ru.json\"");
+    std::fs::write(dir.path().join("pkadvisor.toml"), outside).unwrap();
+    let e = Test::new()
+        .args(["check", "--config"])
+        .arg(dir.path().join("pkadvisor.toml"))
+        .run()
+        .bad_input()
+        .stderr;
+    assert!(e.contains("observed"), "{e}");
+}

@@ -152,6 +152,11 @@ pub struct CheckFile {
     pub reads_per_sec: Option<f64>,
     /// Access log.
     pub ops: Option<PathBuf>,
+    /// Azure Monitor exports of the container's partition-key tables (docs/calibration.md).
+    #[serde(default)]
+    pub observed: Vec<PathBuf>,
+    /// The region of the exports.
+    pub region: Option<String>,
     /// Time bucket width (`15m`).
     pub time_bucket: Option<String>,
     /// Input format (`jsonl`, `json`, `csv`).
@@ -256,6 +261,13 @@ fn apply_file(
     a.writes_per_sec = a.writes_per_sec.or(file.writes_per_sec);
     a.reads_per_sec = a.reads_per_sec.or(file.reads_per_sec);
     a.ops = a.ops.take().or(file.ops.take().map(rel));
+    if a.observed.is_empty() {
+        a.observed = std::mem::take(&mut file.observed)
+            .into_iter()
+            .map(rel)
+            .collect();
+    }
+    a.region = a.region.take().or(file.region.take());
     a.time_bucket = a.time_bucket.take().or(file.time_bucket.take());
     a.csv_strings |= file.csv_strings.unwrap_or(false);
     a.skip_invalid |= file.skip_invalid.unwrap_or(false);
@@ -374,6 +386,9 @@ fn confine_file(
     one("baseline", &file.baseline)?;
     one("workload", &file.workload)?;
     one("ops", &file.ops)?;
+    for p in &file.observed {
+        one("observed", &Some(p.clone()))?;
+    }
     one("from_iac", &file.from_iac)
 }
 
@@ -448,10 +463,15 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
             )))
         }
         Some(v) => Some(v.rsplit('/').next().unwrap_or(&v).to_owned()),
-        None => file.container,
+        None => file
+            .container
+            .as_deref()
+            .map(|v| v.rsplit('/').next().unwrap_or(v).to_owned()),
     };
     if a.observed.is_empty() {
         a.container = None;
+    } else if a.container.is_none() {
+        a.container = file.container.take();
     }
     let (key, iac) = match (c.key.or(file.key), from_iac) {
         (Some(k), None) => (k, None),
@@ -553,6 +573,8 @@ mod tests {
             "total_docs",
             "reads_per_sec",
             "ops",
+            "observed",
+            "region",
             "time_bucket",
             "input_format",
             "csv_strings",
