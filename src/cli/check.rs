@@ -415,6 +415,32 @@ fn bounded(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigEr
     }
 }
 
+/// `--container` (shared with analyze's --observed) names the container in the infrastructure
+/// file too: NAME, or DB/NAME whose NAME is looked up. Returns the IaC container; leaves
+/// `a.container` as the exports' (the file's `container` when the flag is absent).
+fn containers(
+    a: &mut AnalyzeArgs,
+    from_iac: &Option<PathBuf>,
+    file_container: &mut Option<String>,
+) -> Result<Option<String>, ConfigError> {
+    let name = |v: &str| v.rsplit('/').next().unwrap_or(v).to_owned();
+    let iac = match a.container.clone() {
+        Some(v) if from_iac.is_none() && a.observed.is_empty() => {
+            return Err(ConfigError::Invalid(format!(
+                "--container {v}: it names the container of --from-iac or of --observed; give one of them, or leave --container out"
+            )))
+        }
+        Some(v) => Some(name(&v)),
+        None => file_container.as_deref().map(name),
+    };
+    if a.observed.is_empty() {
+        a.container = None;
+    } else if a.container.is_none() {
+        a.container = file_container.take();
+    }
+    Ok(iac)
+}
+
 /// Validates `check` flags, merged over `pkadvisor.toml`.
 pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let default_file = PathBuf::from("pkadvisor.toml");
@@ -454,25 +480,7 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     }
     // The key: --key, --from-iac, or the file's.
     let from_iac = c.from_iac.or(file.from_iac.map(rel));
-    // `--container` (shared with analyze's --observed) names the container in the
-    // infrastructure file too: NAME, or DB/NAME whose NAME is looked up.
-    let container = match a.container.clone() {
-        Some(v) if from_iac.is_none() && a.observed.is_empty() => {
-            return Err(ConfigError::Invalid(format!(
-                "--container {v}: it names the container of --from-iac or of --observed; give one of them, or leave --container out"
-            )))
-        }
-        Some(v) => Some(v.rsplit('/').next().unwrap_or(&v).to_owned()),
-        None => file
-            .container
-            .as_deref()
-            .map(|v| v.rsplit('/').next().unwrap_or(v).to_owned()),
-    };
-    if a.observed.is_empty() {
-        a.container = None;
-    } else if a.container.is_none() {
-        a.container = file.container.take();
-    }
+    let container = containers(a, &from_iac, &mut file.container)?;
     let (key, iac) = match (c.key.or(file.key), from_iac) {
         (Some(k), None) => (k, None),
         (_, Some(path)) => {
