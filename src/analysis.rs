@@ -11,6 +11,7 @@ mod groups;
 mod input;
 mod layout;
 mod lorenz;
+mod observed;
 mod options;
 mod scan;
 mod time;
@@ -34,6 +35,9 @@ pub enum AnalyzeError {
     /// The access log is unreadable.
     #[error(transparent)]
     Ops(#[from] crate::ops::OpsError),
+    /// An `--observed` export is unreadable or inconsistent.
+    #[error(transparent)]
+    Observed(#[from] crate::observed::ObservedError),
     /// The key-statistics table is unreadable or inconsistent.
     #[error("{0}")]
     KeyStats(String),
@@ -50,7 +54,7 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
     // Ingest: the inputs, with what was passed over; or an engine's key statistics.
     if let Some(path) = &cfg.key_stats {
         let (scanned, finding) = scan::from_key_stats(cfg, path)?;
-        return finish_report(cfg, &[], scanned, None, vec![finding], Vec::new());
+        return finish_report(cfg, &[], scanned, None, vec![finding], Vec::new(), None);
     }
     let (inputs, notes) = ingest::discover_announced(
         &cfg.inputs,
@@ -68,6 +72,8 @@ pub fn analyze_sources(
     inputs: &[ingest::InputSource],
     notes: Vec<String>,
 ) -> Result<Report, AnalyzeError> {
+    // The service's measurements, read first: a bad export fails before the scan.
+    let observed = observed::read(cfg)?;
     // Discovery: without candidates (or with `auto`), profile the fields and generate them.
     let (discovered_cfg, discovered) = discovery::stage(cfg, inputs)?;
     if discovered.is_some() {
@@ -84,7 +90,15 @@ pub fn analyze_sources(
             all.append(&mut more);
         }
     }
-    finish_report(cfg, inputs, scanned, discovered, Vec::new(), notes)
+    finish_report(
+        cfg,
+        inputs,
+        scanned,
+        discovered,
+        Vec::new(),
+        notes,
+        observed.as_ref(),
+    )
 }
 
 /// The stages after the scan: estimate, evaluate, rank, recommend, and the report.
@@ -95,6 +109,7 @@ fn finish_report(
     discovered: Option<crate::model::Discovery>,
     mut input_findings: Vec<crate::model::Finding>,
     notes: Vec<String>,
+    observed: Option<&crate::observed::Observed>,
 ) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
@@ -104,7 +119,7 @@ fn finish_report(
         notes,
     ));
     // Cosmos, workload and time, then the advise stage's ranking and recommendation.
-    let reports = evaluate::evaluate_all(
+    let (reports, mut observed) = evaluate::evaluate_all(
         cfg,
         inputs,
         &mut scanned.acc,
@@ -112,8 +127,12 @@ fn finish_report(
         &target,
         scanned.fine_bucket,
         scanned.group_findings,
+        observed,
     )?;
     let ranked = finish::rank_reports(reports);
+    if let (Some(o), Some(i)) = (observed.as_mut(), observed::current_index(cfg)) {
+        observed::candidates_hot(o, &ranked, &cfg.candidates[i].spec);
+    }
     crate::timing::mark("advise: ranked");
     let recommendation =
         finish::recommend(cfg, &ranked, discovered.as_ref(), &scanned.acc, &target);
@@ -138,6 +157,7 @@ fn finish_report(
         recommendation,
         discovery: discovered,
         candidates: ranked,
+        observed,
         check: None,
     })
 }

@@ -69,6 +69,15 @@ pub fn key_text(v: &serde_json::Value) -> String {
     }
 }
 
+/// Request units (or RU/s): one decimal below 100, whole numbers with separators from 100.
+pub fn ru(x: f64) -> String {
+    if x.abs() < 100.0 {
+        format!("{:.1}", x + 0.0)
+    } else {
+        count(x)
+    }
+}
+
 /// ISO date of `epoch_secs + days`.
 pub fn date_after(epoch_secs: i64, days: f64) -> Option<String> {
     if !days.is_finite() || days > 3_650_000.0 {

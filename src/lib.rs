@@ -23,6 +23,7 @@ pub mod ingest;
 pub mod keys;
 pub mod model;
 pub mod neutralise;
+pub mod observed;
 pub mod ops;
 pub mod pipeline;
 pub mod profile;

@@ -432,3 +432,54 @@ fn azure_annotations_are_well_formed() {
     }
     assert_log_inert("azure stderr", &rest.join("\n"));
 }
+
+/// `--observed`: exports are data too. Every hostile value as a partition key (in the sample and
+/// in the export, so it reaches the calibration, the traffic and the hot-partition tables), with
+/// a hostile operation name and range id: inert in every format.
+#[test]
+fn observed_exports_with_hostile_keys_are_inert() {
+    let (dir, _) = sample();
+    let mut rows = Vec::new();
+    for (i, v) in hostile_values().iter().enumerate() {
+        let key = serde_json::to_string(&json!([v])).unwrap();
+        for t in ["2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"] {
+            rows.push(json!({
+                "TimeGenerated": t, "DatabaseName": "db", "CollectionName": "c",
+                "RegionName": "r", "PartitionKey": key, "PartitionKeyRangeId": v,
+                "OperationName": HOSTILE_PROP, "RequestCharge": (i + 1) * 100,
+            }));
+        }
+        rows.push(json!({
+            "TimeGenerated": "2026-01-01T00:00:00Z", "DatabaseName": "db", "CollectionName": "c",
+            "RegionName": "r", "PartitionKey": key, "SizeKb": 2_000_000,
+        }));
+    }
+    std::fs::write(dir.path().join("ru.json"), Value::Array(rows).to_string()).unwrap();
+    let file = HOSTILE_FILE;
+    for format in ["table", "markdown", "html"] {
+        let args = [
+            "analyze",
+            file,
+            "-c",
+            "/tenant",
+            "--current-key",
+            "/pk",
+            "--total-docs",
+            "400000",
+            "--format",
+            format,
+            "--observed",
+            "ru.json",
+        ];
+        let o = run(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert!(out.contains("Measured today"), "{format}");
+        match format {
+            "markdown" => assert_markdown_inert("observed markdown", &out),
+            "html" => assert_html_inert("observed html", &out),
+            _ => assert_log_inert("observed table", &out),
+        }
+        assert_log_inert("observed stderr", &text(&o.stderr));
+    }
+}

@@ -16,6 +16,7 @@ mod gate_safety;
 mod hostile;
 mod memory;
 mod msrv;
+mod observed;
 mod recommend;
 mod report;
 mod scale;

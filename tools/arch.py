@@ -28,7 +28,7 @@ STAGES = [
     ['fmt'],
     ['ingest'],
     ['stats', 'pipeline'],
-    ['estimate', 'workload', 'ops', 'sql'],
+    ['estimate', 'workload', 'ops', 'observed', 'sql'],
     ['model'],
     ['profile'],
     ['advise'],

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod domain;
 pub mod input;
 pub mod layout;
+pub mod observed;
 pub mod rank;
 pub mod recommend;
 pub mod separator;

@@ -26,6 +26,8 @@ pub(super) struct CandidateContext<'a> {
     pub(super) peek: &'a ingest::peek::PathPeek,
     pub(super) cfg: &'a AnalyzeOptions,
     pub(super) ops: Option<&'a crate::ops::OpsCounts>,
+    /// `--observed`: RU/s per logical partition, measured (current key) or carried (the others).
+    pub(super) demand: Option<&'a [f64]>,
     pub(super) time: Option<TimeInput<'a>>,
 }
 
@@ -39,8 +41,20 @@ fn one_item_cap(ctx: &CandidateContext<'_>) -> Option<(f64, &'static str)> {
     )
 }
 
-/// Traffic shares per logical partition: from the access log, else from document counts.
-fn shares(stats: &CandidateStats, ops: Option<&crate::ops::OpsCounts>) -> (Vec<f64>, Vec<f64>) {
+/// Traffic shares per logical partition: from the measured RU/s of `--observed`, from the
+/// access log, else from document counts.
+fn shares(
+    stats: &CandidateStats,
+    ops: Option<&crate::ops::OpsCounts>,
+    demand: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>) {
+    if let Some(d) = demand {
+        let total: f64 = d.iter().sum();
+        if total > 0.0 {
+            let s: Vec<f64> = d.iter().map(|x| x / total).collect();
+            return (s.clone(), s);
+        }
+    }
     let docs = advise::workload::document_shares(stats);
     let Some(o) = ops else {
         return (docs.clone(), docs);
@@ -110,7 +124,11 @@ fn data_findings(
     (findings, current)
 }
 
-pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport {
+/// The candidate's report, and where its projected layout puts each logical partition (when a
+/// layout was projected).
+pub(super) fn evaluate_candidate(
+    ctx: &CandidateContext<'_>,
+) -> (CandidateReport, Option<Vec<usize>>) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
@@ -171,12 +189,15 @@ pub(super) fn evaluate_candidate(ctx: &CandidateContext<'_>) -> CandidateReport 
         cfg.workload.is_some(),
         &findings,
     );
-    let layout = layout.map(|(l, _, _)| l);
+    let (layout, lp_phys) = match layout {
+        Some((l, _, map)) => (Some(l), Some(map)),
+        None => (None, None),
+    };
     let mut report = candidate_report(ctx, &sizes, findings, parts, &summary, layout, eval);
     if follows_time {
         grows_with_time(&mut report);
     }
-    report
+    (report, lp_phys)
 }
 
 /// The candidate's traffic: the workload's evaluation and demand, and the physical layout when
@@ -194,20 +215,32 @@ fn traffic(
     let wants_layout = cfg.provisioning.is_some()
         || cfg.physical_partitions.is_some()
         || cfg.workload.is_some()
-        || ctx.time.is_some();
+        || ctx.time.is_some()
+        || ctx.demand.is_some();
+    // Without a workload, measured RU/s (`--observed`) is the demand itself.
+    let measured_only = ctx.demand.filter(|_| cfg.workload.is_none());
     // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
     // without demand for routing, then again with the workload's demand.
     let shape = |needed: Option<u32>| {
         wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg, needed))
     };
     let Some(w) = &cfg.workload else {
-        // Without a workload the demand is none, and the layout is the shape (a second
-        // projection cost seconds and twice the memory for millions of keys).
-        let layout = shape(None);
-        if let Some((_, lf, _)) = &layout {
+        // Without a workload the demand is the measured one (`--observed`) or none, and then
+        // the layout is the shape (a second projection cost seconds and twice the memory for
+        // millions of keys).
+        let mut summary = DemandSummary::default();
+        let layout = match measured_only {
+            Some(d) => {
+                summary.hottest_logical = hottest_logical(stats, d);
+                Some(layout_for(cand.kind, stats, ctx.proj, d, 0.0, cfg, None))
+            }
+            None => shape(None),
+        };
+        if let Some((lr, lf, _)) = &layout {
+            summary.hottest_physical_utilisation = lr.hottest_utilisation;
             findings.extend(lf.iter().cloned());
         }
-        return (layout, None, DemandSummary::default());
+        return (layout, None, summary);
     };
     let evaluate = |needed: Option<u32>| {
         let sh = shape(needed);
@@ -282,6 +315,15 @@ fn hottest_of(l: &crate::model::LayoutReport) -> (usize, f64) {
     (l.partitions.len(), hottest)
 }
 
+/// The logical partition with the most demand, and its key.
+fn hottest_logical(stats: &CandidateStats, demand: &[f64]) -> Option<(f64, String)> {
+    demand
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        .map(|(i, ru)| (*ru, keys::key_display(stats.key(i))))
+}
+
 /// A key that follows time grows: the sample's profile can look complete (every month of the
 /// sample seen often), but a time bucket gains a new key every period.
 fn grows_with_time(report: &mut CandidateReport) {
@@ -316,7 +358,7 @@ fn workload_eval(
 ) -> (crate::model::WorkloadEval, DemandSummary) {
     let (cand, stats, l) = (ctx.cand, ctx.stats, &ctx.cfg.limits);
     let mut summary = DemandSummary::default();
-    let (ws, rs) = shares(stats, ctx.ops);
+    let (ws, rs) = shares(stats, ctx.ops, ctx.demand);
     let (partitions, means) = match shape {
         Some(s) => (
             s.physical_partitions as u32,
@@ -347,14 +389,7 @@ fn workload_eval(
     if let Some(o) = ctx.ops {
         apply_measured_ru(&mut e, w, o, &ws, &rs);
     }
-    if let Some((idx, ru)) = e
-        .lp_demand
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
-    {
-        summary.hottest_logical = Some((*ru, keys::key_display(stats.key(idx))));
-    }
+    summary.hottest_logical = hottest_logical(stats, &e.lp_demand);
     let total_q = e.ru_demand.queries;
     summary.fanout_share = (total_q > 0.0).then(|| e.ru_demand.fanout_overhead / total_q);
 

@@ -11,11 +11,12 @@ use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
 use crate::keys::KeyPlan;
 use crate::model::Finding;
-use crate::model::{CandidateReport, KeyErrorSummary, Located};
+use crate::model::{CandidateReport, KeyErrorSummary, Located, ObservedReport};
 use crate::stats::summary::{self, CandidateStats};
 use crate::stats::{Accumulator, RecordIssue};
 
-/// Every candidate's report, unranked.
+/// Every candidate's report, unranked, and with `--observed` the section that sets the
+/// measurements beside the current key's projection.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn evaluate_all(
     cfg: &AnalyzeOptions,
@@ -25,9 +26,13 @@ pub(super) fn evaluate_all(
     target: &estimate::Target,
     fine_bucket: i64,
     mut group_findings: Vec<Vec<Finding>>,
-) -> Result<Vec<CandidateReport>, AnalyzeError> {
+    observed: Option<&crate::observed::Observed>,
+) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
     crate::timing::mark("estimate: projected and summarised");
+    let demand = observed.and_then(|o| super::observed::demand(cfg, inputs, &all_stats, o));
+    let current = super::observed::current_index(cfg);
+    let mut section = None;
     let ops = match &cfg.ops {
         Some(path) => Some(crate::ops::read_ops(path, plan)?),
         None => None,
@@ -63,28 +68,50 @@ pub(super) fn evaluate_all(
             peek: &peek,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
+            demand: demand.as_ref().and_then(|d| d.per_candidate[i].as_deref()),
             time: time.as_ref().map(|t| TimeInput {
                 buckets: &t.0[i],
                 bucket_secs: t.1,
                 span: acc.time_span,
             }),
         };
-        let mut report = evaluate_candidate(&ctx);
+        let (mut report, lp_phys) = evaluate_candidate(&ctx);
+        if let Some(o) = observed.filter(|_| current == Some(i)) {
+            section = Some(super::observed::current_section(
+                cfg,
+                o,
+                &stats,
+                proj,
+                lp_phys.as_deref().zip(
+                    report
+                        .layout
+                        .as_ref()
+                        .map(|l| l.physical_partitions as usize),
+                ),
+                demand.as_ref().is_some_and(|d| d.carried),
+            ));
+        }
         report.findings.append(&mut group_findings[i]);
-        let key_errors: Vec<KeyErrorSummary> = acc.candidates[i]
-            .key_errors
-            .iter()
-            .map(|(k, log)| KeyErrorSummary {
-                reason: *k,
-                documents: log.count,
-                examples: log.first.iter().map(locate).collect(),
-            })
-            .collect();
-        finish_report(&mut report, key_errors);
+        finish_report(&mut report, key_errors(&acc.candidates[i], &locate));
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
     }
-    Ok(reports)
+    Ok((reports, section))
+}
+
+/// A candidate's documents without a key, by reason, with located examples.
+fn key_errors(
+    c: &crate::stats::CandidateAcc,
+    locate: &dyn Fn(&RecordIssue) -> Located,
+) -> Vec<KeyErrorSummary> {
+    c.key_errors
+        .iter()
+        .map(|(k, log)| KeyErrorSummary {
+            reason: *k,
+            documents: log.count,
+            examples: log.first.iter().map(locate).collect(),
+        })
+        .collect()
 }
 
 /// The estimate stage for every candidate: a projection from its frequency profile, then its

@@ -123,8 +123,17 @@ pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
             l.write_ru_1kb,
             l.ru_factor_100kb,
             l.query_ru_per_partition,
-            if cfg.ops.is_some() { "as measured in the access log" } else { "in proportion to their documents" }
+            if cfg.ops.is_some() {
+                "as measured in the access log"
+            } else if cfg.observed.is_some() {
+                "as measured by Azure Monitor (--observed) for the current key and carried through the sample's documents for the others"
+            } else {
+                "in proportion to their documents"
+            }
         ));
+    }
+    if cfg.observed.is_some() {
+        e.push("--observed (docs/calibration.md): sizes are the service's estimates for its largest keys; RU/s are the export's RequestCharge over its window (last minus first TimeGenerated), measured for the current key and carried over for the others (each sample document carries its current key's RU/s divided among that key's documents); queries are not in the service's per-key RU table".into());
     }
     if cfg.time_field.is_some() || cfg.growth_per_year.is_some() {
         e.push("time to limits: linear growth (the sample's bytes accrued over its time span, or --growth); dates count from the end of the sample".into());
@@ -132,7 +141,11 @@ pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
     if sampled {
         e.push("key sampling (--memory-limit; the candidates with KEYS_SAMPLED): 1 key in 2^k kept by hash (hierarchical keys: 1 first-level value in 2^k) with exact counts; their logical partitions and prefixes are estimates with 95% intervals (kept × 2^k with a binomial score interval, or kept + a HyperLogLog count of the dropped ones), their distributions and skew come from the kept keys (docs/benchmarks.md, Memory)".into());
     }
-    if cfg.provisioning.is_some() || cfg.physical_partitions.is_some() || cfg.workload.is_some() {
+    if cfg.provisioning.is_some()
+        || cfg.physical_partitions.is_some()
+        || cfg.workload.is_some()
+        || cfg.observed.is_some()
+    {
         e.push("physical layout: partition counts and split points are the service's internal choices; pkadvisor applies the documented rules (docs/model.md)".into());
     }
     e

@@ -67,6 +67,8 @@ pub struct AnalyzeOptions {
     pub workload: Option<crate::workload::Workload>,
     /// Access log.
     pub ops: Option<PathBuf>,
+    /// `--observed`: Azure Monitor exports of the container today.
+    pub observed: Option<crate::observed::ObservedOptions>,
     /// Time field path.
     pub time_field: Option<crate::keys::spec::KeyPath>,
     /// Time bucket width, seconds (None = automatic).

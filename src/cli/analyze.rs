@@ -161,6 +161,32 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Workload", long, value_name = "FILE")]
     pub ops: Option<PathBuf>,
 
+    /// Azure Monitor exports of CDBPartitionKeyStatistics / CDBPartitionKeyRUConsumption (or
+    /// AzureDiagnostics), JSON or CSV: the container's measured sizes and RU/s beside the
+    /// projection (docs/calibration.md). Needs --current-key (`check`: the key checked).
+    #[arg(
+        help_heading = "Workload",
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["ops", "key_stats"]
+    )]
+    pub observed: Vec<PathBuf>,
+
+    /// The container of the --observed exports, as DATABASE/CONTAINER (needed when they hold
+    /// several). `check` also reads it as the container of --from-iac.
+    #[arg(help_heading = "Workload", long, value_name = "DB/NAME")]
+    pub container: Option<String>,
+
+    /// The region of the --observed exports (needed when they hold several).
+    #[arg(
+        help_heading = "Workload",
+        long,
+        value_name = "NAME",
+        requires = "observed"
+    )]
+    pub region: Option<String>,
+
     /// Property holding each document's time (ISO 8601 or epoch seconds/millis): enables hot
     /// spots in time, monotonic-key detection and time to the 20 GB limit.
     #[arg(help_heading = "Workload", long, value_name = "PATH")]
@@ -304,6 +330,7 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
     let provisioning = provisioning(&a, &limits)?;
     let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
+    let observed = observed(&a)?;
     Ok(AnalyzeOptions {
         inputs: a.inputs,
         key_stats: a.key_stats,
@@ -335,10 +362,49 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
         },
         workload: (!workload.is_empty()).then_some(workload),
         ops: a.ops,
+        observed,
         time_field,
         time_bucket_secs,
         growth_per_year,
     })
+}
+
+/// `--observed`, `--container` and `--region` as the observed stage's options.
+fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
+    if a.observed.is_empty() {
+        return match &a.container {
+            Some(c) => Err(ConfigError::Invalid(format!(
+                "--container {c}: it chooses the container of --observed exports; give them, or leave --container out"
+            ))),
+            None => Ok(None),
+        };
+    }
+    let container = match &a.container {
+        None => None,
+        Some(c) => match c.split_once('/') {
+            Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
+                Some((d.to_owned(), n.to_owned()))
+            }
+            _ => {
+                return Err(ConfigError::Invalid(format!(
+                    "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
+                )))
+            }
+        },
+    };
+    if a.current_key.is_none() {
+        return Err(ConfigError::Invalid(
+            "--observed: the exports measure the container's key today; give it with --current-key"
+                .into(),
+        ));
+    }
+    Ok(Some(crate::observed::ObservedOptions {
+        files: a.observed.clone(),
+        filter: crate::observed::ObservedFilter {
+            container,
+            region: a.region.clone(),
+        },
+    }))
 }
 
 /// The candidates as given (`auto` items removed), whether the automatic search runs, and the

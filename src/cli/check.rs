@@ -49,15 +49,6 @@ pub struct CheckArgs {
     )]
     pub from_iac: Option<PathBuf>,
 
-    /// Which container in the infrastructure file, when it declares several.
-    #[arg(
-        help_heading = "Key and policy",
-        long,
-        value_name = "NAME",
-        requires = "from_iac"
-    )]
-    pub container: Option<String>,
-
     /// Other keys to compare with (repeatable; shown, never gated on).
     #[arg(help_heading = "Key and policy", long, value_name = "SPEC")]
     pub compare: Vec<String>,
@@ -161,6 +152,11 @@ pub struct CheckFile {
     pub reads_per_sec: Option<f64>,
     /// Access log.
     pub ops: Option<PathBuf>,
+    /// Azure Monitor exports of the container's partition-key tables (docs/calibration.md).
+    #[serde(default)]
+    pub observed: Vec<PathBuf>,
+    /// The region of the exports.
+    pub region: Option<String>,
     /// Time bucket width (`15m`).
     pub time_bucket: Option<String>,
     /// Input format (`jsonl`, `json`, `csv`).
@@ -265,6 +261,13 @@ fn apply_file(
     a.writes_per_sec = a.writes_per_sec.or(file.writes_per_sec);
     a.reads_per_sec = a.reads_per_sec.or(file.reads_per_sec);
     a.ops = a.ops.take().or(file.ops.take().map(rel));
+    if a.observed.is_empty() {
+        a.observed = std::mem::take(&mut file.observed)
+            .into_iter()
+            .map(rel)
+            .collect();
+    }
+    a.region = a.region.take().or(file.region.take());
     a.time_bucket = a.time_bucket.take().or(file.time_bucket.take());
     a.csv_strings |= file.csv_strings.unwrap_or(false);
     a.skip_invalid |= file.skip_invalid.unwrap_or(false);
@@ -383,6 +386,9 @@ fn confine_file(
     one("baseline", &file.baseline)?;
     one("workload", &file.workload)?;
     one("ops", &file.ops)?;
+    for p in &file.observed {
+        one("observed", &Some(p.clone()))?;
+    }
     one("from_iac", &file.from_iac)
 }
 
@@ -407,6 +413,32 @@ fn bounded(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64>, ConfigEr
         ))),
         other => Ok(other),
     }
+}
+
+/// `--container` (shared with analyze's --observed) names the container in the infrastructure
+/// file too: NAME, or DB/NAME whose NAME is looked up. Returns the IaC container; leaves
+/// `a.container` as the exports' (the file's `container` when the flag is absent).
+fn containers(
+    a: &mut AnalyzeArgs,
+    from_iac: &Option<PathBuf>,
+    file_container: &mut Option<String>,
+) -> Result<Option<String>, ConfigError> {
+    let name = |v: &str| v.rsplit('/').next().unwrap_or(v).to_owned();
+    let iac = match a.container.clone() {
+        Some(v) if from_iac.is_none() && a.observed.is_empty() => {
+            return Err(ConfigError::Invalid(format!(
+                "--container {v}: it names the container of --from-iac or of --observed; give one of them, or leave --container out"
+            )))
+        }
+        Some(v) => Some(name(&v)),
+        None => file_container.as_deref().map(name),
+    };
+    if a.observed.is_empty() {
+        a.container = None;
+    } else if a.container.is_none() {
+        a.container = file_container.take();
+    }
+    Ok(iac)
 }
 
 /// Validates `check` flags, merged over `pkadvisor.toml`.
@@ -448,7 +480,7 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     }
     // The key: --key, --from-iac, or the file's.
     let from_iac = c.from_iac.or(file.from_iac.map(rel));
-    let container = c.container.or(file.container);
+    let container = containers(a, &from_iac, &mut file.container)?;
     let (key, iac) = match (c.key.or(file.key), from_iac) {
         (Some(k), None) => (k, None),
         (_, Some(path)) => {
@@ -468,6 +500,10 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let mut compare = c.compare;
     if compare.is_empty() {
         compare = file.compare;
+    }
+    // The key under check is the container's key today: what --observed measured.
+    if !a.observed.is_empty() && a.current_key.is_none() {
+        a.current_key = Some(key.clone());
     }
     a.candidate.insert(0, key);
     a.candidate.extend(compare);
@@ -545,6 +581,8 @@ mod tests {
             "total_docs",
             "reads_per_sec",
             "ops",
+            "observed",
+            "region",
             "time_bucket",
             "input_format",
             "csv_strings",

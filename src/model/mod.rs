@@ -8,6 +8,7 @@ mod cost;
 mod discovery;
 mod fields;
 mod finding;
+mod observed;
 mod recommendation;
 mod report;
 mod workload;
@@ -18,6 +19,10 @@ pub use discovery::{Discovery, Excluded, Generated};
 pub use fields::{FieldProfile, FieldsReport, IdProperty, TopValue, FIELDS_SCHEMA_VERSION};
 pub use finding::{
     static_code, Code, Finding, ScoreParts, Severity, Verdict, SCORE_WEIGHTS, WARNING_POINTS,
+};
+pub use observed::{
+    CalibratedKey, Calibration, CalibrationVerdict, CandidateHot, HotPartitions, KeyRu,
+    MeasuredTraffic, ObservedReport, OperationRu, RangeRu,
 };
 pub use recommendation::{
     ComparisonRow, KeyChange, Recommendation, RecommendationStatus, RunnerUp,

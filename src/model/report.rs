@@ -35,6 +35,10 @@ pub struct Report {
     pub discovery: Option<super::Discovery>,
     /// Candidates in rank order (best first; failing ones last).
     pub candidates: Vec<CandidateReport>,
+    /// The service's measurements of the container today (`--observed`) beside the projection
+    /// (absent without `--observed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<super::ObservedReport>,
     /// `pkadvisor check` only: the gate's outcome (absent from `analyze` reports).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<super::CheckOutcome>,

@@ -9,6 +9,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod mermaid;
+pub mod observed;
 pub mod recommendation;
 pub mod sections;
 pub mod svg;

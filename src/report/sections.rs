@@ -178,6 +178,12 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     out.extend(skipped_block(&r.input));
     out.extend(findings_block(&r.input.findings));
     out.extend(ranking_blocks(r));
+    out.extend(
+        r.observed
+            .as_ref()
+            .map(super::observed::blocks)
+            .unwrap_or_default(),
+    );
     for (ci, c) in r.candidates.iter().enumerate() {
         out.extend(candidate::candidate_blocks(r, ci, c));
     }

@@ -1,0 +1,233 @@
+//! One export row as a measurement: which table it belongs to (by its columns, or its
+//! `Category` in the legacy table), its container, region, time, partition key and figure.
+
+use super::table::Row;
+use super::Measurement;
+use crate::cosmos::{component_from_json, encode_components};
+
+/// What a row measures.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// `CDBPartitionKeyStatistics` / `PartitionKeyStatistics`: the key's stored size.
+    Size {
+        /// `SizeKb` × 1024.
+        bytes: f64,
+    },
+    /// `CDBPartitionKeyRUConsumption` / `PartitionKeyRUConsumption`: RU of operations on the key.
+    Charge {
+        /// `RequestCharge`.
+        ru: f64,
+        /// `PartitionKeyRangeId`: the physical partition.
+        range: String,
+        /// `OperationName`.
+        operation: String,
+    },
+}
+
+/// Column names of one table mode (matched in any case); each list is tried in order.
+struct Columns {
+    time: &'static [&'static str],
+    database: &'static [&'static str],
+    container: &'static [&'static str],
+    region: &'static [&'static str],
+    key: &'static [&'static str],
+    size: &'static [&'static str],
+    charge: &'static [&'static str],
+    range: &'static [&'static str],
+    operation: &'static [&'static str],
+}
+
+/// Resource-specific tables (`CDBPartitionKeyStatistics`, `CDBPartitionKeyRUConsumption`).
+const RESOURCE: Columns = Columns {
+    time: &["TimeGenerated"],
+    database: &["DatabaseName"],
+    container: &["CollectionName"],
+    region: &["RegionName"],
+    key: &["PartitionKey"],
+    size: &["SizeKb"],
+    charge: &["RequestCharge"],
+    range: &["PartitionKeyRangeId"],
+    operation: &["OperationName"],
+};
+
+/// The legacy `AzureDiagnostics` table: type-suffixed columns.
+const LEGACY: Columns = Columns {
+    time: &["TimeGenerated"],
+    database: &["databaseName_s"],
+    container: &["collectionName_s"],
+    region: &["regionName_s"],
+    key: &["partitionKey_s"],
+    size: &["sizeKb_d", "sizeKb_s"],
+    charge: &["requestCharge_s", "requestCharge_d"],
+    range: &["partitionKeyRangeId_s"],
+    operation: &["OperationName", "operationName_s"],
+};
+
+/// Parses a partition key as the service writes it (a JSON array, one component per path:
+/// strings, numbers, `true`/`false`, `null`, `{}` for Undefined) into the encoded form.
+pub fn parse_key(text: &str, levels: usize) -> Result<Vec<u8>, String> {
+    let shown: String = text.chars().take(80).collect();
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        format!("PartitionKey `{shown}` is not JSON ({e}); the service writes a JSON array such as [\"tenant1\"]: export the column unchanged")
+    })?;
+    let serde_json::Value::Array(items) = v else {
+        return Err(format!(
+            "PartitionKey `{shown}` is not a JSON array; the service writes one component per key path, such as [\"tenant1\"]: export the column unchanged"
+        ));
+    };
+    if items.len() != levels {
+        return Err(format!(
+            "PartitionKey `{shown}` has {} component(s) but --current-key has {levels} path(s); give the container's key as it is defined",
+            items.len()
+        ));
+    }
+    let comps = items
+        .iter()
+        .map(component_from_json)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("PartitionKey `{shown}`: {e}"))?;
+    let key = encode_components(&comps);
+    if key.len() > crate::keys::MAX_KEY_BYTES {
+        return Err(format!(
+            "PartitionKey `{shown}…` is longer than a partition key can be ({} bytes)",
+            crate::keys::MAX_KEY_BYTES
+        ));
+    }
+    Ok(key)
+}
+
+/// A time as Log Analytics writes it: ISO 8601 (`az`, and the portal's CSV), or the portal's
+/// US form `11/25/2026, 9:48:37.123 AM`.
+fn parse_time(s: &str) -> Option<i64> {
+    if let Some(t) = crate::keys::time::parse_iso8601(s) {
+        return Some(t);
+    }
+    let (date, rest) = s.split_once(", ")?;
+    let (clock, half) = rest.rsplit_once(' ')?;
+    let pm = match half {
+        "AM" | "am" => false,
+        "PM" | "pm" => true,
+        _ => return None,
+    };
+    let clock = clock.split('.').next()?;
+    let (h, ms) = clock.split_once(':')?;
+    let h: u32 = h.parse().ok().filter(|h| (1..=12).contains(h))?;
+    let h = h % 12 + if pm { 12 } else { 0 };
+    crate::keys::time::parse_iso8601(&format!("{date} {h}:{ms}"))
+}
+
+/// A non-negative finite number of a cell.
+fn amount(name: &str, text: &str, what: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err(format!(
+            "{name} is {text}: {what} cannot be negative; export the column unchanged"
+        )),
+        Err(_) => Err(format!("{name} `{text}` is not a number of {what}")),
+    }
+}
+
+/// One row as a measurement, or what is wrong with it and the fix.
+pub(crate) fn measurement(row: &Row, levels: usize) -> Result<Measurement, String> {
+    let (cols, size_row) = table_of(row)?;
+    let need = |names: &'static [&'static str]| -> Result<&str, String> {
+        row.get(names).map(|(_, v)| v).ok_or_else(|| {
+            format!(
+                "no value in column `{}`; export it with the query of docs/calibration.md",
+                names[0]
+            )
+        })
+    };
+    let time_text = need(cols.time)?;
+    let time = parse_time(time_text)
+        .ok_or_else(|| format!("TimeGenerated `{time_text}` is not a time (ISO 8601 expected)"))?;
+    let key = parse_key(need(cols.key)?, levels)?;
+    let kind = if size_row {
+        let (name, v) = row.get(cols.size).ok_or("no value in column `SizeKb`")?;
+        Kind::Size {
+            bytes: amount(name, v, "kilobytes")? * 1024.0,
+        }
+    } else {
+        let (name, v) = row
+            .get(cols.charge)
+            .ok_or("no value in column `RequestCharge`")?;
+        Kind::Charge {
+            ru: amount(name, v, "request units")?,
+            range: need(cols.range)?.to_owned(),
+            operation: need(cols.operation)?.to_owned(),
+        }
+    };
+    Ok(Measurement {
+        time,
+        database: need(cols.database)?.to_owned(),
+        container: need(cols.container)?.to_owned(),
+        region: need(cols.region)?.to_owned(),
+        key,
+        kind,
+    })
+}
+
+/// The table mode and table of a row: a `Category` column means `AzureDiagnostics`; otherwise
+/// `SizeKb` or `RequestCharge` tells the resource-specific table.
+fn table_of(row: &Row) -> Result<(&'static Columns, bool), String> {
+    if let Some((_, cat)) = row.get(&["Category"]) {
+        return match cat {
+            "PartitionKeyStatistics" => Ok((&LEGACY, true)),
+            "PartitionKeyRUConsumption" => Ok((&LEGACY, false)),
+            other => Err(format!(
+                "Category `{}` is not PartitionKeyStatistics or PartitionKeyRUConsumption; filter the AzureDiagnostics query with `where Category in (\"PartitionKeyStatistics\", \"PartitionKeyRUConsumption\")`",
+                other.chars().take(60).collect::<String>()
+            )),
+        };
+    }
+    match (row.has(RESOURCE.size), row.has(RESOURCE.charge)) {
+        (true, false) => Ok((&RESOURCE, true)),
+        (false, true) => Ok((&RESOURCE, false)),
+        (true, true) => Err("both SizeKb and RequestCharge: export CDBPartitionKeyStatistics and CDBPartitionKeyRUConsumption separately (docs/calibration.md)".into()),
+        (false, false) => Err("neither SizeKb nor RequestCharge nor Category: not an export of CDBPartitionKeyStatistics, CDBPartitionKeyRUConsumption or AzureDiagnostics; export with the queries of docs/calibration.md".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn portal_times_read_as_utc() {
+        let iso = crate::keys::time::parse_iso8601("2026-11-25T13:05:09Z").unwrap();
+        assert_eq!(parse_time("11/25/2026, 1:05:09.250 PM"), Some(iso));
+        assert_eq!(
+            parse_time("11/25/2026, 12:00:00.000 AM"),
+            Some(iso - 13 * 3600 - 309)
+        );
+        assert_eq!(parse_time("2026-11-25T13:05:09.1234567Z"), Some(iso));
+        assert_eq!(parse_time("yesterday"), None);
+    }
+
+    #[test]
+    fn keys_parse_exactly_into_the_encoded_form() {
+        use crate::keys::marker::*;
+        let k = parse_key(r#"["tenant1","user7"]"#, 2).unwrap();
+        assert_eq!(
+            k,
+            crate::keys::encode_strings(&[Some("tenant1"), Some("user7")])
+        );
+        assert_eq!(parse_key("[true]", 1).unwrap(), vec![TRUE]);
+        assert_eq!(parse_key("[null]", 1).unwrap(), vec![NULL]);
+        assert_eq!(parse_key("[{}]", 1).unwrap(), vec![UNDEFINED]);
+        let mut five = vec![NUMBER];
+        five.extend_from_slice(&5.0f64.to_le_bytes());
+        assert_eq!(parse_key("[5]", 1).unwrap(), five);
+        assert_eq!(parse_key("[5.0]", 1).unwrap(), five);
+        assert!(parse_key("tenant1", 1).unwrap_err().contains("not JSON"));
+        assert!(parse_key("\"t\"", 1)
+            .unwrap_err()
+            .contains("not a JSON array"));
+        assert!(parse_key(r#"["a"]"#, 2)
+            .unwrap_err()
+            .contains("1 component(s)"));
+        assert!(parse_key(r#"[["a"]]"#, 1)
+            .unwrap_err()
+            .contains("objects and arrays"));
+    }
+}

@@ -1,0 +1,121 @@
+use super::*;
+
+/// Writes `text` to a fresh file under the target's temporary folder.
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pkadvisor-observed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn opts(files: Vec<PathBuf>) -> ObservedOptions {
+    ObservedOptions {
+        files,
+        filter: ObservedFilter::default(),
+    }
+}
+
+const RU_JSON: &str = r#"[
+ {"TimeGenerated":"2026-01-01T00:00:00Z","DatabaseName":"db","CollectionName":"c","RegionName":"West Europe","PartitionKey":"[\"a\"]","PartitionKeyRangeId":"0","OperationName":"Create","RequestCharge":"10.5","ActivityId":"x"},
+ {"TimeGenerated":"2026-01-01T00:01:40Z","DatabaseName":"db","CollectionName":"c","RegionName":"West Europe","PartitionKey":"[\"a\"]","PartitionKeyRangeId":"0","OperationName":"Read","RequestCharge":1,"ActivityId":"y"},
+ {"TimeGenerated":"2026-01-01T00:00:50Z","DatabaseName":"db","CollectionName":"c","RegionName":"West Europe","PartitionKey":"[\"b\"]","PartitionKeyRangeId":"1","OperationName":"Create","RequestCharge":"8.5","ActivityId":"z"}
+]"#;
+
+#[test]
+fn resource_specific_json_sums_ru_over_the_window() {
+    let o = read_observed(&opts(vec![file("ru.json", RU_JSON)]), 1).unwrap();
+    let t = o.traffic.unwrap();
+    // First 00:00:00, last 00:01:40: a 100-second window.
+    assert_eq!(t.window_secs(), 100.0);
+    let per_key = t.per_key();
+    let a = parse_key(r#"["a"]"#, 1).unwrap();
+    assert!((per_key[&a] - 0.115).abs() < 1e-12); // (10.5 + 1) / 100
+    assert_eq!(
+        t.per_operation(),
+        vec![("Create".to_string(), 0.19), ("Read".to_string(), 0.01)]
+    );
+    assert_eq!(
+        t.per_range(),
+        vec![("0".to_string(), 0.115), ("1".to_string(), 0.085)]
+    );
+    assert_eq!((o.database.as_str(), o.container.as_str()), ("db", "c"));
+    assert_eq!(o.rows_read, 3);
+}
+
+#[test]
+fn legacy_csv_sizes_keep_each_keys_latest_report() {
+    let csv = "TimeGenerated [UTC],Category,databaseName_s,collectionName_s,regionName_s,partitionKey_s,sizeKb_d\n\
+               2026-01-01T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[\"\"t1\"\",5]\",2000\n\
+               2026-01-02T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[\"\"t1\"\",5]\",3000\n\
+               2026-01-02T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[null,true]\",1000\n";
+    let o = read_observed(&opts(vec![file("sizes.csv", csv)]), 2).unwrap();
+    assert_eq!(o.storage_rows, 3);
+    assert_eq!(o.sizes.len(), 2);
+    assert_eq!(o.sizes[0].1, 3000.0 * 1024.0);
+    assert_eq!(o.sizes[1].0, parse_key("[null,true]", 2).unwrap());
+    assert!(o.traffic.is_none());
+}
+
+fn err(files: Vec<PathBuf>, filter: ObservedFilter) -> String {
+    read_observed(&ObservedOptions { files, filter }, 1)
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn bad_exports_name_the_file_the_row_and_the_fix() {
+    let neg = RU_JSON.replace("\"8.5\"", "\"-2\"");
+    let e = err(vec![file("neg.json", &neg)], ObservedFilter::default());
+    assert!(e.contains("neg.json: row 3: RequestCharge is -2"), "{e}");
+    let missing = RU_JSON.replace("\"PartitionKeyRangeId\":\"1\",", "");
+    let e = err(vec![file("miss.json", &missing)], ObservedFilter::default());
+    assert!(
+        e.contains("miss.json: row 3: no value in column `PartitionKeyRangeId`"),
+        "{e}"
+    );
+    let bad_key = RU_JSON.replace(r#""[\"b\"]""#, r#""b""#);
+    let e = err(vec![file("key.json", &bad_key)], ObservedFilter::default());
+    assert!(
+        e.contains("key.json: row 3: PartitionKey `b` is not JSON"),
+        "{e}"
+    );
+}
+
+#[test]
+fn several_containers_or_regions_are_listed_until_one_is_chosen() {
+    let two = RU_JSON.replacen("\"CollectionName\":\"c\"", "\"CollectionName\":\"d\"", 1);
+    let f = file("two.json", &two);
+    let e = err(vec![f.clone()], ObservedFilter::default());
+    assert!(
+        e.contains("2 containers (db/c, db/d); choose one with --container"),
+        "{e}"
+    );
+    let picked = read_observed(
+        &ObservedOptions {
+            files: vec![f],
+            filter: ObservedFilter {
+                container: Some(("db".into(), "c".into())),
+                region: None,
+            },
+        },
+        1,
+    )
+    .unwrap();
+    assert_eq!(picked.rows_other_containers, 1);
+    assert_eq!(picked.traffic.unwrap().rows, 2);
+    let regions = RU_JSON.replacen("West Europe", "North Europe", 1);
+    let e = err(
+        vec![file("regions.json", &regions)],
+        ObservedFilter::default(),
+    );
+    assert!(e.contains("2 regions (North Europe, West Europe)"), "{e}");
+    assert!(e.contains("--region"), "{e}");
+}
+
+#[test]
+fn a_single_instant_has_no_window() {
+    let one = r#"[{"TimeGenerated":"2026-01-01T00:00:00Z","DatabaseName":"db","CollectionName":"c","RegionName":"r","PartitionKey":"[1]","PartitionKeyRangeId":"0","OperationName":"Read","RequestCharge":1}]"#;
+    let e = err(vec![file("one.json", one)], ObservedFilter::default());
+    assert!(e.contains("same TimeGenerated"), "{e}");
+}
