@@ -258,32 +258,12 @@ fn traffic(
         });
         (layout, e, demand)
     };
-    let (mut layout, mut e, mut summary) = evaluate(None);
-    if cfg.provisioning.is_none() && cfg.physical_partitions.is_none() {
-        // No throughput given: as many partitions as the demand needs (see `hottest_fits`).
-        let cap = cfg.limits.physical_partition_ru_per_sec;
-        for _ in 0..6 {
-            let Some((n, hottest)) = layout.as_ref().map(|l| hottest_of(&l.0)) else {
-                break;
-            };
-            if hottest <= cap {
-                break;
-            }
-            if n >= MAX_NEEDED_PARTITIONS {
-                break;
-            }
-            let want = ((n as f64 * hottest / cap).ceil() as usize)
-                .max(n + 1)
-                .min(MAX_NEEDED_PARTITIONS);
-            let next = evaluate(Some(want as u32));
-            // More partitions that do not cool the hottest (fan-out RU per partition, or one
-            // logical partition over the limit) are no answer: keep the fewer.
-            match next.0.as_ref().map(|l| hottest_of(&l.0)) {
-                Some((m, h)) if m > n && h < 0.95 * hottest => (layout, e, summary) = next,
-                _ => break,
-            }
-        }
-    }
+    let (layout, e, mut summary) =
+        if cfg.provisioning.is_none() && cfg.physical_partitions.is_none() {
+            grow_to_needed(cfg.limits.physical_partition_ru_per_sec, evaluate)
+        } else {
+            evaluate(None)
+        };
     findings.extend(advise::workload::query_findings(&e));
     if let Some((lr, lf, _)) = &layout {
         summary.hottest_physical_utilisation = lr.hottest_utilisation;
@@ -296,6 +276,37 @@ fn traffic(
 /// the hottest partition's figure is an upper bound (`CostEval::over_partition_limit`), and a
 /// rate of 1e9 per second cannot ask for billions of partitions in memory.
 const MAX_NEEDED_PARTITIONS: usize = 10_000;
+
+/// No throughput given: as many partitions as the demand needs (see [`hottest_of`]). `evaluate`
+/// evaluates the workload and projects the layout at a partition count (`None`: by storage).
+fn grow_to_needed<F>(
+    cap: f64,
+    evaluate: F,
+) -> (Option<Laid>, crate::model::WorkloadEval, DemandSummary)
+where
+    F: Fn(Option<u32>) -> (Option<Laid>, crate::model::WorkloadEval, DemandSummary),
+{
+    let (mut layout, mut e, mut summary) = evaluate(None);
+    for _ in 0..6 {
+        let Some((n, hottest)) = layout.as_ref().map(|l| hottest_of(&l.0)) else {
+            break;
+        };
+        if hottest <= cap || n >= MAX_NEEDED_PARTITIONS {
+            break;
+        }
+        let want = ((n as f64 * hottest / cap).ceil() as usize)
+            .max(n + 1)
+            .min(MAX_NEEDED_PARTITIONS);
+        let next = evaluate(Some(want as u32));
+        // More partitions that do not cool the hottest (fan-out RU per partition, or one
+        // logical partition over the limit) are no answer: keep the fewer.
+        match next.0.as_ref().map(|l| hottest_of(&l.0)) {
+            Some((m, h)) if m > n && h < 0.95 * hottest => (layout, e, summary) = next,
+            _ => break,
+        }
+    }
+    (layout, e, summary)
+}
 
 /// A projected layout, its findings, and each logical partition's physical partition.
 type Laid = (
