@@ -4,6 +4,7 @@
 //! `docs/json-schema.md`. Change it deliberately.
 
 pub mod fields;
+pub mod fit;
 pub mod gate;
 pub mod html;
 pub mod json;
