@@ -227,7 +227,7 @@ fn table(out: &mut String, headers: &[String], rows: &[Vec<String>], linked: boo
 }
 
 /// The page: blocks in order, candidate sections closed with their charts.
-fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> String {
+fn page(blocks: Vec<Block>, report: Option<&Report>, mut gate: Option<&str>) -> String {
     let title = blocks
         .iter()
         .find_map(|b| match b {
@@ -248,7 +248,14 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
     };
     for b in blocks {
         match b {
-            Block::Heading(1, text) => title_heading(&mut out, &text, report),
+            Block::Heading(1, text) => {
+                title_heading(&mut out, &text, report);
+                // A check report's gate opens the page (each string from data in `g` is
+                // escaped already).
+                if let Some(g) = gate.take() {
+                    let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
+                }
+            }
             Block::Heading(level, text) => {
                 if level <= 2 {
                     close_candidate(&mut out, &mut candidate);
@@ -274,10 +281,6 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
         }
     }
     close_candidate(&mut out, &mut candidate);
-    if let Some(g) = gate {
-        // Each string from data in `g` is escaped already.
-        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
-    }
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }

@@ -56,15 +56,25 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
 pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> String {
     let table = table::TableRenderer { color };
     let gate = report.check.as_ref();
+    let (width, given) = table::given_width();
+    let gate_text = |g| {
+        let text = gate::terminal(g);
+        if given {
+            table::wrap_text(&text, usize::from(width))
+        } else {
+            text
+        }
+    };
     let out = match (format, gate) {
         (OutputFormat::Table, None) => table.render(report),
+        // A check report opens with the gate's verdict and its reasons; the analysis follows.
         (OutputFormat::Table, Some(g)) if color => format!(
             "{}\n{}",
-            table.render(report),
-            table::paint_lines(&gate::terminal(g))
+            table::paint_lines(&gate_text(g)),
+            table.render(report)
         ),
         (OutputFormat::Table, Some(g)) => {
-            format!("{}\n{}", table.render(report), gate::terminal(g))
+            format!("{}\n{}", gate_text(g), table.render(report))
         }
         (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
         (OutputFormat::Markdown, Some(g)) => markdown::render_with_gate(report, g),

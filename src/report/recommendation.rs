@@ -5,8 +5,19 @@ use crate::model::{Recommendation, RecommendationStatus};
 
 /// The recommendation as format-neutral blocks.
 pub fn blocks(rec: &Recommendation) -> Vec<Block> {
+    blocks_gated(rec, None)
+}
+
+/// [`blocks`] for a report that may be a `check` run: when `gated` (the key the gate judged)
+/// is the recommended key, its heading says so instead of recommending the key already in use.
+pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
     let mut out = Vec::new();
     let title = match rec.status {
+        _ if gated == Some(rec.spec.as_str()) => format!(
+            "Gated key: {} ({})",
+            rec.spec,
+            rec.verdict.to_string().to_uppercase()
+        ),
         RecommendationStatus::Recommended => {
             format!(
                 "Recommendation: {} ({})",

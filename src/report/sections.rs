@@ -59,8 +59,8 @@ pub fn summary_line(r: &Report) -> String {
         .filter(|c| c.verdict == crate::model::Verdict::Pass)
         .count();
     let tally = format!(
-        "{} candidate(s): {pass} pass, {} warn, {} fail",
-        r.candidates.len(),
+        "{}: {pass} pass, {} warn, {} fail",
+        crate::fmt::plural(r.candidates.len() as f64, "candidate"),
         r.candidates
             .iter()
             .filter(|c| c.verdict == crate::model::Verdict::Warn)
@@ -71,7 +71,13 @@ pub fn summary_line(r: &Report) -> String {
             .count(),
     );
     if let Some(rec) = &r.recommendation {
+        let gated = r.check.as_ref().is_some_and(|g| g.key == rec.spec);
         return match rec.status {
+            _ if gated => format!(
+                "Gated key: {} ({}); {tally}",
+                rec.spec,
+                rec.verdict.to_string().to_uppercase()
+            ),
             crate::model::RecommendationStatus::Recommended => format!(
                 "Recommended key: {} ({}); {tally}",
                 rec.spec,
@@ -166,7 +172,8 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     ));
     out.push(input_block(&r.input));
     if let Some(rec) = &r.recommendation {
-        out.extend(super::recommendation::blocks(rec));
+        let gated = r.check.as_ref().map(|g| g.key.as_str());
+        out.extend(super::recommendation::blocks_gated(rec, gated));
     }
     if let Some(d) = &r.discovery {
         out.extend(super::fields::discovery_blocks(d, d.explain));

@@ -144,19 +144,37 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 /// On a terminal, or when `COLUMNS` states a width, prose is wrapped at that width too; a pipe
 /// or a file without `COLUMNS` gets it unwrapped.
 pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
+    let (width, given) = given_width();
+    let out = render_blocks_at(blocks, color, width, given);
+    crate::neutralise::ci_lines(&out).into_owned()
+}
+
+/// The width to fit ([`table_width`]) and whether one was given (a terminal, or `COLUMNS`
+/// holding a number): prose is wrapped only then.
+pub fn given_width() -> (u16, bool) {
     let columns = std::env::var("COLUMNS").ok();
     let terminal = Table::new().width();
     let given = terminal.is_some()
         || columns
             .as_deref()
             .is_some_and(|c| c.trim().parse::<u16>().is_ok());
-    let out = render_blocks_at(
-        blocks,
-        color,
-        width_from(terminal, columns.as_deref()),
-        given,
-    );
-    crate::neutralise::ci_lines(&out).into_owned()
+    (width_from(terminal, columns.as_deref()), given)
+}
+
+/// Lines of plain text (a `- ` bullet continued under its text) wrapped on spaces at `width`.
+pub fn wrap_text(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let lines = match l.strip_prefix("- ") {
+            Some(item) => wrap(item, width, "- ", "  "),
+            None => wrap(l, width, "", ""),
+        };
+        for w in lines {
+            out.push_str(&w);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Wraps `text` on spaces so no line passes `width` columns (a longer word keeps its own
