@@ -23,3 +23,4 @@ mod scenarios;
 mod schema;
 mod shell;
 mod snapshots;
+mod ux;

@@ -44,6 +44,9 @@ pub struct PathReport {
     pub null: Offenders,
     /// Documents by JSON type of the value (`string`, `number`, `boolean`, `object`, `array`).
     pub types: BTreeMap<&'static str, Offenders>,
+    /// Among the documents without the path, how many hold a property of a like name where
+    /// it would be (`customer_id` for `/customerId`; `crate::keys::similar`), by that name.
+    pub alike: BTreeMap<String, u64>,
 }
 
 /// What the second look found for the key.
@@ -120,7 +123,18 @@ pub fn examine(
             let mut key_bytes = 0usize;
             for ((_, segs, typed), (_, rep)) in paths.iter().zip(out.paths.iter_mut()) {
                 match lookup(&v, segs) {
-                    None => rep.missing.add(&at),
+                    None => {
+                        rep.missing.add(&at);
+                        if let Some((last, parent)) = segs.split_last() {
+                            let siblings = lookup(&v, parent).and_then(|p| p.as_object());
+                            let names = siblings
+                                .into_iter()
+                                .flat_map(|o| o.keys().map(String::as_str));
+                            if let Some(n) = crate::keys::similar::closest(last, names) {
+                                *rep.alike.entry(n.to_string()).or_default() += 1;
+                            }
+                        }
+                    }
                     Some(serde_json::Value::Null) => rep.null.add(&at),
                     Some(x) => {
                         key_bytes += match x {
@@ -166,6 +180,22 @@ fn listed(o: &Offenders) -> String {
         .join(", ")
 }
 
+/// The property the documents without the path most likely renamed it to: the like name held
+/// by most of them (` Likely renamed: 20 of them hold `customer_id`.`), else nothing.
+fn renamed_text(p: &PathReport) -> String {
+    match p
+        .alike
+        .iter()
+        .max_by_key(|(n, c)| (**c, std::cmp::Reverse(n.as_str())))
+    {
+        Some((name, c)) => format!(
+            " Likely renamed: {} of them hold `{name}` instead.",
+            crate::fmt::count(*c as f64)
+        ),
+        None => String::new(),
+    }
+}
+
 /// The schema violations: any document missing a key path or holding null beyond
 /// `max_undefined_share`, any document whose key value has a minority JSON type, any key over
 /// the size limit.
@@ -196,10 +226,15 @@ pub fn violations(r: &SchemaReport, max_undefined_share: f64) -> Vec<Violation> 
         for (code, o, what, then) in absent {
             if o.count > 0 && o.count as f64 / docs > max_undefined_share {
                 let sep = if then.starts_with(';') { "" } else { " " };
+                let renamed = if code == "SCHEMA_KEY_MISSING" {
+                    renamed_text(p)
+                } else {
+                    String::new()
+                };
                 out.push(v(
                     code,
                     format!(
-                        "{} of {} documents {what} {path}{sep}{then}. First: {}",
+                        "{} of {} documents {what} {path}{sep}{then}.{renamed} First: {}",
                         o.count,
                         r.documents,
                         listed(o)

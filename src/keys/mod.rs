@@ -9,6 +9,7 @@
 
 pub mod extract;
 mod jstring;
+pub mod similar;
 pub mod spec;
 pub mod time;
 
