@@ -64,6 +64,9 @@ pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
         serde_json::to_string_pretty(&rec.container_definition).unwrap_or_default(),
     ));
     out.push(Block::Code(rec.az_cli.clone()));
+    // The snippet the az line's note points to: every format shows it, not only the JSON.
+    out.push(Block::Text(vec!["Bicep:".into()]));
+    out.push(Block::Code(rec.bicep.clone()));
     if let Some(e) = &rec.application_expression {
         out.push(Block::Text(vec![
             "The application computes the key property on every write:".into(),
