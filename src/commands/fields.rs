@@ -65,17 +65,24 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     if report.documents == 0 {
         anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
     }
-    let text = match cfg.format {
-        OutputFormat::Json => {
-            crate::neutralise::json(serde_json::to_string_pretty(&report)?) + "\n"
-        }
-        OutputFormat::Table => crate::report::table::render_blocks_styled(
-            render::blocks(&report),
-            crate::report::table::use_color(cfg.output.is_none()),
-        ),
-        OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
-        OutputFormat::Html => crate::report::html::render_blocks(render::blocks(&report)),
-    };
+    let color = crate::report::table::use_color(cfg.output.is_none());
+    let text = render_profile(&report, cfg.format, color)?;
     super::output::write(cfg.output.as_deref(), &text, "profile", out)?;
     Ok(())
+}
+
+/// A field profile in `format` (also `pkadvisor report` on a saved profile).
+pub fn render_profile(
+    report: &crate::model::FieldsReport,
+    format: OutputFormat,
+    color: bool,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Json => crate::neutralise::json(serde_json::to_string_pretty(report)?) + "\n",
+        OutputFormat::Table => {
+            crate::report::table::render_blocks_styled(render::blocks(report), color)
+        }
+        OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(report)),
+        OutputFormat::Html => crate::report::html::render_blocks(render::blocks(report)),
+    })
 }

@@ -31,6 +31,16 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// The format's name as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Markdown => "markdown",
+            OutputFormat::Json => "json",
+            OutputFormat::Html => "html",
+        }
+    }
+
     /// The format an output file's extension names (`.json`, `.md`, `.html`), if any.
     pub fn from_extension(path: &std::path::Path) -> Option<OutputFormat> {
         match path.extension()?.to_str()? {
