@@ -358,3 +358,51 @@ fn check_writes_sarif_to_a_sarif_file_without_format() {
         "SCHEMA_KEY_MISSING"
     );
 }
+
+#[test]
+fn the_extended_json_note_is_said_once_per_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mongo.jsonl");
+    let mut s = String::new();
+    for i in 0..50 {
+        s.push_str(&format!(
+            "{{\"_id\":{{\"$oid\":\"{i:024x}\"}},\"id\":\"{i}\",\"customerId\":\"c{}\"}}\n",
+            i % 9
+        ));
+    }
+    std::fs::write(&file, s).unwrap();
+    let f = file.to_str().unwrap();
+    // fields reads the input twice (the time-field peek, the profile), check twice (the
+    // analysis, the schema look), analyze's automatic search twice.
+    for args in [
+        vec!["fields", f],
+        vec!["check", f, "--key", "/customerId"],
+        vec!["analyze", f],
+    ] {
+        let o = Test::new()
+            .args(&args)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .run();
+        assert_eq!(
+            o.stderr.matches("Extended JSON detected").count(),
+            1,
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+#[test]
+fn one_is_singular() {
+    let o = Test::new()
+        .args(["analyze", "-", "--candidates", "/k", "--quiet"])
+        .stdin("{\"id\":\"a\",\"k\":\"x\"}\n")
+        .run()
+        .success();
+    assert!(
+        o.stdout
+            .contains("1 document in 1 logical partition; per partition"),
+        "{}",
+        o.stdout
+    );
+}

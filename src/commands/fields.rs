@@ -57,11 +57,9 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         top: cfg.top,
     };
     let report = profile::run(&inputs, &opts)?;
-    // The wall-clock time varies from run to run: it goes with the progress on stderr, never
-    // into the rendered profile, so two runs write the same bytes (JSON keeps `seconds`).
-    if cfg.progress {
-        eprintln!("profiled in {:.1}s", report.seconds);
-    }
+    // The wall-clock time varies from run to run: it stays out of the rendered profile, so two
+    // runs write the same bytes, and off stderr, where it was left behind like a stale progress
+    // line once the bar had cleared (JSON keeps `seconds`).
     if report.documents == 0 {
         anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
     }

@@ -198,12 +198,12 @@ pub fn blocks(r: &FieldsReport) -> Vec<Block> {
 pub fn discovery_blocks(d: &Discovery, explain: bool) -> Vec<Block> {
     let mut out = vec![Block::Heading(2, "Automatic candidates".into())];
     let mut lines = vec![format!(
-        "{} candidates generated from {} fields profiled on the first {} documents (at most {}, --max-candidates); {} fields left out{}",
-        d.generated.len(),
-        d.fields_profiled,
-        count(d.profiled_documents as f64),
+        "{} generated from {} profiled on the first {} (at most {}, --max-candidates); {} left out{}",
+        plural(d.generated.len() as f64, "candidate"),
+        plural(d.fields_profiled as f64, "field"),
+        plural(d.profiled_documents as f64, "document"),
         d.max_candidates,
-        d.excluded.len(),
+        plural(d.excluded.len() as f64, "field"),
         if explain { "" } else { " (--explain lists them)" }
     )];
     if d.id_property != "ok" {
