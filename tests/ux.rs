@@ -406,3 +406,22 @@ fn one_is_singular() {
         o.stdout
     );
 }
+
+#[test]
+fn rus_round_once_in_the_table_and_the_charts() {
+    use pkadvisor::report::{json, render, OutputFormat};
+    let mut r = json::read(include_str!("data/hand_report.json")).unwrap();
+    // 312.5 RU/s allocated to each partition: `{:.0}` wrote 312 (half to even) in the table
+    // while the charts' fmt::count wrote 313.
+    let layout = r.candidates[0].layout.as_mut().unwrap();
+    for p in &mut layout.partitions {
+        p.ru_demand = 312.5;
+        p.ru_allocated = Some(312.5);
+    }
+    let table = render(&r, OutputFormat::Table);
+    let md = render(&r, OutputFormat::Markdown);
+    for text in [&table, &md] {
+        assert!(text.contains("313") && !text.contains(" 312 "), "{text}");
+    }
+    assert!(md.contains("313 RU/s allocated"), "the Mermaid chart:\n{md}");
+}

@@ -500,9 +500,9 @@ fn ru_chart(out: &mut String, r: &Report, c: &CandidateReport, l: &crate::model:
             label: partition_label(i),
             value: p.ru_demand,
             title: format!(
-                "partition {}: {:.0} RU/s{}",
+                "partition {}: {} RU/s{}",
                 i + 1,
-                p.ru_demand,
+                count(p.ru_demand),
                 p.utilisation
                     .map(|u| format!(" ({} of allocated)", percent(u)))
                     .unwrap_or_default()

@@ -318,7 +318,7 @@ fn ranking_row(r: &Report, c: &CandidateReport, with_ru: bool, with_layout: bool
     if with_ru {
         row.push(
             c.hottest_logical_partition_ru_per_sec
-                .map(|x| format!("{x:.0}"))
+                .map(count)
                 .unwrap_or_else(|| "-".into()),
         );
     }
@@ -397,10 +397,10 @@ fn layout_rows(
             count(p.logical_partitions as f64),
             human_bytes(p.bytes),
             bar(p.bytes / limit_bytes, 10),
-            format!("{:.0}", p.ru_demand),
-            p.ru_allocated
-                .map(|a| format!("{a:.0}"))
-                .unwrap_or_else(|| "-".into()),
+            // RU/s through fmt::count, as the charts write them: one rounding (half away from
+            // zero), so the table's 313 is the chart's 313 (`{:.0}` rounds half to even: 312).
+            count(p.ru_demand),
+            p.ru_allocated.map(count).unwrap_or_else(|| "-".into()),
             p.utilisation
                 .map(|u| format!("{} {}", bar(u, 10), percent(u)))
                 .unwrap_or_else(|| "-".into()),
@@ -453,7 +453,7 @@ fn layout_rows(
         ),
         range(human_bytes(blo), human_bytes(bhi)),
         String::new(),
-        range(format!("{rlo:.0}"), format!("{rhi:.0}")),
+        range(count(rlo), count(rhi)),
         String::new(),
         ulo_hi
             .map(|(lo, hi)| range(percent(lo), percent(hi)))

@@ -246,7 +246,7 @@ fn workload_table(c: &CandidateReport) -> Option<Block> {
                     format!("{}", q.per_sec),
                     q.routing.as_str().to_string(),
                     format!("{:.0}", q.partitions_touched),
-                    format!("{:.0}", q.ru_per_sec),
+                    crate::fmt::count(q.ru_per_sec),
                 ]
             })
             .collect(),
