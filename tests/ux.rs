@@ -423,5 +423,43 @@ fn rus_round_once_in_the_table_and_the_charts() {
     for text in [&table, &md] {
         assert!(text.contains("313") && !text.contains(" 312 "), "{text}");
     }
-    assert!(md.contains("313 RU/s allocated"), "the Mermaid chart:\n{md}");
+    assert!(
+        md.contains("313 RU/s allocated"),
+        "the Mermaid chart:\n{md}"
+    );
+}
+
+#[test]
+fn a_workload_filter_on_a_path_the_data_lacks_is_named_with_the_likely_one() {
+    // fixtures/ci/sample.jsonl holds `customerId`; the query says `customerID`.
+    let r = Test::new()
+        .args([
+            "analyze",
+            "fixtures/ci/sample.jsonl",
+            "-c",
+            "/customerId",
+            "--query",
+            "name=byCustomer,per_sec=20,filter=/customerID:eq",
+            "--query",
+            "name=byStatus,per_sec=5,filter=/status:eq",
+            "--format",
+            "json",
+            "--quiet",
+        ])
+        .json();
+    let f: Vec<&serde_json::Value> = r["input"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "WORKLOAD_PATH_NOT_IN_DATA")
+        .collect();
+    // Only the misspelt path: /status is in the data.
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0]["severity"], "warn");
+    assert_eq!(f[0]["evidence"]["suggestions"][0], "/customerId");
+    let msg = f[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("the workload filters on /customerID (query byCustomer), which none of the first 600 documents holds; did you mean /customerId?"),
+        "{msg}"
+    );
 }

@@ -14,6 +14,11 @@ use crate::keys::spec::{Candidate, Part};
 use crate::model::Severity;
 use crate::model::{Location, Violation};
 
+/// Documents without a key path whose properties are compared with it for a rename: the
+/// first this many (a comparison per property, so a sample where every document lacks the
+/// path stays quick).
+pub const RENAME_LOOKS: u64 = 1_000;
+
 /// How many offending records are listed per problem.
 pub const MAX_LOCATIONS: usize = 5;
 
@@ -45,7 +50,8 @@ pub struct PathReport {
     /// Documents by JSON type of the value (`string`, `number`, `boolean`, `object`, `array`).
     pub types: BTreeMap<&'static str, Offenders>,
     /// Among the documents without the path, how many hold a property of a like name where
-    /// it would be (`customer_id` for `/customerId`; `crate::keys::similar`), by that name.
+    /// it would be (`customer_id` for `/customerId`; `crate::advise::domain::nearest_paths`),
+    /// by that name.
     pub alike: BTreeMap<String, u64>,
 }
 
@@ -75,6 +81,24 @@ fn kind(v: &serde_json::Value) -> &'static str {
 
 fn lookup<'a>(v: &'a serde_json::Value, segments: &[String]) -> Option<&'a serde_json::Value> {
     segments.iter().try_fold(v, |cur, s| cur.get(s))
+}
+
+/// The property of `doc` that most likely replaced the missing path `segs`: among the
+/// properties beside where it would be, the nearest by the rule of
+/// `crate::advise::domain::nearest_paths` (case, `_`, then a small edit distance).
+fn renamed_to(doc: &serde_json::Value, segs: &[String]) -> Option<String> {
+    let (last, parent) = segs.split_last()?;
+    let siblings = lookup(doc, parent)?.as_object()?;
+    let path = |name: &str| {
+        let mut p: String = parent.iter().map(|s| format!("/{s}")).collect();
+        p.push('/');
+        p.push_str(name);
+        p
+    };
+    let names: Vec<String> = siblings.keys().map(|k| path(k)).collect();
+    let nearest = *crate::advise::domain::nearest_paths(&path(last), &names).first()?;
+    let at = names.iter().position(|n| n == nearest)?;
+    siblings.keys().nth(at).cloned()
 }
 
 /// Examines every record of the file inputs for the candidate's key paths.
@@ -125,13 +149,9 @@ pub fn examine(
                 match lookup(&v, segs) {
                     None => {
                         rep.missing.add(&at);
-                        if let Some((last, parent)) = segs.split_last() {
-                            let siblings = lookup(&v, parent).and_then(|p| p.as_object());
-                            let names = siblings
-                                .into_iter()
-                                .flat_map(|o| o.keys().map(String::as_str));
-                            if let Some(n) = crate::keys::similar::closest(last, names) {
-                                *rep.alike.entry(n.to_string()).or_default() += 1;
+                        if rep.missing.count <= RENAME_LOOKS {
+                            if let Some(n) = renamed_to(&v, segs) {
+                                *rep.alike.entry(n).or_default() += 1;
                             }
                         }
                     }
@@ -189,8 +209,16 @@ fn renamed_text(p: &PathReport) -> String {
         .max_by_key(|(n, c)| (**c, std::cmp::Reverse(n.as_str())))
     {
         Some((name, c)) => format!(
-            " Likely renamed: {} of them hold `{name}` instead.",
-            crate::fmt::count(*c as f64)
+            " Likely renamed: {} of {} hold `{name}` instead.",
+            crate::fmt::count(*c as f64),
+            if p.missing.count > RENAME_LOOKS {
+                format!(
+                    "the first {} of them",
+                    crate::fmt::count(RENAME_LOOKS as f64)
+                )
+            } else {
+                "them".to_string()
+            }
         ),
         None => String::new(),
     }

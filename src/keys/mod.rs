@@ -9,7 +9,6 @@
 
 pub mod extract;
 mod jstring;
-pub mod similar;
 pub mod spec;
 pub mod time;
 
