@@ -179,10 +179,30 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
         HEIGHT - 6.0,
         esc(c.x_caption)
     );
-    match (&c.limit, limit_on_scale) {
-        (_, Some(l)) => {
-            let ly = n2(y(l.value));
-            let (lx, label_y, anchor) = limit_label_place(&tops, y(l.value), &l.label);
+    limit_mark(
+        &mut out,
+        c,
+        limit_on_scale.map(|l| (l, y(l.value))),
+        &tops,
+        max_bar,
+    );
+    out.push_str("</svg>");
+    out
+}
+
+/// The limit: a line with its label placed off the bars ([`limit_label_place`]) when it is on
+/// the scale (`on_scale`: the limit and its y), else a note that it is off the scale.
+fn limit_mark(
+    out: &mut String,
+    c: &BarChart<'_>,
+    on_scale: Option<(&Limit, f64)>,
+    tops: &[(f64, f64, f64)],
+    max_bar: f64,
+) {
+    match (&c.limit, on_scale) {
+        (_, Some((l, line_y))) => {
+            let ly = n2(line_y);
+            let (lx, label_y, anchor) = limit_label_place(tops, line_y, &l.label);
             let _ = write!(
                 out,
                 r#"<line class="limit" x1="{LEFT}" x2="{}" y1="{ly}" y2="{ly}" data-value="{}"/><text class="limit-label" x="{}" y="{}" text-anchor="{anchor}">{}</text>"#,
@@ -204,8 +224,6 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
         }
         (None, None) => {}
     }
-    out.push_str("</svg>");
-    out
 }
 
 /// The width of one character of the limit label (11 px, `svg .limit-label` in html.rs),
