@@ -137,6 +137,9 @@ fn fields_fits_and_summarises_map_like_objects() {
             .map(String::from)
             .to_vec();
         whole_in_a_row(&out, &patterns, columns);
+        // Cells keep their words: what a field looks like, and its distinct count.
+        let kinds: Vec<String> = ["constant", "nested", "120"].map(String::from).to_vec();
+        whole_in_a_row(&out, &kinds, columns);
         // Ten languages are one pattern each, not twenty rows; three currencies are listed.
         assert!(!out.contains("/translations/fra"), "{out}");
         assert!(out.contains("/currencies/EUR/name"), "{out}");

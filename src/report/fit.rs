@@ -2,15 +2,16 @@
 //!
 //! The rule (docs/output.md, "Tables that fit"): a table keeps every column when each
 //! column's longest word (a key spec, a path, a number, a size such as `28.6 GB`) fits beside
-//! the others, headers included, or else the cells' words alone (a header may then break: it
-//! is none of a name, a path or a number). Otherwise, in this order:
+//! the others, headers included. Otherwise, in this order:
 //!
-//! 1. the table's narrow layout: the ranking keeps the columns a choice is made on, under
+//! 1. the ranking leaves out its detail columns (those outside [`COMPACT_COLUMNS`], repeated
+//!    in each candidate's details), rightmost first, until it fits;
+//! 2. the table's narrow layout: the ranking keeps the columns a choice is made on, under
 //!    short headers, and counts of a million or more are written short (`220.8M`); the
 //!    physical layout drops its storage bar; the field profile shortens its headers;
-//! 2. columns are left out one at a time, those of [`DROP_FIRST`] first (in that order), then
+//! 3. columns are left out one at a time, those of [`DROP_FIRST`] first (in that order), then
 //!    the rightmost; the first column and the ones of [`NEVER_DROPPED`] stay;
-//! 3. when even that does not fit, headers may break (cells never do while they can fit);
+//! 4. when even that does not fit, headers may break (cells never do while they can fit);
 //!    past that, comfy-table cuts where it must (a single word wider than the terminal).
 //!
 //! Every column left out is named under the table, so nothing disappears silently.
@@ -72,9 +73,7 @@ pub struct Fitted {
 
 /// Fits a table to `width` columns by the rule of this module.
 pub fn fit(headers: Vec<String>, rows: Vec<Vec<String>>, width: u16) -> Fitted {
-    let whole = bounds_for(&headers, &rows, width, true)
-        .or_else(|| bounds_for(&headers, &rows, width, false));
-    if let Some(bounds) = whole {
+    if let Some(bounds) = bounds_for(&headers, &rows, width, true) {
         return Fitted {
             headers,
             rows,
@@ -82,13 +81,23 @@ pub fn fit(headers: Vec<String>, rows: Vec<Vec<String>>, width: u16) -> Fitted {
             left_out: Vec::new(),
         };
     }
+    let (headers, rows, mut left_out) = drop_details(headers, rows, width);
+    if let Some(bounds) = bounds_for(&headers, &rows, width, true) {
+        return Fitted {
+            headers,
+            rows,
+            bounds,
+            left_out,
+        };
+    }
     let before = headers.clone();
     let (mut headers, mut rows) = narrow(headers, rows);
-    let mut left_out: Vec<String> = before
-        .iter()
-        .filter(|h| !headers.contains(h) && !renamed(h))
-        .cloned()
-        .collect();
+    left_out.extend(
+        before
+            .iter()
+            .filter(|h| !headers.contains(h) && !renamed(h))
+            .cloned(),
+    );
     loop {
         if let Some(bounds) = bounds_for(&headers, &rows, width, true) {
             return Fitted {
@@ -125,6 +134,31 @@ fn long_name(h: String) -> String {
         Some((long, _)) => long.to_string(),
         None => h,
     }
+}
+
+/// Step 1½ of the rule, for the ranking only: its columns outside [`COMPACT_COLUMNS`] (each
+/// candidate's details below repeat them) are left out one at a time, rightmost first, while
+/// the table still does not fit; the other columns keep their full headers.
+fn drop_details(
+    mut headers: Vec<String>,
+    mut rows: Vec<Vec<String>>,
+    width: u16,
+) -> (Vec<String>, Vec<Vec<String>>, Vec<String>) {
+    let mut left_out = Vec::new();
+    if !(headers.first().is_some_and(|h| h == "#") && headers.iter().any(|h| h == "verdict")) {
+        return (headers, rows, left_out);
+    }
+    while bounds_for(&headers, &rows, width, true).is_none() {
+        let detail = (0..headers.len())
+            .rev()
+            .find(|&i| !COMPACT_COLUMNS.iter().any(|(long, _)| *long == headers[i]));
+        let Some(i) = detail else { break };
+        left_out.push(headers.remove(i));
+        for r in &mut rows {
+            r.remove(i);
+        }
+    }
+    (headers, rows, left_out)
 }
 
 /// Whether a header of the wide layout is shown under a short one in the narrow layout.

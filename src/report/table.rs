@@ -300,13 +300,9 @@ fn terminal_table(headers: Vec<String>, rows: Vec<Vec<String>>, color: bool, wid
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(width)
         .set_header(fitted.headers);
-    // Only where a column would be narrower than its longest word: a bound on
-    // every column stops comfy-table from widening the ones that need it.
-    let natural = usize::from(width).saturating_sub(ncols + 1) / ncols;
+    // Every column at least as wide as its longest word: comfy-table shares what is left.
+    let _ = ncols;
     for (i, w) in fitted.bounds.into_iter().enumerate() {
-        if usize::from(w) < natural {
-            continue;
-        }
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
         }

@@ -41,16 +41,47 @@ fn a_narrow_ranking_keeps_the_deciding_columns_then_drops_by_priority() {
     let f = fit(h.clone(), r.clone(), 80);
     assert_eq!(f.headers, ["#", "candidate", "verdict", "est. max"]);
     assert_eq!(f.rows[0], ["1", name, "PASS", "95.4 KB"]);
-    assert_eq!(f.left_out, ["kind", "gini", "score"]);
+    assert_eq!(f.left_out, ["gini", "kind", "score"]);
     // A column left out after the narrow layout is named as the wide layout names it.
     let f60 = fit(h.clone(), r.clone(), 70);
-    assert_eq!(f60.left_out, ["kind", "gini", "score", "largest partition"]);
+    assert_eq!(f60.left_out, ["gini", "kind", "score", "largest partition"]);
     // At 70 the size goes too: # 3, the name 50, verdict 9 and 4 borders are 66 columns.
     let f = fit(h.clone(), r.clone(), 70);
     assert_eq!(f.headers, ["#", "candidate", "verdict"]);
     assert_eq!(f.bounds, [3, 50, 9]);
     // Below that nothing is left to drop: no bound, comfy-table cuts where it must.
     assert!(fit(h, r, 60).bounds.is_empty());
+}
+
+#[test]
+fn a_ranking_a_little_too_wide_loses_a_detail_column_not_its_layout() {
+    let h = strings(&[
+        "#",
+        "candidate",
+        "kind",
+        "verdict",
+        "score",
+        "gini",
+        "largest partition",
+    ]);
+    let r = vec![strings(&[
+        "1", "/a", "single", "PASS", "71", "0.59", "95.4 KB",
+    ])];
+    // 3 + 11 + 8 + 9 + 7 + 6 + 11 and 8 borders: 63. Without gini (6 + 1): 56.
+    assert_eq!(fit(h.clone(), r.clone(), 63).left_out, Vec::<String>::new());
+    let f = fit(h, r, 60);
+    assert_eq!(f.left_out, ["gini"]);
+    assert_eq!(
+        f.headers,
+        [
+            "#",
+            "candidate",
+            "kind",
+            "verdict",
+            "score",
+            "largest partition"
+        ]
+    );
 }
 
 #[test]
