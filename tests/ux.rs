@@ -466,3 +466,40 @@ fn a_workload_filter_on_a_path_the_data_lacks_is_named_with_the_likely_one() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_hostile_renamed_property_is_named_neutralised() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    let mut s = String::new();
+    for i in 0..10 {
+        s.push_str(&format!("{{\"id\":\"{i}\",\"customerId\":\"c\"}}\n"));
+    }
+    // One edit from `customerId` once lower-cased... plus a line break and a workflow command.
+    s.push_str("{\"id\":\"x\",\"customerI\\n::error::pwned\":\"c\"}\n");
+    s.push_str("{\"id\":\"y\",\"customerI\\n\":\"c\"}\n");
+    std::fs::write(&file, s).unwrap();
+    let o = Test::new()
+        .args(["check", file.to_str().unwrap(), "--key", "/customerId"])
+        .args(["--annotations", "github", "-q"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .run();
+    assert_eq!(o.status, 1, "{}", o.stderr);
+    assert!(
+        o.stdout
+            .contains("Likely renamed: 1 of them holds `customerI\\u000a` instead."),
+        "{}",
+        o.stdout
+    );
+    for text in [&o.stdout, &o.stderr] {
+        assert!(
+            !text.lines().any(|l| l.starts_with("::error::pwned")),
+            "{text}"
+        );
+    }
+    assert!(
+        o.stderr.contains("holds `customerI%0A` instead"),
+        "{}",
+        o.stderr
+    );
+}

@@ -209,7 +209,7 @@ fn renamed_text(p: &PathReport) -> String {
         .max_by_key(|(n, c)| (**c, std::cmp::Reverse(n.as_str())))
     {
         Some((name, c)) => format!(
-            " Likely renamed: {} of {} hold `{name}` instead.",
+            " Likely renamed: {} of {} {} `{name}` instead.",
             crate::fmt::count(*c as f64),
             if p.missing.count > RENAME_LOOKS {
                 format!(
@@ -218,7 +218,8 @@ fn renamed_text(p: &PathReport) -> String {
                 )
             } else {
                 "them".to_string()
-            }
+            },
+            if *c == 1 { "holds" } else { "hold" }
         ),
         None => String::new(),
     }
