@@ -112,3 +112,85 @@ pub fn summarise(fields: &[FieldProfile]) -> (Vec<Row<'_>>, Vec<MapObject>) {
         .collect();
     (rows, outer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(path: &str, ty: &str) -> FieldProfile {
+        serde_json::from_value(serde_json::json!({
+            "path": path, "present": 10, "missing_share": 0.0, "null_share": 0.0,
+            "types": {ty: 10}, "distinct": 10, "distinct_exact": true,
+            "distinct_estimate": null, "top_values": [], "value_bytes": [1.0, 1.0],
+            "looks_like": "value", "time_format": null, "follows_time": null,
+            "active_latest": null
+        }))
+        .unwrap()
+    }
+
+    /// `/parent/<key>` objects holding `official` and `common` strings, for `keys` keys.
+    fn map(parent: &str, keys: usize) -> Vec<FieldProfile> {
+        let mut out = vec![field(parent, "object")];
+        for k in 0..keys {
+            out.push(field(&format!("{parent}/k{k}"), "object"));
+            out.push(field(&format!("{parent}/k{k}/common"), "string"));
+            out.push(field(&format!("{parent}/k{k}/official"), "string"));
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
+
+    fn paths(rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| match r {
+                Row::Field(f) => f.path.clone(),
+                Row::Pattern(p, m) => format!("{p} ×{}", m.len()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn eight_keys_of_one_shape_are_one_pattern() {
+        let fields = map("/translations", 8);
+        let (rows, maps) = summarise(&fields);
+        assert_eq!(maps, [("/translations/*".to_string(), 8)]);
+        assert_eq!(
+            paths(&rows),
+            [
+                "/translations",
+                "/translations/* ×8",
+                "/translations/*/common ×8",
+                "/translations/*/official ×8"
+            ]
+        );
+    }
+
+    #[test]
+    fn seven_keys_a_different_shape_scalars_and_the_top_level_stay_listed() {
+        // Seven keys: too few.
+        assert!(summarise(&map("/t", 7)).1.is_empty());
+        // One key whose value has another shape (a number where the others hold strings).
+        let mut odd = map("/t", 9);
+        for f in &mut odd {
+            if f.path == "/t/k3/common" {
+                f.types = [("number".to_string(), 10)].into_iter().collect();
+            }
+        }
+        assert!(summarise(&odd).1.is_empty());
+        // Ten scalars under one object: a record's fields, listed.
+        let scalars: Vec<FieldProfile> = (0..10)
+            .map(|i| field(&format!("/address/f{i}"), "string"))
+            .collect();
+        assert!(summarise(&scalars).1.is_empty());
+        // The document's own properties are its schema, never a map.
+        let top: Vec<FieldProfile> = (0..10)
+            .flat_map(|i| {
+                [
+                    field(&format!("/p{i}"), "object"),
+                    field(&format!("/p{i}/x"), "string"),
+                ]
+            })
+            .collect();
+        assert!(summarise(&top).1.is_empty());
+    }
+}
