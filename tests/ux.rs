@@ -503,3 +503,27 @@ fn a_hostile_renamed_property_is_named_neutralised() {
         o.stderr
     );
 }
+
+#[test]
+fn the_html_of_a_check_opens_with_its_gate() {
+    let o = Test::new()
+        .args([
+            "check",
+            "fixtures/ci/renamed.jsonl",
+            "--key",
+            "/customerId",
+            "--format",
+            "html",
+            "-q",
+        ])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .run();
+    assert_eq!(o.status, 1, "{}", o.stderr);
+    let gate = o.stdout.find("<h2>Gate</h2>").expect("a gate section");
+    let analysis = o
+        .stdout
+        .find("Gated key: /customerId")
+        .expect("the analysis");
+    assert!(gate < analysis, "the gate comes after the analysis");
+    assert!(o.stdout[gate..analysis].contains("SCHEMA_KEY_MISSING"));
+}

@@ -248,14 +248,7 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, mut gate: Option<&str>) -> 
     };
     for b in blocks {
         match b {
-            Block::Heading(1, text) => {
-                title_heading(&mut out, &text, report);
-                // A check report's gate opens the page (each string from data in `g` is
-                // escaped already).
-                if let Some(g) = gate.take() {
-                    let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
-                }
-            }
+            Block::Heading(1, text) => title_heading(&mut out, &text, report, gate.take()),
             Block::Heading(level, text) => {
                 if level <= 2 {
                     close_candidate(&mut out, &mut candidate);
@@ -285,9 +278,13 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, mut gate: Option<&str>) -> 
     out
 }
 
-/// The report's title, and with a report its one-line summary coloured by the verdict.
-fn title_heading(out: &mut String, text: &str, report: Option<&Report>) {
+/// The report's title, a check report's gate (it opens the page: each string from data in it
+/// is escaped already), and with a report its one-line summary coloured by the verdict.
+fn title_heading(out: &mut String, text: &str, report: Option<&Report>, gate: Option<&str>) {
     let _ = writeln!(out, "<h1>{}</h1>", esc(text));
+    if let Some(g) = gate {
+        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
+    }
     if let Some(r) = report {
         let line = summary_line(r);
         let class = r
