@@ -118,6 +118,7 @@ fn finish_report(
         &cfg.limits,
         notes,
     ));
+    input_findings.extend(input::workload_paths(cfg, inputs));
     // Cosmos, workload and time, then the advise stage's ranking and recommendation.
     let (reports, mut observed) = evaluate::evaluate_all(
         cfg,

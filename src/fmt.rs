@@ -35,6 +35,26 @@ pub fn count(x: f64) -> String {
     }
 }
 
+/// A count and its noun, singular for exactly one (`1 field`, `2 fields`, `1,500 logical
+/// partitions`): the last word takes `-ies` after a consonant and `y`, `-es` after `s`, `x`,
+/// `ch` or `sh`, else `-s`. The one plural rule of every message.
+pub fn plural(n: f64, noun: &str) -> String {
+    let text = count(n);
+    if text == "1" || text == "-1" {
+        return format!("{text} {noun}");
+    }
+    let consonant_y =
+        noun.ends_with('y') && !noun[..noun.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    let many = if consonant_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if noun.ends_with(['s', 'x']) || noun.ends_with("ch") || noun.ends_with("sh") {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
+    };
+    format!("{text} {many}")
+}
+
 /// Human size with decimal units.
 pub fn human_bytes(b: f64) -> String {
     let units = [
@@ -103,6 +123,22 @@ pub fn iso(epoch_secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_the_rest_plural() {
+        assert_eq!(plural(1.0, "logical partition"), "1 logical partition");
+        assert_eq!(plural(0.0, "field"), "0 fields");
+        assert_eq!(
+            plural(1500.0, "logical partition"),
+            "1,500 logical partitions"
+        );
+        assert_eq!(plural(2.0, "query"), "2 queries");
+        assert_eq!(plural(2.0, "key"), "2 keys");
+        assert_eq!(plural(3.0, "prefix"), "3 prefixes");
+        assert_eq!(plural(2.0, "match"), "2 matches");
+        // 1.4 shows as "1": the noun agrees with the number shown.
+        assert_eq!(plural(1.4, "record"), "1 record");
+    }
 
     #[test]
     fn counts_get_separators() {

@@ -245,21 +245,47 @@ pub fn markdown_code_span(s: &str, in_cell: bool) -> String {
 
 /// Text that quotes values in backticks (findings do: ``the largest key `x` holds 40%``) as
 /// Markdown: each quoted part a [`markdown_code_span`], the rest [`markdown_text`] (the first
-/// part [`markdown_line`] when `line`). A string whose backticks do not pair is all text.
+/// part [`markdown_line`] when `line`). A quote opens at a backtick at the start or after a
+/// space or an opening bracket, and closes at the next backtick followed by the end, a space or
+/// punctuation, so a value holding a backtick (``the largest key `a`b` holds``) is still one
+/// code span, not a line of escaped backticks; a backtick that opens nothing is literal text.
 pub fn markdown_inline(s: &str, line: bool, in_cell: bool) -> String {
-    let parts: Vec<&str> = s.split('`').collect();
-    if parts.len() < 3 || parts.len().is_multiple_of(2) {
-        return markdown(s, line);
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut text_from = 0;
+    let mut at = 0;
+    while let Some(open) = s[at..].find('`').map(|i| at + i) {
+        let opens = s[..open]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '(' | '[' | '"' | '\''));
+        let close = s[open + 1..]
+            .match_indices('`')
+            .map(|(i, _)| open + 1 + i)
+            .find(|&j| {
+                s[j + 1..].chars().next().is_none_or(|c| {
+                    c.is_whitespace()
+                        || matches!(
+                            c,
+                            '.' | ',' | ';' | ':' | ')' | ']' | '!' | '?' | '"' | '\''
+                        )
+                })
+            });
+        match (opens, close) {
+            (true, Some(close)) if close > open + 1 => {
+                if open > text_from || text_from == 0 {
+                    out.push_str(&markdown(&s[text_from..open], line && text_from == 0));
+                }
+                out.push_str(&markdown_code_span(&s[open + 1..close], in_cell));
+                text_from = close + 1;
+                at = close + 1;
+            }
+            _ => at = open + 1,
+        }
     }
-    parts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| match i {
-            _ if i % 2 == 1 => markdown_code_span(p, in_cell),
-            0 => markdown(p, line),
-            _ => markdown(p, false),
-        })
-        .collect()
+    if text_from < s.len() || text_from == 0 {
+        out.push_str(&markdown(&s[text_from..], line && text_from == 0));
+    }
+    out
 }
 
 /// A code fence for `text`: backticks, one more than the longest run inside and at least three.

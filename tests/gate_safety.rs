@@ -95,7 +95,7 @@ fn a_failing_check_exits_1_when_its_stdout_closes_early() {
     let (code, err) = with_stdout_closed(&args);
     assert_eq!(code, 1, "{err}");
     assert!(
-        err.contains("pkadvisor check: FAIL (1 failure(s), 0 warning(s))"),
+        err.contains("pkadvisor check: FAIL (1 failure, 0 warnings)"),
         "{err}"
     );
     // A passing check on a closed pipe: its verdict, 0.
@@ -528,7 +528,7 @@ fn an_unwritable_step_summary_keeps_the_gate_line_and_the_failure() {
     assert_eq!(o.status, 1, "{}", o.stderr);
     let gate = o
         .stderr
-        .find("pkadvisor check: FAIL (1 failure(s), 0 warning(s))")
+        .find("pkadvisor check: FAIL (1 failure, 0 warnings)")
         .expect(&o.stderr);
     let error = o
         .stderr

@@ -24,4 +24,5 @@ mod scenarios;
 mod schema;
 mod shell;
 mod snapshots;
+mod ux;
 mod worked;

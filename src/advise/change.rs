@@ -13,6 +13,10 @@ pub const OFFLINE_COPY_MAX_RU: f64 = 1_000_000.0;
 /// See [`OFFLINE_COPY_MAX_RU`]: 4 TB.
 pub const OFFLINE_COPY_MAX_BYTES: f64 = 4_000.0 * GB;
 
+/// The longest copy pkadvisor accepts stopping writes for: past an hour of downtime the advice
+/// is a live migration, whatever the portal supports (a product decision, docs/model.md).
+pub const OFFLINE_COPY_MAX_HOURS: f64 = 1.0;
+
 /// Inputs of the estimate.
 #[derive(Debug, Clone, Copy)]
 pub struct CopyInput {
@@ -43,7 +47,7 @@ pub fn key_change(
     let ru_ok = c
         .provisioned_ru_per_sec
         .is_none_or(|r| r < OFFLINE_COPY_MAX_RU);
-    let offline = ru_ok && c.bytes < OFFLINE_COPY_MAX_BYTES;
+    let offline = ru_ok && c.bytes < OFFLINE_COPY_MAX_BYTES && hours <= OFFLINE_COPY_MAX_HOURS;
     let path = if offline {
         "offline_copy"
     } else {
@@ -73,18 +77,7 @@ pub fn key_change(
         hours,
         hours / 24.0
     ));
-    reasons.push(if offline {
-        "the portal's \"Change partition key\" (preview) applies: an offline copy to a new container, supported below 1,000,000 RU/s and 4 TB; writes must stop during the copy (nosql/change-partition-key)".to_owned()
-    } else {
-        format!(
-            "the portal's \"Change partition key\" does not apply ({}): a live migration is needed (change feed into the new container, bulk copy, then switch the application)",
-            if c.bytes >= OFFLINE_COPY_MAX_BYTES {
-                format!("{} is over its 4 TB limit", human_bytes(c.bytes))
-            } else {
-                "the container's throughput is at or over its 1,000,000 RU/s limit".to_owned()
-            }
-        )
-    });
+    reasons.push(path_reason(offline, ru_ok, hours, c.bytes));
     KeyChange {
         current: current.to_owned(),
         current_verdict: v,
@@ -98,6 +91,31 @@ pub fn key_change(
         path: path.to_owned(),
         reasons,
     }
+}
+
+/// Which way to move the data, and why: the portal's offline copy when it applies and stops
+/// writes for at most [`OFFLINE_COPY_MAX_HOURS`], else a live migration.
+fn path_reason(offline: bool, ru_ok: bool, hours: f64, bytes: f64) -> String {
+    const LIVE: &str = "a live migration: the change feed into the new container while a bulk copy runs, then switch the application; writes never stop";
+    if offline {
+        return format!(
+            "the portal's \"Change partition key\" (preview) applies: an offline copy to a new container, supported below 1,000,000 RU/s and 4 TB; writes must stop during the copy, about {hours:.1} hours here (nosql/change-partition-key)"
+        );
+    }
+    if bytes >= OFFLINE_COPY_MAX_BYTES || !ru_ok {
+        return format!(
+            "the portal's \"Change partition key\" does not apply ({}): {LIVE}",
+            if bytes >= OFFLINE_COPY_MAX_BYTES {
+                format!("{} is over its 4 TB limit", human_bytes(bytes))
+            } else {
+                "the container's throughput is at or over its 1,000,000 RU/s limit".to_owned()
+            }
+        );
+    }
+    format!(
+        "the portal's offline \"Change partition key\" would stop writes for about {hours:.1} hours ({:.1} days), more than the {OFFLINE_COPY_MAX_HOURS:.0} hour pkadvisor accepts: {LIVE} (nosql/change-partition-key, change-feed)",
+        hours / 24.0
+    )
 }
 
 #[cfg(test)]
@@ -128,6 +146,60 @@ mod tests {
         assert!((c.hours - hours).abs() < 1e-9);
         assert_eq!(c.path, "offline_copy");
         assert!(c.change_recommended);
+    }
+
+    #[test]
+    fn a_copy_that_would_stop_writes_for_days_is_a_live_migration() {
+        let l = Limits::default();
+        // 1e8 items of 1 KB at 1,000 RU/s: (read + insert RU) × 1e8 / 1,000 / 3,600 hours, days.
+        let c = key_change(
+            "/a",
+            Verdict::Fail,
+            "/b",
+            false,
+            CopyInput {
+                items: 1e8,
+                bytes: 1e11,
+                budget_ru_per_sec: 1_000.0,
+                provisioned_ru_per_sec: Some(1_000.0),
+            },
+            &l,
+        );
+        let hours = 1e8 * (l.read_ru_1kb + l.write_ru_1kb) / 1_000.0 / 3600.0;
+        assert!(hours > 24.0 * 7.0, "{hours}");
+        assert_eq!(c.path, "live_migration");
+        assert!(
+            c.reasons[3].starts_with(&format!(
+                "the portal's offline \"Change partition key\" would stop writes for about {hours:.1} hours"
+            )),
+            "{}",
+            c.reasons[3]
+        );
+        assert!(c.reasons[3].contains("writes never stop"));
+        // At 400,000 RU/s the same copy takes under an hour: the offline copy is the advice.
+        let quick = key_change(
+            "/a",
+            Verdict::Fail,
+            "/b",
+            false,
+            CopyInput {
+                items: 1e8,
+                bytes: 1e11,
+                budget_ru_per_sec: 400_000.0,
+                provisioned_ru_per_sec: Some(400_000.0),
+            },
+            &l,
+        );
+        assert!(quick.hours <= 1.0, "{}", quick.hours);
+        assert_eq!(quick.path, "offline_copy");
+        let quick_hours = 1e8 * (l.read_ru_1kb + l.write_ru_1kb) / 400_000.0 / 3600.0;
+        assert!(
+            quick.reasons[3].contains(&format!(
+                "writes must stop during the copy, about {quick_hours:.1} hours here"
+            )),
+            "{}",
+            quick.reasons[3]
+        );
     }
 
     #[test]

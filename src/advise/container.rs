@@ -93,7 +93,7 @@ pub fn definition(c: &Candidate, separator: &str) -> Definition {
         .iter()
         .map(|p| {
             format!(
-                "        '{}'\n",
+                "          '{}'\n",
                 p.replace('\\', "\\\\").replace('\'', "\\'")
             )
         })

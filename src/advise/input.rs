@@ -78,3 +78,65 @@ pub fn key_stats_finding(file: &str, rows: u64, other_candidates: &[String]) -> 
         serde_json::json!({"file": file, "rows": rows}),
     )
 }
+
+/// `WORKLOAD_PATH_NOT_IN_DATA`: a query filters on a property path that none of the peeked
+/// documents holds (`/customerID` when the data has `/customerId`): as written the filter
+/// matches nothing and no key can route it. One finding per path, naming its queries and the
+/// nearest existing paths (`domain::nearest_paths`). `peek` is the first documents' paths
+/// (`ingest::peek`); nothing is said when nothing was peeked (standard input), nor for a path
+/// below one the peek does not walk into (an array).
+pub fn workload_path_findings(
+    queries: &[crate::workload::QuerySpec],
+    peek: &crate::ingest::peek::PathPeek,
+) -> Vec<Finding> {
+    let mut unknown: Vec<(String, Vec<&str>)> = Vec::new();
+    for q in queries {
+        for (path, _) in &q.filter {
+            let Some(raw) = raw_path(path) else { continue };
+            let below_a_leaf = (1..raw.len())
+                .filter(|&i| raw.as_bytes()[i] == b'/')
+                .any(|i| peek.present.contains_key(&raw[..i]));
+            if peek.documents == 0 || peek.present.contains_key(&raw) || below_a_leaf {
+                continue;
+            }
+            match unknown.iter_mut().find(|(p, _)| p == path) {
+                Some((_, names)) => names.push(&q.name),
+                None => unknown.push((path.clone(), vec![&q.name])),
+            }
+        }
+    }
+    let existing = peek.paths();
+    unknown
+        .into_iter()
+        .map(|(path, names)| {
+            let near = raw_path(&path)
+                .map(|raw| super::domain::nearest_paths(&raw, &existing))
+                .unwrap_or_default();
+            let hint = if near.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", near.join(" or "))
+            };
+            Finding::new(
+                "WORKLOAD_PATH_NOT_IN_DATA",
+                Severity::Warn,
+                format!(
+                    "the workload filters on {path} ({} {}), which none of the first {} holds{hint}{} As written, the filter matches nothing and no key routes it (property names are case-sensitive)",
+                    if names.len() == 1 { "query" } else { "queries" },
+                    names.join(", "),
+                    crate::fmt::plural(peek.documents as f64, "document"),
+                    if near.is_empty() { "." } else { "" },
+                ),
+                serde_json::json!({"path": path, "queries": names, "suggestions": near}),
+            )
+        })
+        .collect()
+}
+
+/// A path as the peek writes it (segments unquoted, joined by `/`), from its candidate text.
+fn raw_path(text: &str) -> Option<String> {
+    let c = crate::keys::spec::parse_candidate(text).ok()?;
+    let paths = c.paths();
+    let [p] = paths.as_slice() else { return None };
+    Some(p.segments.iter().map(|s| format!("/{s}")).collect())
+}

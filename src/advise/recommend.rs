@@ -280,12 +280,13 @@ fn capitalise(s: &str) -> String {
 }
 
 fn verdict_reason(r: &CandidateReport) -> String {
-    let warns: Vec<&str> = r
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Warn)
-        .map(|f| f.code)
-        .collect();
+    // Each code once, in the findings' order: two queries that fan out are one FANOUT_QUERY.
+    let mut warns: Vec<&str> = Vec::new();
+    for f in r.findings.iter().filter(|f| f.severity == Severity::Warn) {
+        if !warns.contains(&f.code) {
+            warns.push(f.code);
+        }
+    }
     if warns.is_empty() {
         format!(
             "`{}` passes every check (score {:.0}, #{} of the ranking)",
@@ -478,9 +479,8 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
         );
     }
     format!(
-        "it scores {:.0} against {:.0} (cardinality {:.2} vs {:.2}, evenness {:.2} vs {:.2}, storage headroom {:.2} vs {:.2})",
-        r.score,
-        win.score,
+        "{} (cardinality {:.2} vs {:.2}, evenness {:.2} vs {:.2}, storage headroom {:.2} vs {:.2})",
+        score_gap(r, win),
         r.score_parts.cardinality,
         win.score_parts.cardinality,
         r.score_parts.evenness,
@@ -488,6 +488,28 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
         r.score_parts.storage_headroom,
         win.score_parts.storage_headroom
     )
+}
+
+/// How the runner-up's score stands against the winner's: "it scores 88 against 90"; when the
+/// whole numbers are the same, the decimals that differ ("89.6 against 90.4"); when the
+/// scores are equal, that the ranking's tie-breaks (storage headroom, then the candidate's
+/// text: docs/recommendations.md) decided, instead of "it scores 90 against 90".
+fn score_gap(r: &CandidateReport, win: &CandidateReport) -> String {
+    let (a, b) = (format!("{:.0}", r.score), format!("{:.0}", win.score));
+    if a != b {
+        return format!("it scores {a} against {b}");
+    }
+    if (r.score - win.score).abs() >= 0.05 {
+        return format!("it scores {:.1} against {:.1}", r.score, win.score);
+    }
+    let (rh, wh) = (
+        r.score_parts.storage_headroom,
+        win.score_parts.storage_headroom,
+    );
+    if format!("{rh:.2}") != format!("{wh:.2}") {
+        return format!("it ties at score {a}; the tie goes to more storage headroom");
+    }
+    format!("it ties at score {a} with the same storage headroom, so the ranking's last tie-break (the candidate's text) puts it second; either key serves")
 }
 
 fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
@@ -612,6 +634,44 @@ mod tests {
             throughput_headroom: Some(1.0),
             ..r.score_parts
         };
+    }
+
+    #[test]
+    fn a_warning_code_is_named_once() {
+        let mut c = pair();
+        let mut f = c[1].findings[0].clone();
+        f.severity = Severity::Warn;
+        f.code = "FANOUT_QUERY";
+        let mut g = f.clone();
+        g.code = "HOT_PARTITION";
+        c[1].findings = vec![f.clone(), g, f];
+        let said = verdict_reason(&c[1]);
+        assert!(
+            said.contains("read FANOUT_QUERY, HOT_PARTITION below"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn equal_scores_say_what_decided_instead_of_90_against_90() {
+        let mut c = pair();
+        set(&mut c[0], "/a", KeyKind::Single, Verdict::Pass, 90.0);
+        set(&mut c[1], "/b", KeyKind::Single, Verdict::Pass, 90.0);
+        c[0].score_parts.storage_headroom = 1.0;
+        c[1].score_parts.storage_headroom = 1.0;
+        let said = why_not(&c[0], &c[1]);
+        assert!(
+            said.starts_with("it ties at score 90 with the same storage headroom, so the ranking's last tie-break (the candidate's text) puts it second"),
+            "{said}"
+        );
+        c[1].score_parts.storage_headroom = 0.9;
+        assert!(why_not(&c[0], &c[1])
+            .starts_with("it ties at score 90; the tie goes to more storage headroom"));
+        c[1].score = 89.6;
+        c[0].score = 90.4;
+        assert!(why_not(&c[0], &c[1]).starts_with("it scores 89.6 against 90.4 (cardinality"));
+        c[1].score = 88.0;
+        assert!(why_not(&c[0], &c[1]).starts_with("it scores 88 against 90 (cardinality"));
     }
 
     #[test]

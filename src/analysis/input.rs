@@ -60,6 +60,20 @@ pub(super) fn production_target(
     Ok((target, projection))
 }
 
+/// Workload filters on paths the data lacks (`advise::input::workload_path_findings`): the
+/// first 2,000 documents of the first file are read again for their paths, only when the
+/// workload has queries with filters.
+pub(super) fn workload_paths(cfg: &AnalyzeOptions, inputs: &[ingest::InputSource]) -> Vec<Finding> {
+    let Some(w) = &cfg.workload else {
+        return Vec::new();
+    };
+    if w.queries.iter().all(|q| q.filter.is_empty()) {
+        return Vec::new();
+    }
+    let peek = ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings);
+    crate::advise::input::workload_path_findings(&w.queries, &peek)
+}
+
 /// The input summary of the report.
 pub(super) fn input_summary(
     acc: &Accumulator,

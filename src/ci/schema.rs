@@ -14,6 +14,11 @@ use crate::keys::spec::{Candidate, Part};
 use crate::model::Severity;
 use crate::model::{Location, Violation};
 
+/// Documents without a key path whose properties are compared with it for a rename: the
+/// first this many (a comparison per property, so a sample where every document lacks the
+/// path stays quick).
+pub const RENAME_LOOKS: u64 = 1_000;
+
 /// How many offending records are listed per problem.
 pub const MAX_LOCATIONS: usize = 5;
 
@@ -44,6 +49,10 @@ pub struct PathReport {
     pub null: Offenders,
     /// Documents by JSON type of the value (`string`, `number`, `boolean`, `object`, `array`).
     pub types: BTreeMap<&'static str, Offenders>,
+    /// Among the documents without the path, how many hold a property of a like name where
+    /// it would be (`customer_id` for `/customerId`; `crate::advise::domain::nearest_paths`),
+    /// by that name.
+    pub alike: BTreeMap<String, u64>,
 }
 
 /// What the second look found for the key.
@@ -72,6 +81,24 @@ fn kind(v: &serde_json::Value) -> &'static str {
 
 fn lookup<'a>(v: &'a serde_json::Value, segments: &[String]) -> Option<&'a serde_json::Value> {
     segments.iter().try_fold(v, |cur, s| cur.get(s))
+}
+
+/// The property of `doc` that most likely replaced the missing path `segs`: among the
+/// properties beside where it would be, the nearest by the rule of
+/// `crate::advise::domain::nearest_paths` (case, `_`, then a small edit distance).
+fn renamed_to(doc: &serde_json::Value, segs: &[String]) -> Option<String> {
+    let (last, parent) = segs.split_last()?;
+    let siblings = lookup(doc, parent)?.as_object()?;
+    let path = |name: &str| {
+        let mut p: String = parent.iter().map(|s| format!("/{s}")).collect();
+        p.push('/');
+        p.push_str(name);
+        p
+    };
+    let names: Vec<String> = siblings.keys().map(|k| path(k)).collect();
+    let nearest = *crate::advise::domain::nearest_paths(&path(last), &names).first()?;
+    let at = names.iter().position(|n| n == nearest)?;
+    siblings.keys().nth(at).cloned()
 }
 
 /// Examines every record of the file inputs for the candidate's key paths.
@@ -120,7 +147,14 @@ pub fn examine(
             let mut key_bytes = 0usize;
             for ((_, segs, typed), (_, rep)) in paths.iter().zip(out.paths.iter_mut()) {
                 match lookup(&v, segs) {
-                    None => rep.missing.add(&at),
+                    None => {
+                        rep.missing.add(&at);
+                        if rep.missing.count <= RENAME_LOOKS {
+                            if let Some(n) = renamed_to(&v, segs) {
+                                *rep.alike.entry(n).or_default() += 1;
+                            }
+                        }
+                    }
                     Some(serde_json::Value::Null) => rep.null.add(&at),
                     Some(x) => {
                         key_bytes += match x {
@@ -166,6 +200,31 @@ fn listed(o: &Offenders) -> String {
         .join(", ")
 }
 
+/// The property the documents without the path most likely renamed it to: the like name held
+/// by most of them (` Likely renamed: 20 of them hold `customer_id`.`), else nothing.
+fn renamed_text(p: &PathReport) -> String {
+    match p
+        .alike
+        .iter()
+        .max_by_key(|(n, c)| (**c, std::cmp::Reverse(n.as_str())))
+    {
+        Some((name, c)) => format!(
+            " Likely renamed: {} of {} {} `{name}` instead.",
+            crate::fmt::count(*c as f64),
+            if p.missing.count > RENAME_LOOKS {
+                format!(
+                    "the first {} of them",
+                    crate::fmt::count(RENAME_LOOKS as f64)
+                )
+            } else {
+                "them".to_string()
+            },
+            if *c == 1 { "holds" } else { "hold" }
+        ),
+        None => String::new(),
+    }
+}
+
 /// The schema violations: any document missing a key path or holding null beyond
 /// `max_undefined_share`, any document whose key value has a minority JSON type, any key over
 /// the size limit.
@@ -196,10 +255,15 @@ pub fn violations(r: &SchemaReport, max_undefined_share: f64) -> Vec<Violation> 
         for (code, o, what, then) in absent {
             if o.count > 0 && o.count as f64 / docs > max_undefined_share {
                 let sep = if then.starts_with(';') { "" } else { " " };
+                let renamed = if code == "SCHEMA_KEY_MISSING" {
+                    renamed_text(p)
+                } else {
+                    String::new()
+                };
                 out.push(v(
                     code,
                     format!(
-                        "{} of {} documents {what} {path}{sep}{then}. First: {}",
+                        "{} of {} documents {what} {path}{sep}{then}.{renamed} First: {}",
                         o.count,
                         r.documents,
                         listed(o)

@@ -548,15 +548,15 @@ fn workload(a: &AnalyzeArgs) -> Result<crate::workload::Workload, ConfigError> {
 /// The output format (flag, else the output file's extension), refusing to overwrite an input.
 fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
     super::output_file(a.output.as_ref(), &a.inputs, "report")?;
-    let format = match (a.format, &a.output) {
-        (Some(FormatArg::Table), _) => OutputFormat::Table,
-        (Some(FormatArg::Markdown), _) => OutputFormat::Markdown,
-        (Some(FormatArg::Html), _) => OutputFormat::Html,
-        (Some(FormatArg::Json | FormatArg::Sarif), _) => OutputFormat::Json,
-        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
-        (None, None) => OutputFormat::Table,
-    };
-    Ok(format)
+    let flag = a.format.map(|f| match f {
+        FormatArg::Table => OutputFormat::Table,
+        FormatArg::Markdown => OutputFormat::Markdown,
+        FormatArg::Html => OutputFormat::Html,
+        // `check` writes SARIF from the JSON report (cli/check.rs sets json).
+        FormatArg::Json | FormatArg::Sarif => OutputFormat::Json,
+    });
+    let output = a.output.as_deref().filter(|p| p.as_os_str() != "-");
+    super::output_format(flag, output)
 }
 
 /// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes

@@ -474,7 +474,13 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     apply_file(&mut c.analysis, &mut file, &rel)?;
     let policy = policy(&c, std::mem::take(&mut file.policy))?;
     let a = &mut c.analysis;
-    let sarif = matches!(a.format, Some(FormatArg::Sarif));
+    // `-o pk.sarif` without --format means SARIF, as `.json` means JSON.
+    let sarif_file = a
+        .output
+        .as_ref()
+        .and_then(|p| p.extension())
+        .is_some_and(|e| e.eq_ignore_ascii_case("sarif"));
+    let sarif = matches!(a.format, Some(FormatArg::Sarif)) || (a.format.is_none() && sarif_file);
     if sarif {
         a.format = Some(FormatArg::Json);
     }

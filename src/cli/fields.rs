@@ -70,14 +70,13 @@ pub struct FieldsArgs {
 pub fn fields_config(a: FieldsArgs) -> Result<FieldsOptions, ConfigError> {
     let output = super::output_file(a.output.as_ref(), &a.inputs, "profile")?;
     use super::report::ReportFormatArg as F;
-    let format = match (a.format, &output) {
-        (Some(F::Table), _) => OutputFormat::Table,
-        (Some(F::Markdown), _) => OutputFormat::Markdown,
-        (Some(F::Html), _) => OutputFormat::Html,
-        (Some(F::Json), _) => OutputFormat::Json,
-        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
-        (None, None) => OutputFormat::Table,
-    };
+    let flag = a.format.map(|f| match f {
+        F::Table => OutputFormat::Table,
+        F::Markdown => OutputFormat::Markdown,
+        F::Html => OutputFormat::Html,
+        F::Json => OutputFormat::Json,
+    });
+    let format = super::output_format(flag, output.as_deref())?;
     Ok(FieldsOptions {
         input_format: a.input_format.map(InputFormat::from),
         inputs: a.inputs,

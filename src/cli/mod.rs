@@ -110,13 +110,13 @@ pub enum ColorArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Analyze sample documents and rank candidate partition keys.
-    #[command(after_help = ANALYZE_HELP)]
+    #[command(after_help = ANALYZE_HELP, mut_arg("format", analyze_formats))]
     Analyze(Box<AnalyzeArgs>),
     /// CI gate: judge the container's key on a sample; exit 1 when the policy fails.
     Check(Box<check::CheckArgs>),
     /// Print effective partition keys (EPKs) and initial range boundaries.
     Epk(EpkArgs),
-    /// Render a saved JSON report as a table, Markdown, JSON or HTML again.
+    /// Render a saved JSON report (or `fields` profile) as a table, Markdown, JSON or HTML again.
     Report(report::ReportArgs),
     /// Profile every field of the sample: types, presence, cardinality, top values, shape.
     Fields(Box<fields::FieldsArgs>),
@@ -126,6 +126,20 @@ pub enum Command {
     Man,
     /// Print the SQL that computes the key statistics inside DuckDB or Spark (docs/scale.md).
     Sql(sql::SqlArgs),
+}
+
+/// `analyze --format`: every [`FormatArg`] but `sarif`, which only `check` writes, so neither
+/// the help nor the completions offer a value that is then refused.
+fn analyze_formats(arg: clap::Arg) -> clap::Arg {
+    let values = FormatArg::value_variants()
+        .iter()
+        .filter(|v| !matches!(v, FormatArg::Sarif))
+        .filter_map(ValueEnum::to_possible_value);
+    use clap::builder::TypedValueParser;
+    arg.value_parser(
+        clap::builder::PossibleValuesParser::new(values)
+            .map(|s: String| FormatArg::from_str(&s, true).expect("a value listed from FormatArg")),
+    )
 }
 
 /// Input formats on the command line.
@@ -300,14 +314,7 @@ impl TryFrom<Args> for Config {
             ColorArg::Never => anstream::ColorChoice::Never,
         });
         match args.command {
-            Command::Analyze(a) => {
-                if matches!(a.format, Some(FormatArg::Sarif)) {
-                    return Err(ConfigError::Invalid(
-                        "--format sarif is for `pkadvisor check` (the gate's violations); analyze writes table, markdown or json".into(),
-                    ));
-                }
-                Ok(Config::Analyze(Box::new(analyze::analyze_config(*a)?)))
-            }
+            Command::Analyze(a) => Ok(Config::Analyze(Box::new(analyze::analyze_config(*a)?))),
             Command::Check(c) => Ok(Config::Check(Box::new(check::check_config(*c)?))),
             Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
             Command::Fields(f) => Ok(Config::Fields(Box::new(fields::fields_config(*f)?))),
@@ -375,6 +382,45 @@ pub(crate) fn output_file(
         }
     }
     Ok(output.cloned())
+}
+
+/// The output format from `--format` (`flag`) and `-o`'s extension, by one rule
+/// (docs/output.md, "Output files"): a known extension (`.json`, `.md`/`.markdown`,
+/// `.html`/`.htm`; `.txt`, `.text`, `.log` for a table) names the format and must agree with
+/// `--format` when both are given; without `--format`, no extension means a table and any
+/// other extension is refused, so `-o z.sarif` cannot silently hold a table.
+pub(crate) fn output_format(
+    flag: Option<crate::report::OutputFormat>,
+    output: Option<&std::path::Path>,
+) -> Result<crate::report::OutputFormat, ConfigError> {
+    use crate::report::OutputFormat as F;
+    let ext = output
+        .and_then(|p| p.extension())
+        .map(|e| e.to_string_lossy().to_lowercase());
+    let named = match ext.as_deref() {
+        Some("txt" | "text" | "log") => Some(F::Table),
+        _ => output.and_then(F::from_extension),
+    };
+    let shown = |p: Option<&std::path::Path>| p.map_or(String::new(), |p| p.display().to_string());
+    match (flag, named, ext.as_deref()) {
+        (Some(f), Some(n), _) if f != n => Err(ConfigError::Invalid(format!(
+            "-o {}: the extension names {} output but --format asks for {}; make them agree (or drop --format)",
+            shown(output),
+            n.name(),
+            f.name()
+        ))),
+        (Some(f), _, _) => Ok(f),
+        (None, Some(n), _) => Ok(n),
+        (None, None, None) => Ok(F::Table),
+        (None, None, Some("sarif")) => Err(ConfigError::Invalid(format!(
+            "-o {}: SARIF is written by `pkadvisor check --format sarif` (the gate's violations); this command writes table (.txt), markdown (.md), json (.json) or html (.html)",
+            shown(output)
+        ))),
+        (None, None, Some(e)) => Err(ConfigError::Invalid(format!(
+            "-o {}: `.{e}` names no output format; use .txt (table), .md, .json or .html, or pass --format",
+            shown(output)
+        ))),
+    }
 }
 
 /// `--time-field`: one property path.

@@ -52,14 +52,13 @@ pub fn report_config(a: ReportArgs) -> Result<ReportOptions, ConfigError> {
             )));
         }
     }
-    let format = match (a.format, &output) {
-        (Some(ReportFormatArg::Table), _) => OutputFormat::Table,
-        (Some(ReportFormatArg::Markdown), _) => OutputFormat::Markdown,
-        (Some(ReportFormatArg::Html), _) => OutputFormat::Html,
-        (Some(ReportFormatArg::Json), _) => OutputFormat::Json,
-        (None, Some(p)) => OutputFormat::from_extension(p).unwrap_or(OutputFormat::Table),
-        (None, None) => OutputFormat::Table,
-    };
+    let flag = a.format.map(|f| match f {
+        ReportFormatArg::Table => OutputFormat::Table,
+        ReportFormatArg::Markdown => OutputFormat::Markdown,
+        ReportFormatArg::Html => OutputFormat::Html,
+        ReportFormatArg::Json => OutputFormat::Json,
+    });
+    let format = super::output_format(flag, output.as_deref())?;
     Ok(ReportOptions {
         input: a.input,
         format,

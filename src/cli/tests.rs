@@ -172,7 +172,44 @@ fn output_format_from_flag_or_extension() {
     assert_eq!(a.format, OutputFormat::Json);
     let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.md"]);
     assert_eq!(a.format, OutputFormat::Markdown);
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a"]);
+    assert_eq!(a.format, OutputFormat::Table);
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "r.TXT"]);
+    assert_eq!(a.format, OutputFormat::Table);
+    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "report"]);
+    assert_eq!(a.format, OutputFormat::Table);
+    // A flag that agrees with the extension, or an extension naming no format, is taken as given.
     let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--format",
+        "json",
+        "-o",
+        "r.json",
+    ]);
+    assert_eq!(a.format, OutputFormat::Json);
+    let a = analyze(&[
+        "pkadvisor",
+        "analyze",
+        "x",
+        "-c",
+        "/a",
+        "--format",
+        "html",
+        "-o",
+        "r.out",
+    ]);
+    assert_eq!(a.format, OutputFormat::Html);
+}
+
+#[test]
+fn an_output_file_whose_extension_disagrees_is_refused() {
+    let err = |args: &[&str]| parse(args).expect_err("refused");
+    // Markdown in a file named .json would break whatever reads it.
+    let e = err(&[
         "pkadvisor",
         "analyze",
         "x",
@@ -183,9 +220,24 @@ fn output_format_from_flag_or_extension() {
         "-o",
         "r.json",
     ]);
-    assert_eq!(a.format, OutputFormat::Markdown);
-    let a = analyze(&["pkadvisor", "analyze", "x", "-c", "/a"]);
-    assert_eq!(a.format, OutputFormat::Table);
+    assert!(
+        e.contains("-o r.json: the extension names json output but --format asks for markdown"),
+        "{e}"
+    );
+    // `-o z.sarif` wrote a table before; SARIF is check's.
+    let e = err(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "out/z.sarif"]);
+    assert!(
+        e.contains("SARIF is written by `pkadvisor check --format sarif`"),
+        "{e}"
+    );
+    let e = err(&["pkadvisor", "analyze", "x", "-c", "/a", "-o", "z.xlsx"]);
+    assert!(e.contains("`.xlsx` names no output format"), "{e}");
+    // analyze does not offer sarif at all (clap lists what it takes).
+    let e = err(&["pkadvisor", "analyze", "x", "-c", "/a", "--format", "sarif"]);
+    assert!(
+        e.contains("[possible values: table, markdown, json, html]"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -118,8 +118,10 @@ pub fn run(cfg: &CheckOptions, out: &mut dyn Write) -> anyhow::Result<i32> {
     let errors = write_outputs(cfg, &report, &violations, &fallback, out);
     let (failures, warnings) = gate::tally(&violations);
     say(&format!(
-        "pkadvisor check: {} ({failures} failure(s), {warnings} warning(s))",
+        "pkadvisor check: {} ({}, {})",
         if passed { "PASS" } else { "FAIL" },
+        crate::fmt::plural(failures as f64, "failure"),
+        crate::fmt::plural(warnings as f64, "warning"),
     ));
     let failed_outputs = !errors.is_empty();
     for e in errors {

@@ -57,25 +57,30 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         top: cfg.top,
     };
     let report = profile::run(&inputs, &opts)?;
-    // The wall-clock time varies from run to run: it goes with the progress on stderr, never
-    // into the rendered profile, so two runs write the same bytes (JSON keeps `seconds`).
-    if cfg.progress {
-        eprintln!("profiled in {:.1}s", report.seconds);
-    }
+    // The wall-clock time varies from run to run: it stays out of the rendered profile, so two
+    // runs write the same bytes, and off stderr, where it was left behind like a stale progress
+    // line once the bar had cleared (JSON keeps `seconds`).
     if report.documents == 0 {
         anyhow::bail!("no documents to profile: the input is empty or holds no JSON objects");
     }
-    let text = match cfg.format {
-        OutputFormat::Json => {
-            crate::neutralise::json(serde_json::to_string_pretty(&report)?) + "\n"
-        }
-        OutputFormat::Table => crate::report::table::render_blocks_styled(
-            render::blocks(&report),
-            crate::report::table::use_color(cfg.output.is_none()),
-        ),
-        OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(&report)),
-        OutputFormat::Html => crate::report::html::render_blocks(render::blocks(&report)),
-    };
+    let color = crate::report::table::use_color(cfg.output.is_none());
+    let text = render_profile(&report, cfg.format, color)?;
     super::output::write(cfg.output.as_deref(), &text, "profile", out)?;
     Ok(())
+}
+
+/// A field profile in `format` (also `pkadvisor report` on a saved profile).
+pub fn render_profile(
+    report: &crate::model::FieldsReport,
+    format: OutputFormat,
+    color: bool,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Json => crate::neutralise::json(serde_json::to_string_pretty(report)?) + "\n",
+        OutputFormat::Table => {
+            crate::report::table::render_blocks_styled(render::blocks(report), color)
+        }
+        OutputFormat::Markdown => crate::report::markdown::render_blocks(render::blocks(report)),
+        OutputFormat::Html => crate::report::html::render_blocks(render::blocks(report)),
+    })
 }

@@ -20,6 +20,23 @@ pub struct ReportOptions {
     pub output: Option<PathBuf>,
 }
 
+/// A saved field profile rendered again, as `pkadvisor fields` renders it.
+fn fields_profile(
+    text: &str,
+    found: u64,
+    format: OutputFormat,
+    color: bool,
+) -> anyhow::Result<String> {
+    use crate::model::FIELDS_SCHEMA_VERSION;
+    if found != u64::from(FIELDS_SCHEMA_VERSION) {
+        anyhow::bail!(
+            "this pkadvisor reads field profiles of schema_version {FIELDS_SCHEMA_VERSION}: run `pkadvisor fields` on the sample again, or render it with the pkadvisor that wrote it"
+        );
+    }
+    let profile: crate::model::FieldsReport = serde_json::from_str(text)?;
+    super::fields::render_profile(&profile, format, color)
+}
+
 /// Reads the report named in `cfg`, renders it, writes it to `--output` or `out`.
 pub fn run(cfg: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
     let name = if cfg.input.as_os_str() == "-" {
@@ -34,9 +51,18 @@ pub fn run(cfg: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         crate::small_file::read_to_string(&cfg.input)
             .with_context(|| format!("cannot read {name}"))?
     };
-    let report = json::read(&text).with_context(|| format!("{name} is not a pkadvisor report"))?;
     let color = crate::report::table::use_color(cfg.output.is_none());
-    let rendered = render_styled(&report, cfg.format, color);
+    let rendered = match json::read(&text) {
+        Err(json::ReadError::FieldsProfile { found }) => {
+            fields_profile(&text, found, cfg.format, color).with_context(|| {
+                format!("{name} is a `pkadvisor fields` profile (schema_version {found})")
+            })?
+        }
+        read => {
+            let report = read.with_context(|| format!("{name} is not a pkadvisor report"))?;
+            render_styled(&report, cfg.format, color)
+        }
+    };
     super::output::write(cfg.output.as_deref(), &rendered, "report", out)?;
     Ok(())
 }

@@ -588,6 +588,18 @@ fn open_mapped(
     })
 }
 
+/// Whether this is the first time the process announces Extended JSON in the input named
+/// `display`: an input is opened once per pass (the time-field peek, the scan, `check`'s schema
+/// look), and the note is said once.
+fn first_announcement(display: &str) -> bool {
+    static SAID: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut said = SAID
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    said.insert(display.to_owned())
+}
+
 /// Whether Extended JSON wrappers are unwrapped: as asked, else when the first buffer `head` of
 /// a JSON input holds one (announced on stderr).
 fn extended_json(src: &InputSource, format: InputFormat, head: &[u8]) -> bool {
@@ -596,10 +608,12 @@ fn extended_json(src: &InputSource, format: InputFormat, head: &[u8]) -> bool {
         None if format == InputFormat::Csv => false,
         None => match ejson::detect(head) {
             Some(marker) => {
-                eprintln!(
-                    "pkadvisor: note: {}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)",
-                    crate::neutralise::terminal(&src.display)
-                );
+                if first_announcement(&src.display) {
+                    eprintln!(
+                        "pkadvisor: note: {}: Extended JSON detected ({marker}): type wrappers are unwrapped to the values a migration stores (docs/candidates.md, \"Extended JSON\"; --no-extended-json to keep them)",
+                        crate::neutralise::terminal(&src.display)
+                    );
+                }
                 true
             }
             None => false,

@@ -307,6 +307,18 @@ fn code_spans_hold_their_value_and_close_once() {
         markdown_inline("key `a\n::error::x` *", true, false),
         "key `a\\u000a::error::x` \\*"
     );
+    // A value holding a backtick is one code span: GitHub shows the value, not `\``.
+    assert_eq!(
+        markdown_inline("the largest key `a`b` holds 50%", true, false),
+        "the largest key ``a`b`` holds 50%"
+    );
+    assert_eq!(
+        markdown_inline("`/k` is the best: read `x`.", true, false),
+        "`/k` is the best: read `x`."
+    );
+    // A backtick that opens nothing stays literal text.
+    assert_eq!(markdown_inline("a`b and c", false, false), "a\\`b and c");
+    assert_eq!(markdown_inline("x `` y", false, false), "x \\`\\` y");
 }
 
 #[test]

@@ -227,7 +227,7 @@ fn table(out: &mut String, headers: &[String], rows: &[Vec<String>], linked: boo
 }
 
 /// The page: blocks in order, candidate sections closed with their charts.
-fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> String {
+fn page(blocks: Vec<Block>, report: Option<&Report>, mut gate: Option<&str>) -> String {
     let title = blocks
         .iter()
         .find_map(|b| match b {
@@ -248,7 +248,7 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
     };
     for b in blocks {
         match b {
-            Block::Heading(1, text) => title_heading(&mut out, &text, report),
+            Block::Heading(1, text) => title_heading(&mut out, &text, report, gate.take()),
             Block::Heading(level, text) => {
                 if level <= 2 {
                     close_candidate(&mut out, &mut candidate);
@@ -274,17 +274,17 @@ fn page(blocks: Vec<Block>, report: Option<&Report>, gate: Option<&str>) -> Stri
         }
     }
     close_candidate(&mut out, &mut candidate);
-    if let Some(g) = gate {
-        // Each string from data in `g` is escaped already.
-        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
-    }
     out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 
-/// The report's title, and with a report its one-line summary coloured by the verdict.
-fn title_heading(out: &mut String, text: &str, report: Option<&Report>) {
+/// The report's title, a check report's gate (it opens the page: each string from data in it
+/// is escaped already), and with a report its one-line summary coloured by the verdict.
+fn title_heading(out: &mut String, text: &str, report: Option<&Report>, gate: Option<&str>) {
     let _ = writeln!(out, "<h1>{}</h1>", esc(text));
+    if let Some(g) = gate {
+        let _ = writeln!(out, "<h2>Gate</h2>\n<pre>{g}</pre>");
+    }
     if let Some(r) = report {
         let line = summary_line(r);
         let class = r
@@ -497,9 +497,9 @@ fn ru_chart(out: &mut String, r: &Report, c: &CandidateReport, l: &crate::model:
             label: partition_label(i),
             value: p.ru_demand,
             title: format!(
-                "partition {}: {:.0} RU/s{}",
+                "partition {}: {} RU/s{}",
                 i + 1,
-                p.ru_demand,
+                count(p.ru_demand),
                 p.utilisation
                     .map(|u| format!(" ({} of allocated)", percent(u)))
                     .unwrap_or_default()

@@ -29,6 +29,12 @@ pub enum ReadError {
     /// Valid JSON without `schema_version`.
     #[error("no schema_version: not a pkadvisor JSON report (write one with --format json)")]
     NotAReport,
+    /// A `pkadvisor fields` profile (its own `schema_version`), not an analysis report.
+    #[error("a `pkadvisor fields` profile (schema_version {found}), not an analysis report")]
+    FieldsProfile {
+        /// The profile's `schema_version`.
+        found: u64,
+    },
     /// Written by a version of pkadvisor with another schema.
     #[error(
         "schema_version {found} is not {SCHEMA_VERSION}, the version this pkadvisor reads; \
@@ -45,9 +51,15 @@ pub fn read(text: &str) -> Result<Report, ReadError> {
     #[derive(Deserialize)]
     struct Versioned {
         schema_version: Option<u64>,
+        // A field profile holds `fields` and `id_property`, a report `candidates`.
+        fields: Option<serde::de::IgnoredAny>,
+        id_property: Option<serde::de::IgnoredAny>,
+        candidates: Option<serde::de::IgnoredAny>,
     }
     let v: Versioned = serde_json::from_str(text)?;
+    let profile = v.fields.is_some() && v.id_property.is_some() && v.candidates.is_none();
     match v.schema_version {
+        Some(found) if profile => Err(ReadError::FieldsProfile { found }),
         Some(n) if n == u64::from(SCHEMA_VERSION) => Ok(serde_json::from_str(text)?),
         Some(found) => Err(ReadError::Version { found }),
         None => Err(ReadError::NotAReport),

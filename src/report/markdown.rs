@@ -28,17 +28,21 @@ fn line(s: &str) -> String {
 
 /// Cuts a report longer than a GitHub comment at a block boundary, with a note saying so.
 fn fit_comment(out: String) -> String {
-    fit_comment_with(out, "")
+    fit_comment_with("", out, "")
 }
 
 /// [`fit_comment`] for a body followed by a `tail` that is always kept whole (a `check`
 /// report's gate: the one section a CI reader needs).
-fn fit_comment_with(mut out: String, tail: &str) -> String {
-    if out.chars().count() + tail.chars().count() <= GITHUB_COMMENT_MAX_CHARS {
+fn fit_comment_with(head: &str, mut out: String, tail: &str) -> String {
+    let kept = head.chars().count() + tail.chars().count();
+    if out.chars().count() + kept <= GITHUB_COMMENT_MAX_CHARS {
+        out.insert_str(0, head);
         out.push_str(tail);
         return out;
     }
-    let mut limit = CUT_AT_BYTES.saturating_sub(tail.len()).min(out.len());
+    let mut limit = CUT_AT_BYTES
+        .saturating_sub(head.len() + tail.len())
+        .min(out.len());
     while !out.is_char_boundary(limit) {
         limit -= 1;
     }
@@ -56,6 +60,7 @@ fn fit_comment_with(mut out: String, tail: &str) -> String {
     out.push_str(&format!(
         "\n> **Report cut** to fit GitHub's {GITHUB_COMMENT_MAX_CHARS}-character comment limit ({total} characters in all): run with `--format table` or `--format json`, or lower `--top`, for the rest.\n"
     ));
+    out.insert_str(0, head);
     out.push_str(tail);
     out
 }
@@ -79,13 +84,19 @@ fn cut_point(out: &str, limit: usize) -> (usize, usize) {
     (row_end, out[row_end..table_end].lines().count())
 }
 
-/// A `check` report: the analysis, then its gate, within a comment's limit with the gate whole.
+/// A `check` report: the gate's verdict and the reasons it failed first, then the analysis,
+/// within a comment's limit with the gate whole (a CI reader needs the verdict, not line 172).
 pub fn render_with_gate(report: &Report, gate: &crate::model::CheckOutcome) -> String {
     let body = render_unfitted(blocks(report), Some(report));
+    let verdict = if gate.passed { "PASS" } else { "FAIL" };
     let gate = super::gate::text(gate, |s| {
         crate::neutralise::markdown_inline(s, false, false)
     });
-    fit_comment_with(body, &format!("\n## Gate\n\n{gate}"))
+    fit_comment_with(
+        &format!("# pkadvisor check: {verdict}\n\n{gate}\n"),
+        body,
+        "",
+    )
 }
 
 impl Renderer for MarkdownRenderer {
@@ -289,11 +300,11 @@ mod tests {
         assert_eq!(cut.matches("<details>").count(), 1);
         assert_eq!(cut.matches("</details>").count(), 1);
         assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
-        // A gate after a long report is kept whole, and the whole stays under the limit.
-        let gate = "\n## Gate\n\nGate for key /a: FAIL\n";
-        let cut = fit_comment_with(long.clone(), gate);
+        // A gate before a long report is kept whole, and the whole stays under the limit.
+        let gate = "# pkadvisor check: FAIL\n\nGate for key /a: FAIL\n\n";
+        let cut = fit_comment_with(gate, long.clone(), "");
         assert!(cut.chars().count() <= GITHUB_COMMENT_MAX_CHARS);
-        assert!(cut.ends_with(gate) && cut.contains("**Report cut**"));
+        assert!(cut.starts_with(gate) && cut.contains("**Report cut**"));
         let short = "a\n".to_string();
         assert_eq!(fit_comment(short.clone()), short);
     }

@@ -4,6 +4,7 @@
 //! `docs/json-schema.md`. Change it deliberately.
 
 pub mod fields;
+pub mod fit;
 pub mod gate;
 pub mod html;
 pub mod json;
@@ -31,6 +32,16 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// The format's name as `--format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Markdown => "markdown",
+            OutputFormat::Json => "json",
+            OutputFormat::Html => "html",
+        }
+    }
+
     /// The format an output file's extension names (`.json`, `.md`, `.html`), if any.
     pub fn from_extension(path: &std::path::Path) -> Option<OutputFormat> {
         match path.extension()?.to_str()? {
@@ -56,15 +67,25 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
 pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> String {
     let table = table::TableRenderer { color };
     let gate = report.check.as_ref();
+    let (width, given) = table::given_width();
+    let gate_text = |g| {
+        let text = gate::terminal(g);
+        if given {
+            table::wrap_text(&text, usize::from(width))
+        } else {
+            text
+        }
+    };
     let out = match (format, gate) {
         (OutputFormat::Table, None) => table.render(report),
+        // A check report opens with the gate's verdict and its reasons; the analysis follows.
         (OutputFormat::Table, Some(g)) if color => format!(
             "{}\n{}",
-            table.render(report),
-            table::paint_lines(&gate::terminal(g))
+            table::paint_lines(&gate_text(g)),
+            table.render(report)
         ),
         (OutputFormat::Table, Some(g)) => {
-            format!("{}\n{}", table.render(report), gate::terminal(g))
+            format!("{}\n{}", gate_text(g), table.render(report))
         }
         (OutputFormat::Markdown, None) => markdown::MarkdownRenderer.render(report),
         (OutputFormat::Markdown, Some(g)) => markdown::render_with_gate(report, g),

@@ -5,8 +5,19 @@ use crate::model::{Recommendation, RecommendationStatus};
 
 /// The recommendation as format-neutral blocks.
 pub fn blocks(rec: &Recommendation) -> Vec<Block> {
+    blocks_gated(rec, None)
+}
+
+/// [`blocks`] for a report that may be a `check` run: when `gated` (the key the gate judged)
+/// is the recommended key, its heading says so instead of recommending the key already in use.
+pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
     let mut out = Vec::new();
     let title = match rec.status {
+        _ if gated == Some(rec.spec.as_str()) => format!(
+            "Gated key: {} ({})",
+            rec.spec,
+            rec.verdict.to_string().to_uppercase()
+        ),
         RecommendationStatus::Recommended => {
             format!(
                 "Recommendation: {} ({})",
@@ -59,6 +70,9 @@ pub fn blocks(rec: &Recommendation) -> Vec<Block> {
         serde_json::to_string_pretty(&rec.container_definition).unwrap_or_default(),
     ));
     out.push(Block::Code(rec.az_cli.clone()));
+    // The snippet the az line's note points to: every format shows it, not only the JSON.
+    out.push(Block::Text(vec!["Bicep:".into()]));
+    out.push(Block::Code(rec.bicep.clone()));
     if let Some(e) = &rec.application_expression {
         out.push(Block::Text(vec![
             "The application computes the key property on every write:".into(),

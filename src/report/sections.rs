@@ -59,8 +59,8 @@ pub fn summary_line(r: &Report) -> String {
         .filter(|c| c.verdict == crate::model::Verdict::Pass)
         .count();
     let tally = format!(
-        "{} candidate(s): {pass} pass, {} warn, {} fail",
-        r.candidates.len(),
+        "{}: {pass} pass, {} warn, {} fail",
+        crate::fmt::plural(r.candidates.len() as f64, "candidate"),
         r.candidates
             .iter()
             .filter(|c| c.verdict == crate::model::Verdict::Warn)
@@ -71,7 +71,13 @@ pub fn summary_line(r: &Report) -> String {
             .count(),
     );
     if let Some(rec) = &r.recommendation {
+        let gated = r.check.as_ref().is_some_and(|g| g.key == rec.spec);
         return match rec.status {
+            _ if gated => format!(
+                "Gated key: {} ({}); {tally}",
+                rec.spec,
+                rec.verdict.to_string().to_uppercase()
+            ),
             crate::model::RecommendationStatus::Recommended => format!(
                 "Recommended key: {} ({}); {tally}",
                 rec.spec,
@@ -170,7 +176,8 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     ));
     out.push(input_block(&r.input));
     if let Some(rec) = &r.recommendation {
-        out.extend(super::recommendation::blocks(rec));
+        let gated = r.check.as_ref().map(|g| g.key.as_str());
+        out.extend(super::recommendation::blocks_gated(rec, gated));
     }
     if let Some(d) = &r.discovery {
         out.extend(super::fields::discovery_blocks(d, d.explain));
@@ -321,7 +328,7 @@ fn ranking_row(r: &Report, c: &CandidateReport, with_ru: bool, with_layout: bool
     if with_ru {
         row.push(
             c.hottest_logical_partition_ru_per_sec
-                .map(|x| format!("{x:.0}"))
+                .map(count)
                 .unwrap_or_else(|| "-".into()),
         );
     }
@@ -400,10 +407,10 @@ fn layout_rows(
             count(p.logical_partitions as f64),
             human_bytes(p.bytes),
             bar(p.bytes / limit_bytes, 10),
-            format!("{:.0}", p.ru_demand),
-            p.ru_allocated
-                .map(|a| format!("{a:.0}"))
-                .unwrap_or_else(|| "-".into()),
+            // RU/s through fmt::count, as the charts write them: one rounding (half away from
+            // zero), so the table's 313 is the chart's 313 (`{:.0}` rounds half to even: 312).
+            count(p.ru_demand),
+            p.ru_allocated.map(count).unwrap_or_else(|| "-".into()),
             p.utilisation
                 .map(|u| format!("{} {}", bar(u, 10), percent(u)))
                 .unwrap_or_else(|| "-".into()),
@@ -456,7 +463,7 @@ fn layout_rows(
         ),
         range(human_bytes(blo), human_bytes(bhi)),
         String::new(),
-        range(format!("{rlo:.0}"), format!("{rhi:.0}")),
+        range(count(rlo), count(rhi)),
         String::new(),
         ulo_hi
             .map(|(lo, hi)| range(percent(lo), percent(hi)))

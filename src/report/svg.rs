@@ -144,9 +144,11 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
     // Thin bars for many partitions; a lone bar no wider than a thumb.
     let bar_w = (slot * 0.8).clamp(0.5, 48.0);
     let label_every = (c.bars.len() / 16).max(1);
+    let mut tops: Vec<(f64, f64, f64)> = Vec::with_capacity(c.bars.len());
     for (i, b) in c.bars.iter().enumerate() {
         let x = LEFT + slot * i as f64 + (slot - bar_w) / 2.0;
         let h = (b.value.max(0.0) / top * plot_h).max(0.0);
+        tops.push((x, x + bar_w, bottom - h));
         let over = c.limit.as_ref().is_some_and(|l| b.value > l.value);
         let _ = write!(
             out,
@@ -177,16 +179,37 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
         HEIGHT - 6.0,
         esc(c.x_caption)
     );
-    match (&c.limit, limit_on_scale) {
-        (_, Some(l)) => {
-            let ly = n2(y(l.value));
+    limit_mark(
+        &mut out,
+        c,
+        limit_on_scale.map(|l| (l, y(l.value))),
+        &tops,
+        max_bar,
+    );
+    out.push_str("</svg>");
+    out
+}
+
+/// The limit: a line with its label placed off the bars ([`limit_label_place`]) when it is on
+/// the scale (`on_scale`: the limit and its y), else a note that it is off the scale.
+fn limit_mark(
+    out: &mut String,
+    c: &BarChart<'_>,
+    on_scale: Option<(&Limit, f64)>,
+    tops: &[(f64, f64, f64)],
+    max_bar: f64,
+) {
+    match (&c.limit, on_scale) {
+        (_, Some((l, line_y))) => {
+            let ly = n2(line_y);
+            let (lx, label_y, anchor) = limit_label_place(tops, line_y, &l.label);
             let _ = write!(
                 out,
-                r#"<line class="limit" x1="{LEFT}" x2="{}" y1="{ly}" y2="{ly}" data-value="{}"/><text class="limit-label" x="{}" y="{}" text-anchor="end">{}</text>"#,
+                r#"<line class="limit" x1="{LEFT}" x2="{}" y1="{ly}" y2="{ly}" data-value="{}"/><text class="limit-label" x="{}" y="{}" text-anchor="{anchor}">{}</text>"#,
                 WIDTH - RIGHT,
                 l.value,
-                WIDTH - RIGHT,
-                n2(y(l.value) - 4.0),
+                n2(lx),
+                n2(label_y),
                 esc(&l.label)
             );
         }
@@ -201,8 +224,34 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
         }
         (None, None) => {}
     }
-    out.push_str("</svg>");
-    out
+}
+
+/// The width of one character of the limit label (11 px, `svg .limit-label` in html.rs),
+/// generously.
+const LABEL_CHAR_WIDTH: f64 = 6.5;
+
+/// Where the limit line's label goes so no bar covers it: above the line at its right end,
+/// else at its left end, else above the plot at the right
+/// (`tops` holds each bar's left, right and top y; `ly` is the line's y). Returns x, the
+/// text's baseline y and its `text-anchor`.
+fn limit_label_place(tops: &[(f64, f64, f64)], ly: f64, label: &str) -> (f64, f64, &'static str) {
+    let w = label.chars().count() as f64 * LABEL_CHAR_WIDTH;
+    let (left, right) = (LEFT + 4.0, WIDTH - RIGHT);
+    // A bar hits the label when it spans its columns and rises above the label's bottom.
+    let clear = |x0: f64, x1: f64, baseline: f64| {
+        !tops
+            .iter()
+            .any(|&(b0, b1, top)| b1 > x0 && b0 < x1 && top < baseline + 2.0)
+    };
+    // Below the line is no way out: a bar that reaches the label's bottom covers the line too.
+    let above = ly - 4.0;
+    if clear(right - w, right, above) {
+        (right, above, "end")
+    } else if clear(left, left + w, above) {
+        (left, above, "start")
+    } else {
+        (right, TOP - 8.0, "end")
+    }
 }
 
 /// Renders a Lorenz curve (`[share of partitions, share of bytes]` points) over the line of
@@ -262,6 +311,35 @@ pub fn lorenz_chart(points: &[[f64; 2]], aria_label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_limit_label_moves_off_a_bar_that_covers_it() {
+        let label = "20.0 GB limit"; // 13 characters, 84.5 px
+        let ly = 100.0;
+        // No bar near: above the line, at its right end.
+        assert_eq!(
+            limit_label_place(&[], ly, label),
+            (WIDTH - RIGHT, 96.0, "end")
+        );
+        // The last bar rises past the line under the label: the label goes to the left end.
+        let right_bar = [(500.0, 540.0, 60.0)];
+        assert_eq!(
+            limit_label_place(&right_bar, ly, label),
+            (LEFT + 4.0, 96.0, "start")
+        );
+        // A bar just under the line leaves the label alone.
+        let under = [(500.0, 540.0, 99.0)];
+        assert_eq!(
+            limit_label_place(&under, ly, label),
+            (WIDTH - RIGHT, 96.0, "end")
+        );
+        // Bars over the line at both ends: above the plot, where no bar reaches.
+        let both = [(80.0, 120.0, 60.0), (500.0, 540.0, 60.0)];
+        assert_eq!(
+            limit_label_place(&both, ly, label),
+            (WIDTH - RIGHT, TOP - 8.0, "end")
+        );
+    }
 
     #[test]
     fn steps_are_round() {

@@ -25,100 +25,30 @@ pub fn shorten(cell: &str) -> String {
     format!("{head}… ({} bytes in all)", cell.len())
 }
 
-/// Table width when standard output is not a terminal (a file, a pipe, CI logs).
-pub const PIPED_WIDTH: u16 = 160;
+/// Table width when standard output is not a terminal and `COLUMNS` is not set (a file, a
+/// pipe, CI logs): 100 columns read well in a log viewer and a pull request.
+pub const PIPED_WIDTH: u16 = 100;
 
 /// Narrowest table drawn: below it columns would hold a character or two.
 pub const MIN_WIDTH: u16 = 40;
 
-/// The width tables are fitted to: the terminal's when standard output is one, else
-/// [`PIPED_WIDTH`], so a file or a pipe gets the same bytes wherever it is written.
+/// Widest table drawn: beyond it a `COLUMNS` typo would make one line of a whole file.
+pub const MAX_WIDTH: u16 = 1000;
+
+/// The width tables are fitted to: the terminal's when standard output is one, else the
+/// `COLUMNS` environment variable when it holds a number, else [`PIPED_WIDTH`]; never below
+/// [`MIN_WIDTH`] or above [`MAX_WIDTH`].
 pub fn table_width() -> u16 {
-    Table::new()
-        .width()
-        .map_or(PIPED_WIDTH, |w| w.max(MIN_WIDTH))
+    let columns = std::env::var("COLUMNS").ok();
+    width_from(Table::new().width(), columns.as_deref())
 }
 
-/// Below this width the ranking keeps only the columns a choice is made on; the rest are in
-/// each candidate's details below it.
-pub const COMPACT_BELOW: u16 = 120;
-
-/// The ranking's columns kept on a narrow terminal, with their short headers.
-const COMPACT_COLUMNS: [(&str, &str); 9] = [
-    ("#", "#"),
-    ("candidate", "candidate"),
-    ("verdict", "verdict"),
-    ("score", "score"),
-    ("logical partitions", "logical"),
-    ("largest partition", "est. max"),
-    ("% of limit", "% limit"),
-    ("hottest RU/s", "hot RU/s"),
-    ("hottest physical", "hot phys."),
-];
-
-/// On a narrow terminal, the ranking table (the one headed `#`, `candidate`, ..., `verdict`)
-/// keeps [`COMPACT_COLUMNS`] under short headers; other tables are unchanged.
-fn compact(
-    headers: Vec<String>,
-    rows: Vec<Vec<String>>,
-    width: u16,
-) -> (Vec<String>, Vec<Vec<String>>) {
-    let is_ranking =
-        headers.first().is_some_and(|h| h == "#") && headers.iter().any(|h| h == "verdict");
-    if width < COMPACT_BELOW && headers.first().is_some_and(|h| h == "EPK range") {
-        return compact_layout(headers, rows);
-    }
-    if width >= COMPACT_BELOW || !is_ranking {
-        return (headers, rows);
-    }
-    let keep: Vec<(usize, &str)> = headers
-        .iter()
-        .enumerate()
-        .filter_map(|(i, h)| {
-            COMPACT_COLUMNS
-                .iter()
-                .find(|(long, _)| long == h)
-                .map(|&(_, short)| (i, short))
-        })
-        .collect();
-    // The largest partition's 95 % range is in each candidate's details below: a narrow
-    // ranking keeps the point, so the column does not wrap into four lines.
-    let point_only = headers.iter().position(|h| h == "largest partition");
-    let counts = headers.iter().position(|h| h == "logical partitions");
-    let mut rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .map(|r| {
-            keep.iter()
-                .map(
-                    |&(i, _)| match (Some(i) == point_only, r[i].split_once(" (")) {
-                        (true, Some((point, _))) => point.to_string(),
-                        _ if Some(i) == counts => short_counts(&r[i]),
-                        _ => r[i].clone(),
-                    },
-                )
-                .collect()
-        })
-        .collect();
-    let mut headers: Vec<String> = keep.iter().map(|&(_, h)| h.to_owned()).collect();
-    // Until every header and value can stay whole: long specs may break after their `>` and
-    // `+` (each candidate's heading below keeps it whole), then the score goes (it is in the
-    // details below too).
-    if bounds_for(&headers, &rows, width, true).is_none() {
-        if let Some(i) = headers.iter().position(|h| h == "candidate") {
-            for r in &mut rows {
-                r[i] = r[i].replace('>', "> ").replace('+', "+ ");
-            }
-        }
-    }
-    if bounds_for(&headers, &rows, width, true).is_none() {
-        if let Some(i) = headers.iter().position(|h| h == "score") {
-            headers.remove(i);
-            for r in &mut rows {
-                r.remove(i);
-            }
-        }
-    }
-    (headers, rows)
+/// [`table_width`] from its two sources: the terminal's width, else `COLUMNS`.
+pub fn width_from(terminal: Option<u16>, columns: Option<&str>) -> u16 {
+    terminal
+        .or_else(|| columns.and_then(|c| c.trim().parse::<u16>().ok()))
+        .unwrap_or(PIPED_WIDTH)
+        .clamp(MIN_WIDTH, MAX_WIDTH)
 }
 
 /// Whether to colour a rendering: `--color always` colours wherever it goes, `never` nowhere;
@@ -191,110 +121,6 @@ pub fn paint_lines(text: &str) -> String {
         .collect()
 }
 
-/// The physical layout on a narrow terminal: the storage bar goes (bytes are beside it) and
-/// utilisation keeps its percentage, so a row stays one or two lines.
-fn compact_layout(headers: Vec<String>, rows: Vec<Vec<String>>) -> (Vec<String>, Vec<Vec<String>>) {
-    let drop = headers.iter().position(|h| h.starts_with("storage ("));
-    let util = headers.iter().position(|h| h == "utilisation");
-    let keep = |i: &usize| Some(*i) != drop;
-    let headers = (0..headers.len())
-        .filter(keep)
-        .map(|i| match headers[i].as_str() {
-            "RU/s allocated" => "RU/s alloc.".to_string(),
-            h => h.to_string(),
-        })
-        .collect();
-    let rows = rows
-        .into_iter()
-        .map(|r| {
-            (0..r.len())
-                .filter(keep)
-                .map(|i| match (Some(i) == util, r[i].split_once(' ')) {
-                    (true, Some((_bar, pct))) => pct.to_string(),
-                    _ => r[i].clone(),
-                })
-                .collect()
-        })
-        .collect();
-    (headers, rows)
-}
-
-/// Each column's longest word (a key spec counts as one) plus padding, when all of them fit in
-/// `width`; else the same for the cells alone (a header may then break, a value not); else
-/// none (comfy-table then cuts where it must).
-fn word_bounds(headers: &[String], rows: &[Vec<String>], width: u16) -> Vec<u16> {
-    bounds_for(headers, rows, width, true)
-        .or_else(|| bounds_for(headers, rows, width, false))
-        .unwrap_or_default()
-}
-
-/// [`word_bounds`] with or without the headers' words; `None` when they do not fit.
-fn bounds_for(
-    headers: &[String],
-    rows: &[Vec<String>],
-    width: u16,
-    with_headers: bool,
-) -> Option<Vec<u16>> {
-    // A size (`235 B`, `28.6 GB`) counts as one word: split, it reads as two values.
-    let longest_word = |s: &str| {
-        let mut longest = 0;
-        let mut prev = 0;
-        for w in s.split(' ') {
-            let n = w.chars().count();
-            let n = if matches!(w, "B" | "KB" | "MB" | "GB" | "TB" | "PB") {
-                prev + 1 + n
-            } else {
-                n
-            };
-            longest = longest.max(n);
-            prev = n;
-        }
-        longest
-    };
-    let bounds: Vec<u16> = (0..headers.len())
-        .map(|i| {
-            let cells = rows.iter().map(|r| longest_word(&r[i]));
-            let header = if with_headers {
-                longest_word(&headers[i])
-            } else {
-                0
-            };
-            let w = cells.chain([header]).max().unwrap_or(0);
-            (w + 2).min(usize::from(width) / 3) as u16
-        })
-        .collect();
-    // Content plus one border per column and the closing one.
-    let total: usize = bounds.iter().map(|&b| usize::from(b) + 1).sum::<usize>() + 1;
-    (total <= usize::from(width)).then_some(bounds)
-}
-
-/// Counts of a million or more in `cell` written short (`220,816,033` → `220.8M`), so a narrow
-/// column does not cut them; the details below keep them whole.
-fn short_counts(cell: &str) -> String {
-    cell.split(' ')
-        .map(|word| {
-            let digits: String = word.chars().filter(char::is_ascii_digit).collect();
-            let is_count = word
-                .trim_matches(|c| c == '(' || c == ')')
-                .chars()
-                .all(|c| c.is_ascii_digit() || c == ',');
-            match digits.parse::<f64>() {
-                Ok(n) if is_count && n >= 1e6 => {
-                    let (v, unit) = if n >= 1e9 {
-                        (n / 1e9, "B")
-                    } else {
-                        (n / 1e6, "M")
-                    };
-                    let short = format!("{v:.1}{unit}");
-                    word.replace(word.trim_matches(|c| c == '(' || c == ')'), &short)
-                }
-                _ => word.to_string(),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Renders for a terminal; `color` paints verdicts and severities (decide it with
 /// [`use_color`]).
 pub struct TableRenderer {
@@ -315,11 +141,40 @@ pub fn render_blocks(blocks: Vec<Block>) -> String {
 }
 
 /// Renders format-neutral blocks for a terminal; `color` paints verdicts and severities.
-/// On a terminal, prose is wrapped at its width too; a pipe or a file gets it unwrapped.
+/// On a terminal, or when `COLUMNS` states a width, prose is wrapped at that width too; a pipe
+/// or a file without `COLUMNS` gets it unwrapped.
 pub fn render_blocks_styled(blocks: Vec<Block>, color: bool) -> String {
-    let on_terminal = Table::new().width().is_some();
-    let out = render_blocks_at(blocks, color, table_width(), on_terminal);
+    let (width, given) = given_width();
+    let out = render_blocks_at(blocks, color, width, given);
     crate::neutralise::ci_lines(&out).into_owned()
+}
+
+/// The width to fit ([`table_width`]) and whether one was given (a terminal, or `COLUMNS`
+/// holding a number): prose is wrapped only then.
+pub fn given_width() -> (u16, bool) {
+    let columns = std::env::var("COLUMNS").ok();
+    let terminal = Table::new().width();
+    let given = terminal.is_some()
+        || columns
+            .as_deref()
+            .is_some_and(|c| c.trim().parse::<u16>().is_ok());
+    (width_from(terminal, columns.as_deref()), given)
+}
+
+/// Lines of plain text (a `- ` bullet continued under its text) wrapped on spaces at `width`.
+pub fn wrap_text(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let lines = match l.strip_prefix("- ") {
+            Some(item) => wrap(item, width, "- ", "  "),
+            None => wrap(l, width, "", ""),
+        };
+        for w in lines {
+            out.push_str(&w);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Wraps `text` on spaces so no line passes `width` columns (a longer word keeps its own
@@ -345,6 +200,25 @@ pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> Vec<String> 
         empty = false;
     }
     lines.push(line);
+    lines
+}
+
+/// A line of a code block, indented by four spaces; a command line (one holding ` --`) wider
+/// than `width` is continued on the next lines with a trailing ` \\`, as a shell reads it (a
+/// `# ` comment on lines that are comments too), and broken only between its words.
+pub fn continued(line: &str, width: usize) -> Vec<String> {
+    if line.chars().count() + 4 <= width || !line.contains(" --") {
+        return vec![format!("    {line}")];
+    }
+    // A shell comment goes on as a comment; a command keeps two columns for its ` \\`.
+    if let Some(rest) = line.strip_prefix("# ") {
+        return wrap(rest, width, "    # ", "    # ");
+    }
+    let mut lines = wrap(line, width.saturating_sub(2), "    ", "      ");
+    let last = lines.len() - 1;
+    for l in &mut lines[..last] {
+        l.push_str(" \\");
+    }
     lines
 }
 
@@ -388,9 +262,8 @@ pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16, wrap_text: 
             }
             Block::Candidate(_) => {}
             Block::Code(text) => {
-                for l in text.lines() {
-                    out.push_str("    ");
-                    out.push_str(l);
+                for l in text.lines().flat_map(|l| continued(l, cols)) {
+                    out.push_str(&l);
                     out.push('\n');
                 }
             }
@@ -412,26 +285,24 @@ pub fn render_blocks_at(blocks: Vec<Block>, color: bool, width: u16, wrap_text: 
     out
 }
 
-/// A table drawn with box characters and fitted to `width` columns (narrow terminals get
-/// fewer columns, [`compact`]); with `color`, verdict and severity words are painted.
+/// A table drawn with box characters and fitted to `width` columns by [`super::fit::fit`]
+/// (never a word broken while the table can fit without it; the columns left out are named
+/// under it); with `color`, verdict and severity words are painted.
 fn terminal_table(headers: Vec<String>, rows: Vec<Vec<String>>, color: bool, width: u16) -> String {
-    let (headers, rows) = compact(headers, rows, width);
-    // On a narrow terminal no column is cut inside a word (`/tenantId>/us`
-    // `erId>/id`, `220` `,816,033`) while the table can fit without it.
-    let bounds = (width < COMPACT_BELOW).then(|| word_bounds(&headers, &rows, width));
-    let ncols = headers.len().max(1);
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|r| r.iter().map(|c| shorten(c)).collect())
+        .collect();
+    let fitted = super::fit::fit(headers, rows, width);
+    let ncols = fitted.headers.len().max(1);
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(width)
-        .set_header(headers);
-    // Only where a column would be narrower than its longest word: a bound on
-    // every column stops comfy-table from widening the ones that need it.
-    let natural = usize::from(width).saturating_sub(ncols + 1) / ncols;
-    for (i, w) in bounds.into_iter().flatten().enumerate() {
-        if usize::from(w) < natural {
-            continue;
-        }
+        .set_header(fitted.headers);
+    // Every column at least as wide as its longest word: comfy-table shares what is left.
+    let _ = ncols;
+    for (i, w) in fitted.bounds.into_iter().enumerate() {
         if let Some(c) = t.column_mut(i) {
             c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(w)));
         }
@@ -441,16 +312,28 @@ fn terminal_table(headers: Vec<String>, rows: Vec<Vec<String>>, color: bool, wid
     } else {
         t.force_no_tty();
     }
-    for r in rows {
+    for r in fitted.rows {
         t.add_row(r.into_iter().map(|c| {
-            let cell = Cell::new(shorten(&c));
-            match word_color(&c).filter(|_| color) {
+            let paint = word_color(&c).filter(|_| color);
+            let cell = Cell::new(c);
+            match paint {
                 Some((_, fg)) => cell.fg(fg).add_attribute(Attribute::Bold),
                 None => cell,
             }
         }));
     }
-    t.to_string()
+    let mut out = t.to_string();
+    if !fitted.left_out.is_empty() {
+        let note = format!(
+            "(left out to fit {width} columns: {}; a wider terminal or COLUMNS shows them)",
+            fitted.left_out.join(", ")
+        );
+        for l in wrap(&note, usize::from(width), "", "") {
+            out.push('\n');
+            out.push_str(&l);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -458,70 +341,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn narrow_ranking_keeps_the_deciding_columns() {
-        let headers: Vec<String> = [
-            "#",
-            "candidate",
-            "kind",
-            "verdict",
-            "score",
-            "gini",
-            "largest partition",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let rows = vec![["1", "/userId", "single", "PASS", "71", "0.59", "95.4 KB"]
+    fn a_long_command_is_continued_between_words() {
+        let cmd = "az cosmosdb sql container create --account-name <account> --partition-key-path /location/address/city";
+        let lines = continued(cmd, 40);
+        assert_eq!(
+            lines,
+            [
+                "    az cosmosdb sql container create \\",
+                "      --account-name <account> \\",
+                "      --partition-key-path \\",
+                "      /location/address/city",
+            ]
+        );
+        // Joined back as a shell joins continued lines, it is the command as written.
+        let joined: Vec<&str> = lines
             .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()];
-        let (h, r) = compact(headers.clone(), rows.clone(), 80);
-        assert_eq!(h, ["#", "candidate", "verdict", "score", "est. max"]);
-        assert_eq!(r[0], ["1", "/userId", "PASS", "71", "95.4 KB"]);
-        // Wide terminals and pipes keep every column; other tables are never cut.
+            .map(|l| l.trim().trim_end_matches(" \\"))
+            .collect();
+        assert_eq!(joined.join(" "), cmd);
+        assert_eq!(continued("{", 40), ["    {"]);
+        // A comment is continued as a comment, never as a command.
         assert_eq!(
-            compact(headers.clone(), rows.clone(), PIPED_WIDTH).0,
-            headers
+            continued(
+                "# several --partition-key-path values; if yours does not",
+                40
+            ),
+            [
+                "    # several --partition-key-path",
+                "    # values; if yours does not"
+            ]
         );
-        let other = vec!["logical partition".to_string(), "share".to_string()];
-        assert_eq!(compact(other.clone(), vec![], 80).0, other);
-    }
-
-    #[test]
-    fn narrow_cells_keep_their_words() {
-        assert_eq!(
-            short_counts("3,000 (est. 220,816,033)"),
-            "3,000 (est. 220.8M)"
-        );
-        assert_eq!(short_counts("45 (est. 61)"), "45 (est. 61)");
-        assert_eq!(short_counts("1,234,567,890"), "1.2B");
-        let h = vec!["#".to_string(), "candidate".to_string()];
-        let rows = vec![vec!["1".to_string(), "/tenantId>/userId>/id".to_string()]];
-        assert_eq!(word_bounds(&h, &rows, 80), [3, 23]);
-        let size = vec![vec!["28.6 GB (est.)".to_string()]];
-        assert_eq!(word_bounds(&["x".to_string()], &size, 80), [9]);
-        // Headers give way first; when the cells' words cannot fit either, no bound is set.
-        let wide = vec!["a header".to_string(), "another header".to_string()];
-        let cells = vec![vec!["1".to_string(), "2".to_string()]];
-        assert_eq!(word_bounds(&wide, &cells, 80), [8, 9]);
-        // Bounds are capped at a third of the width.
-        assert_eq!(word_bounds(&wide, &cells, 16), [5, 5]);
-        let long = |n: usize| vec!["x".repeat(20); n];
-        assert!(word_bounds(&long(4), &[long(4)], 40).is_empty());
-    }
-
-    #[test]
-    fn a_narrow_layout_drops_the_bars() {
-        let h: Vec<String> = ["EPK range", "bytes", "storage (of 50 GB)", "utilisation"]
-            .map(String::from)
-            .to_vec();
-        let r = vec![["[\"\", FF)", "1.0 GB", "#.........", "####...... 41.0%"]
-            .map(String::from)
-            .to_vec()];
-        let (h2, r2) = compact(h.clone(), r.clone(), 80);
-        assert_eq!(h2, ["EPK range", "bytes", "utilisation"]);
-        assert_eq!(r2[0], ["[\"\", FF)", "1.0 GB", "41.0%"]);
-        assert_eq!(compact(h.clone(), r.clone(), 160), (h, r));
+        assert_eq!(continued(cmd, usize::MAX), [format!("    {cmd}")]);
     }
 
     #[test]

@@ -40,10 +40,14 @@ pub(super) fn candidate_blocks(r: &Report, ci: usize, c: &CandidateReport) -> Ve
 /// regime, score, skew, each level of a hierarchical key, and the documents without a key.
 fn candidate_facts(c: &CandidateReport) -> Vec<String> {
     let mut facts = vec![format!(
-        "{} documents in {}{} logical partitions; per partition: median {} / p99 {} / max {} (estimated stored bytes{})",
-        count(c.documents as f64),
-        if c.key_sampling.is_some() { "about " } else { "" },
-        count(c.logical_partitions as f64),
+        "{} in {}{}; per partition: median {} / p99 {} / max {} (estimated stored bytes{})",
+        crate::fmt::plural(c.documents as f64, "document"),
+        if c.key_sampling.is_some() {
+            "about "
+        } else {
+            ""
+        },
+        crate::fmt::plural(c.logical_partitions as f64, "logical partition"),
         human_bytes(c.bytes_per_partition.p50),
         human_bytes(c.bytes_per_partition.p99),
         human_bytes(c.bytes_per_partition.max),
@@ -247,7 +251,7 @@ fn workload_table(c: &CandidateReport) -> Option<Block> {
                     format!("{}", q.per_sec),
                     q.routing.as_str().to_string(),
                     format!("{:.0}", q.partitions_touched),
-                    format!("{:.0}", q.ru_per_sec),
+                    crate::fmt::count(q.ru_per_sec),
                 ]
             })
             .collect(),
