@@ -12,8 +12,10 @@
 #   BENCH_THREADS   threads for every tool (default 2)
 #   BENCH_SHAPES    which files (default "highcard unique")
 #   PKADVISOR_BIN   use this binary instead of building one
-#   BENCH_PROFILE   release (default) or debug: the build measured (debug: a quick check of the
-#                   harness and of the peers' agreement, as .ci/run does; its times mean nothing)
+#   BENCH_PROFILE   release (default), profiling or debug: the build measured. profiling is
+#                   release with line tables (Cargo.toml), for running perf on the same code;
+#                   debug is a quick check of the harness and of the peers' agreement, as
+#                   .ci/run does; its times mean nothing
 #   CARGO_TARGET_DIR respected for the build
 set -euo pipefail
 
@@ -35,8 +37,9 @@ mkdir -p bench-data
 PROFILE="${BENCH_PROFILE:-release}"
 case $PROFILE in
     release) PFLAG=(--release) ;;
+    profiling) PFLAG=(--profile profiling) ;;
     debug) PFLAG=() ;;
-    *) log "BENCH_PROFILE is release or debug, not $PROFILE"; exit 2 ;;
+    *) log "BENCH_PROFILE is release, profiling or debug, not $PROFILE"; exit 2 ;;
 esac
 log "building pkadvisor and the generator ($PROFILE)"
 cargo build "${PFLAG[@]}" --bin pkadvisor --example gen_highcard

@@ -25,7 +25,8 @@
 #   BENCH_THREADS   threads for both tools (default 2)
 #   BENCH_SHAPES    which shapes (default: all seven)
 #   PKADVISOR_BIN   use this binary instead of building one
-#   BENCH_PROFILE   release (default) or debug (a check of the harness only)
+#   BENCH_PROFILE   release (default), profiling (release with line tables, for perf) or
+#                   debug (a check of the harness only)
 #   CARGO_TARGET_DIR respected for the build
 set -euo pipefail
 
@@ -47,8 +48,9 @@ mkdir -p bench-data
 PROFILE="${BENCH_PROFILE:-release}"
 case $PROFILE in
     release) PFLAG=(--release) ;;
+    profiling) PFLAG=(--profile profiling) ;;
     debug) PFLAG=() ;;
-    *) log "BENCH_PROFILE is release or debug, not $PROFILE"; exit 2 ;;
+    *) log "BENCH_PROFILE is release, profiling or debug, not $PROFILE"; exit 2 ;;
 esac
 if [[ -z "${PKADVISOR_BIN:-}" ]]; then
     log "building pkadvisor and the generator ($PROFILE)"

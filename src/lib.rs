@@ -63,8 +63,8 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             cli::shell::completions(shell, &mut out)?;
             EXIT_OK
         }
-        cli::Config::Man => {
-            cli::shell::man(&mut out)?;
+        cli::Config::Man(req) => {
+            cli::shell::man(&req, &mut out)?;
             EXIT_OK
         }
         cli::Config::Fields(cfg) => {

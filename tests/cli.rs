@@ -1154,9 +1154,14 @@ fn epk_batch_reproduces_every_reference_vector() {
 
 #[test]
 fn epk_ranges_four_v2() {
+    // One labelled line per partition; the lowest EPK, the empty string, is shown as "" (it
+    // used to be an unlabelled blank first line).
     assert_eq!(
         epk(&["--ranges", "4"]),
-        "\n0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF\n1FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFE\n2FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFD\nFF\n"
+        "partition 0: [\"\", 0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF)\n\
+         partition 1: [0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF, 1FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFE)\n\
+         partition 2: [1FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFE, 2FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFD)\n\
+         partition 3: [2FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFD, FF)\n"
     );
 }
 
@@ -1164,9 +1169,26 @@ fn epk_ranges_four_v2() {
 fn epk_ranges_two_v1_and_one() {
     assert_eq!(
         epk(&["--ranges", "2", "--hash-version", "1"]),
-        "\n05C1DFFFFFFFFC\nFF\n"
+        "partition 0: [\"\", 05C1DFFFFFFFFC)\npartition 1: [05C1DFFFFFFFFC, FF)\n"
     );
-    assert_eq!(epk(&["--ranges", "1"]), "\nFF\n");
+    assert_eq!(epk(&["--ranges", "1"]), "partition 0: [\"\", FF)\n");
+}
+
+#[test]
+fn epk_flags_may_follow_the_values() {
+    // The README's `pkadvisor epk '"SP"' --hash-version 1` read the flag as a third value.
+    let after = epk(&["\"SP\"", "--hash-version", "1"]);
+    assert_eq!(after, epk(&["--hash-version", "1", "\"SP\""]));
+    assert!(after.starts_with("05"), "a V1 EPK starts 05: {after}");
+    assert_ne!(after, epk(&["\"SP\""]), "V2 differs");
+    // docs/model.md's V1 vector, with the flag last; negative numbers are still values.
+    assert_eq!(epk(&["5", "--hash-version", "1"]), "05C1D9C1C5517C05C014\n");
+    assert_eq!(
+        epk(&["\"WA\"", "-5", "--kind", "multihash"]),
+        epk(&["--kind", "multihash", "\"WA\"", "-5"])
+    );
+    assert_ne!(epk(&["-5"]), epk(&["5"]));
+    assert_eq!(epk(&["--", "-5"]), epk(&["-5"]));
 }
 
 #[test]
@@ -1211,7 +1233,11 @@ fn forced_four_physical_partitions_cover_everything() {
     for w in parts.windows(2) {
         assert_eq!(w[0]["max_epk"], w[1]["min_epk"]);
     }
-    let ranges: Vec<String> = epk(&["--ranges", "4"]).lines().map(String::from).collect();
+    let mut ranges = vec![String::new()];
+    for line in epk(&["--ranges", "4"]).lines() {
+        let (_, hi) = line.rsplit_once(", ").expect("partition I: [MIN, MAX)");
+        ranges.push(hi.trim_end_matches(')').to_string());
+    }
     assert_eq!(bounds, ranges);
 }
 

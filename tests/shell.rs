@@ -43,10 +43,50 @@ fn man_page_is_roff_with_the_subcommands() {
     assert!(out.contains(&format!("pkadvisor {}", env!("CARGO_PKG_VERSION"))));
     for sub in ["analyze", "check", "report", "epk", "completions"] {
         assert!(
-            out.contains(&format!("pkadvisor\\-{sub}")),
+            out.contains(&format!("pkadvisor\\-{sub}(1)")),
             "man page lacks {sub}"
         );
     }
+    // clap's `help` subcommand has no page, so the top page does not name one.
+    assert!(!out.contains("pkadvisor\\-help"), "{out}");
+}
+
+/// The `pkadvisor\-NAME(1)` pages a page names.
+fn named_pages(roff: &str) -> Vec<String> {
+    roff.lines()
+        .filter_map(|l| l.strip_prefix("pkadvisor\\-")?.strip_suffix("(1)"))
+        .map(|name| format!("pkadvisor-{name}.1"))
+        .collect()
+}
+
+#[test]
+fn every_page_the_man_page_names_exists() {
+    // The top page listed pkadvisor-analyze(1)… and no such page existed.
+    let dir = tempfile::tempdir().unwrap();
+    let (status, out, err) = run(&["man", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!((status, out.as_str(), err.as_str()), (0, "", ""));
+    let mut written: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    let top = std::fs::read_to_string(dir.path().join("pkadvisor.1")).unwrap();
+    assert_eq!(top, run(&["man"]).1, "--dir writes what `man` prints");
+    let mut named = named_pages(&top);
+    assert_eq!(named.len(), 8, "{named:?}");
+    named.push("pkadvisor.1".into());
+    named.sort();
+    assert_eq!(written, named);
+    let check = std::fs::read_to_string(dir.path().join("pkadvisor-check.1")).unwrap();
+    assert!(check.contains("\n.TH pkadvisor-check 1 "), "{check}");
+    assert!(
+        check.contains("\\-\\-from\\-iac"),
+        "check's page has its flags"
+    );
+    assert_eq!(check, run(&["man", "check"]).1, "one page printed alone");
+    let (status, _, err) = run(&["man", "help"]);
+    assert_eq!(status, 2);
+    assert!(err.contains("invalid value 'help'"), "{err}");
 }
 
 #[test]

@@ -122,8 +122,8 @@ pub enum Command {
     Fields(Box<fields::FieldsArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
-    /// Print the man page (roff) to standard output.
-    Man,
+    /// Print a man page (roff): pkadvisor(1), a subcommand's, or write them all with --dir.
+    Man(shell::ManArgs),
     /// Print the SQL that computes the key statistics inside DuckDB or Spark (docs/scale.md).
     Sql(sql::SqlArgs),
 }
@@ -182,8 +182,12 @@ pub enum HashVersionArg {
 /// `pkadvisor epk` flags.
 #[derive(Debug, clap::Args)]
 pub struct EpkArgs {
-    /// Partition key values as JSON (`"redmond"`, `5`, `true`, `null`, `{}` for Undefined).
-    #[arg(value_name = "VALUE", allow_hyphen_values = true)]
+    /// Partition key values as JSON (`"redmond"`, `5`, `-2.5`, `true`, `null`, `{}` for
+    /// Undefined). Flags may come before or after them; a negative number with a signed exponent
+    /// (`-1e-5`) goes after `--`.
+    // Negative numbers only, not any hyphen value: `allow_hyphen_values` made every argument
+    // after the first value a value, so `epk '"SP"' --hash-version 1` failed.
+    #[arg(value_name = "VALUE", allow_negative_numbers = true)]
     pub values: Vec<String>,
 
     /// Hash version for `--kind hash` (1 or 2), as `analyze --hash-version`.
@@ -205,7 +209,8 @@ pub struct EpkArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["values", "ranges"])]
     pub batch: Option<PathBuf>,
 
-    /// Print the N+1 boundaries of a new container evenly split into N physical partitions.
+    /// Print the N ranges of a new container evenly split into N physical partitions, one per
+    /// line: `partition I: [MIN, MAX)`, "" being the lowest EPK and FF the highest.
     #[arg(long, value_name = "N", conflicts_with = "values")]
     pub ranges: Option<u32>,
 }
@@ -246,7 +251,7 @@ pub enum Config {
     /// `pkadvisor completions`.
     Completions(clap_complete::Shell),
     /// `pkadvisor man`.
-    Man,
+    Man(shell::ManRequest),
     /// `pkadvisor sql`.
     Sql(crate::sql::SqlRequest),
 }
@@ -319,7 +324,7 @@ impl TryFrom<Args> for Config {
             Command::Report(r) => Ok(Config::Report(report::report_config(r)?)),
             Command::Fields(f) => Ok(Config::Fields(Box::new(fields::fields_config(*f)?))),
             Command::Completions(c) => Ok(Config::Completions(c.shell)),
-            Command::Man => Ok(Config::Man),
+            Command::Man(m) => Ok(Config::Man(shell::man_config(m))),
             Command::Sql(a) => Ok(Config::Sql(sql::sql_config(a)?)),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {

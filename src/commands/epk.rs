@@ -3,7 +3,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 
-use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, PkVersion};
+use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, Epk, PkVersion};
 use crate::keys::spec::MAX_LEVELS;
 
 /// The longest `--batch` line, as the longest record (`ingest::DEFAULT_MAX_RECORD_BYTES`).
@@ -73,8 +73,16 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
         } else {
             PkVersion::V2
         };
-        for b in initial_boundaries(n, version) {
-            writeln!(out, "{}", b.to_hex()).map_err(io)?;
+        // One labelled line per partition: the lowest EPK is the empty string, which printed
+        // alone made an unlabelled blank first line.
+        let shown = |e: &Epk| match e.to_hex() {
+            h if h.is_empty() => "\"\"".to_string(),
+            h => h,
+        };
+        let bounds = initial_boundaries(n, version);
+        for (i, pair) in bounds.windows(2).enumerate() {
+            let (lo, hi) = (shown(&pair[0]), shown(&pair[1]));
+            writeln!(out, "partition {i}: [{lo}, {hi})").map_err(io)?;
         }
         return Ok(());
     }
