@@ -261,7 +261,7 @@ fn ranking_blocks(r: &Report) -> Vec<Block> {
     let mut out = vec![Block::Heading(2, "Ranking".into())];
     if r.candidates.iter().all(|c| c.score_parts.storage_only()) {
         out.push(Block::Text(vec![
-            "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). Order: verdict, then score, then storage headroom, then candidate text.".into(),
+            "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). Order: verdict, then score, then storage headroom, then the order the candidates came in (explicit first, then the search's priority).".into(),
         ]));
     }
     let with_ru = r
