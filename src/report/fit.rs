@@ -4,7 +4,7 @@
 //! column's longest word (a key spec, a path, a number, a size such as `28.6 GB`) fits beside
 //! the others, headers included. Otherwise, in this order:
 //!
-//! 1. the ranking leaves out its detail columns (those outside [`COMPACT_COLUMNS`], repeated
+//! 1. the ranking leaves out its detail columns (those outside `COMPACT_COLUMNS`, repeated
 //!    in each candidate's details), rightmost first, until it fits;
 //! 2. the table's narrow layout: the ranking keeps the columns a choice is made on, under
 //!    short headers, and counts of a million or more are written short (`220.8M`); the
