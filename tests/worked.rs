@@ -440,6 +440,11 @@ fn when_only_throughput_is_short_the_cheapest_is_named() {
         text.contains(&format!("`/customerId` {} RU/s", thousands(need))),
         "{text}"
     );
+    // The runner-up is told apart by what it would cost, not by its score.
+    let why = r["recommendation"]["runner_up"]["why_not"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains("USD a month"), "{why}");
     let fixes = r["recommendation"]["fixes"].to_string();
     assert!(
         fixes.contains(&format!("provision at least {} RU/s", thousands(need))),

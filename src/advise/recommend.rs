@@ -190,15 +190,7 @@ const THROUGHPUT_ONLY: [&str; 3] = [
 /// first (costs within the tolerance keep the ranking's order).
 fn short_of_throughput(reports: &[CandidateReport]) -> Vec<usize> {
     let mut out: Vec<usize> = (0..reports.len())
-        .filter(|&i| {
-            let r = &reports[i];
-            r.verdict == Verdict::Fail
-                && r.cost.is_some()
-                && r.findings
-                    .iter()
-                    .filter(|f| f.severity == Severity::Fail)
-                    .all(|f| THROUGHPUT_ONLY.contains(&f.code))
-        })
+        .filter(|&i| fails_only_for_throughput(&reports[i]))
         .collect();
     let cost = |i: usize| {
         reports[i]
@@ -216,6 +208,16 @@ fn short_of_throughput(reports: &[CandidateReport]) -> Vec<usize> {
         }
     });
     out
+}
+
+/// A failing candidate with a cost whose every failure is [`THROUGHPUT_ONLY`].
+fn fails_only_for_throughput(r: &CandidateReport) -> bool {
+    r.verdict == Verdict::Fail
+        && r.cost.is_some()
+        && r.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Fail)
+            .all(|f| THROUGHPUT_ONLY.contains(&f.code))
 }
 
 /// The lead reason when none passes only for want of RU/s: what each such candidate needs, the
@@ -442,9 +444,11 @@ fn cost_reason(c: &crate::model::CostEval) -> String {
 
 fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
     if let (Some(w), Some(c)) = (&win.cost, &r.cost) {
-        if super::cost::cheaper(w.monthly_total_usd(), c.monthly_total_usd())
-            && r.verdict != Verdict::Fail
-        {
+        // Costs decide between candidates that pass, and between candidates that would pass
+        // with more throughput (status needs_throughput).
+        let comparable = r.verdict != Verdict::Fail
+            || (fails_only_for_throughput(win) && fails_only_for_throughput(r));
+        if super::cost::cheaper(w.monthly_total_usd(), c.monthly_total_usd()) && comparable {
             return format!(
                 "it costs about {} USD a month against {} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {} partitions)",
                 crate::fmt::count(c.monthly_total_usd()),
