@@ -1,8 +1,10 @@
 //! The projection model's validation study (docs/projection.md): generated populations with a
-//! known truth, sampled at 0.5 %, 2 % and 10 %, and how often each range holds the truth.
+//! known truth, sampled at 0.5 %, 2 % and 10 %, and how often each range holds the truth; then
+//! representative slices (`--sample slice`) of whole entities from four size distributions.
 //!
 //! `cargo run --release --example validate_projection [population_docs] [replicates]`
 
+use pkadvisor::estimate::slice::{self, Entities};
 use pkadvisor::estimate::validation::{study, Population};
 
 fn main() {
@@ -25,6 +27,22 @@ fn main() {
                 r.point_ratio,
                 r.true_max,
                 r.max_coverage * 100.0
+            );
+        }
+    }
+    println!("\nrepresentative slices: whole entities, production `growth` times as many, {reps} replicates per row\n");
+    println!("| entity sizes | slice keys | growth | largest: [slice's, 95% bound] holds truth | median point/truth | median bound/truth | key-count range holds truth |");
+    println!("|---|---|---|---|---|---|---|");
+    for e in Entities::ALL {
+        for (keys, growth) in [(100, 1000), (200, 1000), (1000, 100), (1000, 1000)] {
+            let r = slice::study(e, keys, growth, reps, 42);
+            println!(
+                "| {:?} | {keys} | {growth} | {:.0}% | {:.2} | {:.2} | {:.0}% |",
+                e,
+                r.max_coverage * 100.0,
+                r.max_point_ratio,
+                r.max_high_ratio,
+                r.distinct_coverage * 100.0
             );
         }
     }

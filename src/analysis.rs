@@ -151,6 +151,7 @@ fn finish_report(
             target.mean_doc_bytes * acc.records_analyzed as f64,
             target.documents / acc.records_analyzed as f64,
             projection,
+            &cfg.sample,
             input_findings,
         ),
         limits: cfg.limits.clone(),

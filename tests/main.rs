@@ -23,6 +23,7 @@ mod scale;
 mod scenarios;
 mod schema;
 mod shell;
+mod slice;
 mod snapshots;
 mod ux;
 mod worked;

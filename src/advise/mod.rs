@@ -13,6 +13,7 @@ pub mod observed;
 pub mod rank;
 pub mod recommend;
 pub mod separator;
+pub mod slice;
 pub mod storage;
 pub mod workload;
 

@@ -335,8 +335,12 @@ fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
     }
     if let Some(ru) = r.hottest_logical_partition_ru_per_sec {
         out.push(format!(
-            "throughput: the hottest logical partition needs about {} RU/s, {} of the {} RU/s one logical partition can serve (concepts-limits)",
-            crate::fmt::count(ru),
+            "throughput: the hottest logical partition needs {} RU/s, {} of the {} RU/s one logical partition can serve (concepts-limits)",
+            if ru > 0.0 && ru < 1.0 {
+                "under 1".to_owned()
+            } else {
+                format!("about {}", crate::fmt::count(ru))
+            },
             pct(ru / l.logical_partition_ru_per_sec),
             crate::fmt::count(l.logical_partition_ru_per_sec),
         ));
@@ -359,6 +363,20 @@ fn storage_reason(r: &CandidateReport, l: &Limits) -> String {
         format!(
             "holds one document, like every other (a unique key; the largest in the sample is {})",
             human_bytes(r.max_logical_partition_bytes)
+        )
+    } else if let Some(t) = &r.slice {
+        format!(
+            "is expected at {} (95% range {} – {}): the slice's largest key keeps its {}, and production's {} times as many keys {}",
+            human_bytes(r.max_logical_partition_bytes),
+            human_bytes(lo),
+            human_bytes(hi),
+            human_bytes(t.largest_in_slice_bytes),
+            crate::fmt::count(t.growth),
+            if t.largest_high_bytes.is_some() {
+                "are extrapolated from its largest (docs/projection.md, \"A representative slice\")"
+            } else {
+                "cannot be extrapolated from so few keys"
+            }
         )
     } else if lo == hi || (exact && r.key_sampling.is_none()) {
         // Nothing projected: the input is judged as the whole container.

@@ -23,6 +23,9 @@ pub fn storage_size_findings(s: &SizeProjection, proj: &Projector, l: &Limits) -
     if !s.projected {
         return unprojected_findings(s, l);
     }
+    if let Some(t) = &s.slice {
+        return super::slice::slice_findings(s, t, l);
+    }
     let [lo, hi] = s.max_range;
     let likely = s.max_heavy && s.max_bytes >= limit;
     if lo >= limit || likely {
@@ -278,6 +281,8 @@ mod tests {
             heavy_high_key: "\"t1\"".into(),
             tail_bound_bytes: 0.0,
             total_bytes: 1000.0 * GB,
+            mean_doc_bytes: 1000.0,
+            slice: None,
         }
     }
 

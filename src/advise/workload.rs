@@ -28,6 +28,10 @@ pub struct Shares<'a> {
     pub writes: &'a [f64],
     /// Share of reads and partition-scoped queries per logical partition.
     pub reads: &'a [f64],
+    /// The share of traffic the listed partitions carry in all: 1, or `n / N` for a
+    /// representative slice, whose keys are a small part of production's
+    /// ([`crate::estimate::Projector::sampled_traffic_share`]).
+    pub sampled: f64,
 }
 
 /// Document shares: each partition's documents over all documents.
@@ -92,6 +96,16 @@ pub fn evaluate(
         }
     });
     let routed = route_queries(c, &queries, w, shares.reads, ctx, l, &mut lp_demand);
+    // A slice's keys carry `sampled` of the traffic that follows keys; production's other keys
+    // carry the rest, spread like their documents.
+    let mut unseen_ru_per_sec = 0.0;
+    if shares.sampled < 1.0 {
+        let rest = 1.0 / shares.sampled.max(f64::MIN_POSITIVE) - 1.0;
+        let (w_rest, r_rest) = (demand.writes * rest, demand.reads * rest);
+        demand.writes += w_rest;
+        demand.reads += r_rest;
+        unseen_ru_per_sec = w_rest + r_rest + routed.keyed_ru_per_sec * (1.0 - shares.sampled);
+    }
     demand.queries = routed.ru_per_sec;
     demand.fanout_overhead = routed.fanout_overhead;
     demand.total = demand.writes + demand.reads + demand.queries;
@@ -105,6 +119,7 @@ pub fn evaluate(
         time_to_limit: None,
         lp_demand,
         even_ru_per_sec: routed.even_ru_per_sec,
+        unseen_ru_per_sec,
     }
 }
 
@@ -118,6 +133,8 @@ struct RoutedQueries {
     fanout_overhead: f64,
     /// Fan-out RU/s spread evenly over all physical partitions.
     even_ru_per_sec: f64,
+    /// RU/s of the single-partition and targeted queries (routed to their keys).
+    keyed_ru_per_sec: f64,
 }
 
 /// Routes each query under candidate `c` and costs it: single-partition and targeted queries
@@ -138,6 +155,7 @@ fn route_queries(
         ru_per_sec: 0.0,
         fanout_overhead: 0.0,
         even_ru_per_sec: 0.0,
+        keyed_ru_per_sec: 0.0,
     };
     for q in queries {
         let (name, per_sec) = (&q.name, &q.per_sec);
@@ -150,6 +168,7 @@ fn route_queries(
         match r.class {
             RoutingClass::Fanout => out.even_ru_per_sec += ru_per_sec / partitions as f64,
             RoutingClass::Single | RoutingClass::Targeted => {
+                out.keyed_ru_per_sec += ru_per_sec;
                 for (i, d) in lp_demand.iter_mut().enumerate() {
                     *d += ru_per_sec * reads[i];
                 }

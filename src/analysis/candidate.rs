@@ -1,7 +1,7 @@
 //! Evaluates one candidate: storage verdicts from the projection, the key's domain, the workload,
 //! the layout and time, then the score.
 
-use super::layout::layout_for;
+use super::layout::{layout_for, Demand};
 use super::time::{time_eval, time_to_limit, TimeInput};
 use crate::advise::{self, DemandSummary};
 use crate::analysis::AnalyzeOptions;
@@ -47,6 +47,7 @@ fn shares(
     stats: &CandidateStats,
     ops: Option<&crate::ops::OpsCounts>,
     demand: Option<&[f64]>,
+    sampled: f64,
 ) -> (Vec<f64>, Vec<f64>) {
     if let Some(d) = demand {
         let total: f64 = d.iter().sum();
@@ -55,7 +56,10 @@ fn shares(
             return (s.clone(), s);
         }
     }
-    let docs = advise::workload::document_shares(stats);
+    let mut docs = advise::workload::document_shares(stats);
+    if sampled < 1.0 {
+        docs.iter_mut().for_each(|s| *s *= sampled);
+    }
     let Some(o) = ops else {
         return (docs.clone(), docs);
     };
@@ -222,7 +226,7 @@ fn traffic(
     // The layout's shape (partition count, prefix spread) depends only on bytes: project it once
     // without demand for routing, then again with the workload's demand.
     let shape = |needed: Option<u32>| {
-        wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, &[], 0.0, cfg, needed))
+        wants_layout.then(|| layout_for(cand.kind, stats, ctx.proj, Demand::default(), cfg, needed))
     };
     let Some(w) = &cfg.workload else {
         // Without a workload the demand is the measured one (`--observed`) or none, and then
@@ -232,7 +236,11 @@ fn traffic(
         let layout = match measured_only {
             Some(d) => {
                 summary.hottest_logical = hottest_logical(stats, d);
-                Some(layout_for(cand.kind, stats, ctx.proj, d, 0.0, cfg, None))
+                let load = Demand {
+                    per_key: d,
+                    ..Demand::default()
+                };
+                Some(layout_for(cand.kind, stats, ctx.proj, load, cfg, None))
             }
             None => shape(None),
         };
@@ -246,15 +254,12 @@ fn traffic(
         let sh = shape(needed);
         let (e, demand) = workload_eval(ctx, w, sh.as_ref().map(|s| &s.0));
         let layout = wants_layout.then(|| {
-            layout_for(
-                cand.kind,
-                stats,
-                ctx.proj,
-                &e.lp_demand,
-                e.even_ru_per_sec,
-                cfg,
-                needed,
-            )
+            let load = Demand {
+                per_key: &e.lp_demand,
+                even: e.even_ru_per_sec,
+                unseen: e.unseen_ru_per_sec,
+            };
+            layout_for(cand.kind, stats, ctx.proj, load, cfg, needed)
         });
         (layout, e, demand)
     };
@@ -357,6 +362,7 @@ fn empty_eval(stats: &CandidateStats) -> crate::model::WorkloadEval {
         time_to_limit: None,
         lp_demand: vec![0.0; stats.partitions.len()],
         even_ru_per_sec: 0.0,
+        unseen_ru_per_sec: 0.0,
     }
 }
 
@@ -369,7 +375,14 @@ fn workload_eval(
 ) -> (crate::model::WorkloadEval, DemandSummary) {
     let (cand, stats, l) = (ctx.cand, ctx.stats, &ctx.cfg.limits);
     let mut summary = DemandSummary::default();
-    let (ws, rs) = shares(stats, ctx.ops, ctx.demand);
+    // Measured traffic (an access log, `--observed`) is what it is; traffic that follows
+    // documents is a slice's keys' share of production's.
+    let sampled = if ctx.ops.is_none() && ctx.demand.is_none() {
+        ctx.proj.sampled_traffic_share()
+    } else {
+        1.0
+    };
+    let (ws, rs) = shares(stats, ctx.ops, ctx.demand, sampled);
     let (partitions, means) = match shape {
         Some(s) => (
             s.physical_partitions as u32,
@@ -393,6 +406,7 @@ fn workload_eval(
         &advise::workload::Shares {
             writes: &ws,
             reads: &rs,
+            sampled,
         },
         &rctx,
         l,
@@ -512,6 +526,16 @@ fn candidate_report(
         distinct_estimate: ctx.proj.distinct.clone(),
         regime: ctx.proj.regime,
         regime_evidence: ctx.proj.regime_evidence.clone(),
+        slice: sizes.slice.as_ref().map(|t| crate::model::SliceProjection {
+            keys: t.keys,
+            growth: t.growth,
+            tail_keys: t.k,
+            gamma: t.gamma,
+            gamma_high: t.gamma_high,
+            largest_in_slice_bytes: t.largest_seen,
+            expected_largest_bytes: t.expected_max,
+            largest_high_bytes: t.high_max,
+        }),
         total_bytes: stats.total_bytes,
         documents_per_partition: stats.documents_per_partition,
         bytes_per_partition: stats.bytes_per_partition,

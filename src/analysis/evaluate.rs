@@ -139,7 +139,11 @@ fn project_and_summarize(
                     estimate::distinct::FrequencyProfile::from_weighted_counts(d.weighted_counts());
                 // One item per partition only where the key (with /id) is present and not null.
                 let one_item = d.all_defined() && estimate::one_item_per_partition(cand);
-                let mut proj = Projector::from_profile(profile, target, one_item);
+                let mut proj = if cfg.sample.slices(cand) {
+                    Projector::from_slice(profile, target, one_item)
+                } else {
+                    Projector::from_profile(profile, target, one_item)
+                };
                 crate::timing::mark("estimate: projector");
                 let mut s = summary::summarize_drained(
                     d,

@@ -81,6 +81,7 @@ pub(super) fn input_summary(
     sample_stored: f64,
     scale: f64,
     projection: Option<String>,
+    sample: &crate::estimate::SampleRelation,
     findings: Vec<Finding>,
 ) -> InputSummary {
     let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
@@ -111,6 +112,11 @@ pub(super) fn input_summary(
         estimated_stored_bytes: sample_stored,
         scale_factor: scale,
         projection,
+        sample_relation: crate::model::SampleRelationReport {
+            kind: sample.name().into(),
+            paths: sample.paths(),
+            description: sample.describe(),
+        },
         largest_document: acc.largest_document.map(|(bytes, p)| LargestDocument {
             bytes,
             file: names[p.file as usize].clone(),
@@ -127,6 +133,9 @@ pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
         "stored bytes = minified JSON + {:.0} bytes of system properties per item; index storage is not modelled",
         l.item_overhead_bytes
     )];
+    if cfg.projection.is_some() && cfg.sample != crate::estimate::SampleRelation::Uniform {
+        e.push(format!("sample relation (--sample, docs/projection.md): declared {}; a slice's keys keep their sampled documents, production's key count is N over the mean documents per key (95% interval from the keys' sizes), its largest key is extrapolated from the slice's largest with Hill's tail index and Weissman's quantile estimator (median as the estimate, 95% bound with the index's upper bound), and traffic that follows documents gives each slice key its documents' share of production (n/N of the traffic in all; the rest spread like the keys the slice does not hold)", cfg.sample.describe()));
+    }
     if cfg.projection.is_some() {
         e.push("projection (docs/projection.md): heavy keys (seen 10+ times) keep their sample share with simultaneous 95% Wilson intervals; rarer keys share the tail's documents among the tail's estimated production keys; any key not listed is bounded by a one-sided 95% Poisson limit; distinct counts are ranges over Chao1, Duj1, GEE and the accumulation curve; the physical layout spreads the tail evenly over the key space".into());
     }

@@ -14,14 +14,24 @@ use crate::model::Finding;
 use crate::model::{LayoutReport, PartitionReport, PrefixFanout, PrefixFanoutEntry};
 use crate::stats::summary::CandidateStats;
 
+/// The RU/s a layout is loaded with.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Demand<'a> {
+    /// Per logical partition, in `stats.partitions` order (empty: none).
+    pub(super) per_key: &'a [f64],
+    /// Fan-out RU/s every physical partition takes.
+    pub(super) even: f64,
+    /// RU/s of keys a representative slice does not hold, spread like their documents.
+    pub(super) unseen: f64,
+}
+
 /// Projects the physical layout. Returns the report, its findings, and for each logical partition
 /// (in `stats.partitions` order) the index of its physical partition.
 pub(super) fn layout_for(
     kind: KeyKind,
     stats: &CandidateStats,
     proj: &Projector,
-    demand: &[f64],
-    even_ru_per_sec: f64,
+    load: Demand<'_>,
     cfg: &AnalyzeOptions,
     needed_partitions: Option<u32>,
 ) -> (LayoutReport, Vec<Finding>, Vec<usize>) {
@@ -33,11 +43,12 @@ pub(super) fn layout_for(
     };
     let epk_of = |i: usize| key_epk(stats.key(i), version);
     crate::timing::mark("layout: start");
+    let (demand, even_ru_per_sec) = (load.per_key, load.even);
     let placement = estimate::placement::place(
         stats,
         proj,
         version,
-        demand,
+        (demand, load.unseen),
         l.physical_partition_bytes,
         &epk_of,
     );
@@ -54,7 +65,7 @@ pub(super) fn layout_for(
     );
     crate::timing::mark("layout: projected");
     // Without a workload there is no demand: utilisation would read as a measured 0 %.
-    let has_demand = !demand.is_empty() || even_ru_per_sec > 0.0;
+    let has_demand = !demand.is_empty() || even_ru_per_sec > 0.0 || load.unseen > 0.0;
     // Fan-out queries visit every physical partition: their RU/s is spread evenly.
     for p in layout.partitions.iter_mut() {
         p.ru_demand += even_ru_per_sec;

@@ -75,4 +75,6 @@ pub struct AnalyzeOptions {
     pub time_bucket_secs: Option<i64>,
     /// Growth factor per year (`--growth`).
     pub growth_per_year: Option<f64>,
+    /// How the sample relates to production (`--sample`).
+    pub sample: crate::estimate::SampleRelation,
 }

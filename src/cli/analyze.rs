@@ -140,6 +140,17 @@ pub struct AnalyzeArgs {
     )]
     pub total_size: Option<String>,
 
+    /// How the sample relates to production: `uniform` (a random sample of documents: each key
+    /// keeps its share and grows in size; the default), `slice` (whole entities: each key keeps
+    /// its size and keys grow in number) or `slice:/customerId[,PATH…]` (a slice of those
+    /// entities only). Used with --total-size or --total-docs (docs/projection.md).
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "RELATION"
+    )]
+    pub sample: Option<String>,
+
     /// Writes per second, spread over logical partitions in proportion to their documents.
     #[arg(help_heading = "Workload", long, value_name = "N")]
     pub writes_per_sec: Option<f64>,
@@ -331,6 +342,13 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
     let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
     let observed = observed(&a)?;
+    let sample = sample_relation(a.sample.as_deref().unwrap_or("uniform"))?;
+    if sample != crate::estimate::SampleRelation::Uniform && projection.is_none() {
+        return Err(ConfigError::Invalid(format!(
+            "--sample {}: how the sample relates to production matters only when it is projected; add --total-size or --total-docs",
+            a.sample.as_deref().unwrap_or_default()
+        )));
+    }
     Ok(AnalyzeOptions {
         inputs: a.inputs,
         key_stats: a.key_stats,
@@ -366,7 +384,37 @@ pub(super) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, ConfigErr
         time_field,
         time_bucket_secs,
         growth_per_year,
+        sample,
     })
+}
+
+/// `--sample uniform|slice|slice:PATH[,PATH…]`.
+fn sample_relation(s: &str) -> Result<crate::estimate::SampleRelation, ConfigError> {
+    use crate::estimate::SampleRelation;
+    let bad = |why: String| {
+        ConfigError::Invalid(format!(
+            "--sample `{s}`: {why}; use uniform, slice, or slice:/customerId (the entities the sample holds whole, comma-separated)"
+        ))
+    };
+    match s.trim() {
+        "uniform" => Ok(SampleRelation::Uniform),
+        "slice" => Ok(SampleRelation::SliceAll),
+        t => match t.strip_prefix("slice:") {
+            Some(list) => list
+                .split(',')
+                .map(|p| {
+                    time_path(p.trim()).map_err(|_| {
+                        bad(format!(
+                            "`{}` is not one property path such as /customerId",
+                            p.trim()
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(SampleRelation::SliceOf),
+            None => Err(bad("not a relation".into())),
+        },
+    }
 }
 
 /// `--observed`, `--container` and `--region` as the observed stage's options.

@@ -144,6 +144,8 @@ pub struct CheckFile {
     pub time_field: Option<String>,
     /// Growth (`3x/year`).
     pub growth: Option<String>,
+    /// How the sample relates to production (`--sample`: uniform, slice, slice:PATH,…).
+    pub sample_relation: Option<String>,
     /// Hash version (1 or 2).
     pub hash_version: Option<u8>,
     /// Writes per second.
@@ -303,6 +305,7 @@ fn apply_file(
     a.workload = a.workload.take().or(file.workload.take().map(rel));
     a.time_field = a.time_field.take().or(file.time_field.take());
     a.growth = a.growth.take().or(file.growth.take());
+    a.sample = a.sample.take().or(file.sample_relation.take());
     if let Some(v) = file.hash_version {
         if a.hash_version == HashVersionArg::V2 && v == 1 {
             a.hash_version = HashVersionArg::V1;
@@ -582,6 +585,7 @@ mod tests {
             "container",
             "from_iac",
             "growth",
+            "sample_relation",
             "hash_version",
             "physical_partitions",
             "total_docs",

@@ -12,12 +12,14 @@ pub mod distinct;
 pub mod intervals;
 pub mod placement;
 pub mod sizes;
+pub mod slice;
 pub mod validation;
 
 use serde::{Deserialize, Serialize};
 
 pub use distinct::{DistinctEstimate, FrequencyProfile};
 use intervals::{poisson_ucl95, simultaneous_z95, wilson};
+pub use slice::{SampleRelation, SliceTail};
 
 /// Keys seen at least this often are "heavy": their share is estimated from their count.
 pub const HEAVY_MIN_COUNT: u64 = 10;
@@ -90,6 +92,9 @@ pub struct Projector {
     pub regime: Regime,
     /// Why that regime, in numbers.
     pub regime_evidence: String,
+    /// `Some`: the sample is a representative slice for this candidate (`--sample slice`): its
+    /// keys keep their size, their number grows, and this is what bounds the unseen ones.
+    pub slice: Option<SliceTail>,
 }
 
 impl Projector {
@@ -156,6 +161,42 @@ impl Projector {
             distinct,
             regime,
             regime_evidence,
+            slice: None,
+        }
+    }
+
+    /// Builds the projection of a representative slice (`--sample slice`): every sampled key
+    /// keeps its documents, production holds `N / n` times as many keys, and the largest of
+    /// those is extrapolated from the slice's largest ([`slice::tail`]). Without a production
+    /// size, or for a key with `/id`, it is [`Self::from_profile`].
+    pub fn from_slice(profile: FrequencyProfile, target: &Target, one_item: bool) -> Projector {
+        let mut p = Self::from_profile(profile, target, one_item);
+        if !p.projected || one_item || p.regime == Regime::Unique {
+            // One document per key either way: a slice and a uniform sample agree.
+            return p;
+        }
+        let growth = p.population_documents / p.sample_documents;
+        let tail = slice::tail(&p.profile, growth);
+        p.distinct = slice::distinct(&p.profile, p.population_documents, &tail);
+        p.heavy_scale = 1.0;
+        p.tail_scale = 1.0;
+        p.regime = Regime::Growing;
+        p.regime_evidence = format!(
+            "declared a representative slice: each key keeps its size and production holds {} times as many keys; the sample's profile: {}",
+            crate::fmt::count(growth),
+            p.regime_evidence
+        );
+        p.slice = Some(tail);
+        p
+    }
+
+    /// The share of production's traffic the sampled keys carry when traffic follows
+    /// documents: all of it for a uniform sample (each key keeps its share), `n / N` for a
+    /// slice (the rest goes to keys the slice does not hold).
+    pub fn sampled_traffic_share(&self) -> f64 {
+        match self.slice {
+            Some(_) => self.sample_documents / self.population_documents,
+            None => 1.0,
         }
     }
 
@@ -209,6 +250,10 @@ impl Projector {
         if self.one_item {
             return (1.0, 1.0);
         }
+        if self.slice.is_some() {
+            // A slice's key is all there is of it.
+            return (c as f64, c as f64);
+        }
         let n = self.profile.n;
         let big_n = self.population_documents;
         if c >= HEAVY_MIN_COUNT {
@@ -229,6 +274,11 @@ impl Projector {
         }
         if self.one_item {
             return 1.0;
+        }
+        if let Some(t) = &self.slice {
+            // Too few keys to extrapolate: as large as the largest would be if it grew with
+            // the container (what a uniform sample would say of it).
+            return t.high_max.unwrap_or(t.largest_seen * t.growth);
         }
         poisson_ucl95(self.tail_max_count) / self.sample_documents * self.population_documents
     }

@@ -51,13 +51,14 @@ fn virtual_count(bytes: f64, phys_limit: f64, minimum: usize) -> usize {
     (by_size.max(minimum as f64) as usize).min(1 << 18)
 }
 
-/// Builds the layout input. `epk_of(i)` is the EPK of `stats.partitions[i]`; `demand[i]` its
-/// RU/s (empty: none); `total_bytes` production's stored bytes.
+/// Builds the layout input. `epk_of(i)` is the EPK of `stats.partitions[i]`; `demand.0[i]` its
+/// RU/s (empty: none), `demand.1` the RU/s of keys the sample does not hold (a representative
+/// slice's), spread with the rest of production's bytes.
 pub fn place(
     stats: &CandidateStats,
     proj: &Projector,
     version: PkVersion,
-    demand: &[f64],
+    (demand, unseen_ru): (&[f64], f64),
     phys_limit: f64,
     epk_of: &(dyn Fn(usize) -> Epk + Sync),
 ) -> Placement {
@@ -103,7 +104,7 @@ pub fn place(
         .max(0.0);
     let sample_docs = proj.sample_documents.max(1.0);
     let mut placed_bytes = 0.0;
-    let mut tail_ru = 0.0;
+    let mut tail_ru = unseen_ru;
     let mut tail_sample_docs = 0u64;
     let hierarchical = version == PkVersion::MultiHash && !stats.levels.is_empty();
     if hierarchical && proj.projected {

@@ -29,6 +29,10 @@ pub struct SizeProjection {
     pub tail_bound_bytes: f64,
     /// Production stored bytes of the candidate.
     pub total_bytes: f64,
+    /// Mean stored bytes of a sampled document.
+    pub mean_doc_bytes: f64,
+    /// A representative slice's extrapolation of production's largest key, in stored bytes.
+    pub slice: Option<crate::estimate::SliceTail>,
 }
 
 /// Projects the prefixes of a hierarchical key as keys of their own: a prefix seen at least
@@ -79,6 +83,10 @@ pub fn bytes_range(stats: &CandidateStats, p: &PartitionRow, proj: &Projector) -
     [lo * per_doc, hi * per_doc]
 }
 
+/// The key named for production's largest partition when a slice's extrapolation puts it
+/// above every key the slice holds.
+pub const SLICE_UNSEEN_KEY: &str = "(a key larger than any in the slice, extrapolated)";
+
 /// Computes the size projection of a candidate.
 pub fn project_sizes(
     stats: &CandidateStats,
@@ -120,6 +128,18 @@ pub fn project_sizes(
     // partitions of one document each: the largest is the largest document, not a range
     // (#31 item 9; the tail bound still says what an unseen document could reach).
     let unique = proj.one_item || proj.regime == super::Regime::Unique;
+    let (mut max_bytes, mut max_key, mut max_heavy) = (max_bytes, max_key, max_heavy);
+    let mut tail_bound_bytes = tail_bound_bytes;
+    let slice = proj.slice.as_ref().map(|t| {
+        // A slice: the sampled keys are known exactly; production's largest is likely one it
+        // does not hold, extrapolated from the slice's largest keys by their stored bytes.
+        let t = slice_tail_bytes(stats, t);
+        if t.expected_max > max_bytes * (1.0 + 1e-9) {
+            (max_bytes, max_key, max_heavy) = (t.expected_max, SLICE_UNSEEN_KEY.to_owned(), true);
+        }
+        tail_bound_bytes = t.high_max.unwrap_or(t.largest_seen * t.growth);
+        t
+    });
     SizeProjection {
         projected: proj.projected,
         max_bytes,
@@ -138,5 +158,25 @@ pub fn project_sizes(
         heavy_high_key: heavy_key,
         tail_bound_bytes,
         total_bytes: stats.total_bytes,
+        mean_doc_bytes,
+        slice,
     }
+}
+
+/// A slice's tail ([`crate::estimate::slice::tail_of`]) from its keys' stored bytes.
+fn slice_tail_bytes(
+    stats: &CandidateStats,
+    t: &crate::estimate::SliceTail,
+) -> crate::estimate::SliceTail {
+    let k = crate::estimate::slice::tail_keys(t.keys);
+    let mut bytes: Vec<f64> = (0..stats.partitions.len())
+        .map(|i| stats.bytes_at(i))
+        .collect();
+    let top = (k + 1).min(bytes.len());
+    if top > 0 && top < bytes.len() {
+        bytes.select_nth_unstable_by(top - 1, |a, b| b.total_cmp(a));
+    }
+    bytes.truncate(top);
+    bytes.sort_by(|a, b| b.total_cmp(a));
+    crate::estimate::slice::tail_of(&bytes, t.keys, t.growth)
 }

@@ -29,8 +29,8 @@ pub use recommendation::{
 };
 pub use report::{
     CandidateReport, FileSummary, InputSummary, KeyErrorSummary, LargestDocument, LayoutReport,
-    Located, PartitionReport, PrefixFanout, PrefixFanoutEntry, Report, ToolInfo, TopPartition,
-    SCHEMA_VERSION,
+    Located, PartitionReport, PrefixFanout, PrefixFanoutEntry, Report, SampleRelationReport,
+    SliceProjection, ToolInfo, TopPartition, SCHEMA_VERSION,
 };
 pub use workload::{
     FanoutGrowth, PointReadEval, QueryEval, RuDemand, TimeEval, TimeToLimitEval, WorkloadEval,

@@ -110,10 +110,59 @@ pub struct InputSummary {
     pub scale_factor: f64,
     /// What the projection targets, in words (`null` without projection).
     pub projection: Option<String>,
+    /// How the sample relates to production (`--sample`), as declared.
+    #[serde(default)]
+    pub sample_relation: SampleRelationReport,
     /// The largest document.
     pub largest_document: Option<LargestDocument>,
     /// Findings about the input itself (e.g. an item over 2 MB).
     pub findings: Vec<Finding>,
+}
+
+/// How the sample relates to production, as the user declared it (`--sample`).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SampleRelationReport {
+    /// `uniform` (a random sample of documents: each key keeps its share and grows in size) or
+    /// `slice` (whole entities: each key keeps its size, keys grow in number).
+    pub kind: String,
+    /// The entity paths a slice holds whole (`["*"]`: every candidate; `[]` for uniform).
+    pub paths: Vec<String>,
+    /// The declaration in words.
+    pub description: String,
+}
+
+impl Default for SampleRelationReport {
+    fn default() -> Self {
+        let r = crate::estimate::SampleRelation::Uniform;
+        SampleRelationReport {
+            kind: r.name().into(),
+            paths: r.paths(),
+            description: r.describe(),
+        }
+    }
+}
+
+/// A candidate projected as a representative slice: each key the slice holds keeps its size,
+/// production holds `growth` times as many keys, and their largest is extrapolated (Hill's tail
+/// index, Weissman's quantile; docs/projection.md).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SliceProjection {
+    /// Keys in the slice.
+    pub keys: u64,
+    /// Production keys per key of the slice (`N / n`).
+    pub growth: f64,
+    /// Largest keys the tail index was estimated from (0: too few keys to extrapolate).
+    pub tail_keys: usize,
+    /// Hill's tail index (0: the largest keys are all the same size).
+    pub gamma: f64,
+    /// Its one-sided 95 % upper bound.
+    pub gamma_high: f64,
+    /// Stored bytes of the slice's largest key (a sample fact, kept in production).
+    pub largest_in_slice_bytes: f64,
+    /// Production's largest key, median of the extrapolation, stored bytes (an estimate).
+    pub expected_largest_bytes: f64,
+    /// 95 % upper bound on production's largest key, stored bytes (`null`: too few keys).
+    pub largest_high_bytes: Option<f64>,
 }
 
 /// One logical partition in a top list.
@@ -260,6 +309,10 @@ pub struct CandidateReport {
     pub regime: crate::estimate::Regime,
     /// The numbers the regime rests on.
     pub regime_evidence: String,
+    /// Present when this candidate was projected as a representative slice (`--sample slice`):
+    /// its keys keep their size, and how production's largest key was extrapolated.
+    #[serde(default)]
+    pub slice: Option<SliceProjection>,
     /// Projected stored bytes of all partitions.
     pub total_bytes: f64,
     /// Projected documents per logical partition.

@@ -118,6 +118,10 @@ pub struct WorkloadEval {
     /// Fan-out RU/s spread evenly over all physical partitions (not serialized).
     #[serde(skip)]
     pub even_ru_per_sec: f64,
+    /// RU/s of production's keys a representative slice does not hold, spread over the key
+    /// space like their documents (not serialized; 0 for a uniform sample).
+    #[serde(skip)]
+    pub unseen_ru_per_sec: f64,
     /// Fan-out overhead as the container grows (current, ×2, ×4, ×8 partitions).
     #[serde(default)]
     pub fanout_growth: Vec<FanoutGrowth>,

@@ -214,8 +214,14 @@ fn input_block(i: &crate::model::InputSummary) -> Block {
     ];
     match &i.projection {
         Some(p) => lines.push(format!(
-            "Projection: {p} ({} documents per sampled document); keys seen 10+ times keep their share (95% intervals), rarer keys share the tail among its estimated production keys, and nothing is scaled one key at a time (docs/projection.md). Assumes a uniform random sample of documents.",
-            count(i.scale_factor)
+            "Projection: {p} ({} documents per sampled document); {} (docs/projection.md). The sample is declared {} (--sample).",
+            count(i.scale_factor),
+            match i.sample_relation.kind.as_str() {
+                "slice" if i.sample_relation.paths == ["*"] => "every key the slice holds keeps its size, the number of keys grows, and the largest key the slice does not hold is extrapolated from its largest".to_owned(),
+                "slice" => "keys of the sliced entities keep their size and grow in number; for other candidates, keys seen 10+ times keep their share (95% intervals) and rarer keys share the tail among its estimated production keys".to_owned(),
+                _ => "keys seen 10+ times keep their share (95% intervals), rarer keys share the tail among its estimated production keys, and nothing is scaled one key at a time".to_owned(),
+            },
+            i.sample_relation.description
         )),
         None => lines.push("Projection: none. Storage was judged on the input as given, as if it were the whole container (use --total-docs or --total-size when it is a sample).".into()),
     }

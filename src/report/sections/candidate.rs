@@ -101,6 +101,25 @@ fn production_facts(c: &CandidateReport) -> [String; 2] {
             "largest logical partition: one document, like every other (a unique key; the largest in the sample {})",
             human_bytes(c.max_logical_partition_bytes)
         )
+    } else if let Some(t) = &c.slice {
+        format!(
+            "largest logical partition (estimate, representative slice): {} (95% range {} – {}); the slice's largest key keeps its {}; production's {} times as many keys {}",
+            human_bytes(c.max_logical_partition_bytes),
+            human_bytes(lo),
+            human_bytes(hi),
+            human_bytes(t.largest_in_slice_bytes),
+            count(t.growth),
+            match t.largest_high_bytes {
+                Some(h) => format!(
+                    "are expected to reach {} at their largest (up to {}, 95%: Hill's tail index {:.2} from the {} largest keys, Weissman's estimator)",
+                    human_bytes(t.expected_largest_bytes),
+                    human_bytes(h),
+                    t.gamma,
+                    t.tail_keys
+                ),
+                None => "cannot be extrapolated from so few keys".to_owned(),
+            }
+        )
     } else if sampled_whole {
         // Nothing projected, but --memory-limit kept only some keys: no key went
         // unseen, a dropped one is only bounded.

@@ -1,0 +1,102 @@
+//! Storage verdicts when the sample is a representative slice (`--sample slice`): the slice's
+//! keys are known at their production size, so one over the limit fails for certain; the keys
+//! it does not hold are judged by the extrapolated size of their largest
+//! ([`crate::estimate::slice::tail`]): FAIL when its median passes the limit, WARN when its 95 %
+//! bound passes the warning level.
+
+use serde_json::json;
+
+use crate::cosmos::limits::Limits;
+use crate::estimate::sizes::{SizeProjection, SLICE_UNSEEN_KEY};
+use crate::estimate::SliceTail;
+use crate::fmt::{count, human_bytes, pct};
+use crate::model::{Finding, Severity};
+
+/// The storage findings of a slice's candidate (`t` in stored bytes).
+pub fn slice_findings(s: &SizeProjection, t: &SliceTail, l: &Limits) -> Vec<Finding> {
+    let limit = l.logical_partition_bytes;
+    let warn = l.warn_fraction * limit;
+    let [lo, hi] = s.max_range;
+    let how = extrapolation(t);
+    let evidence = json!({
+        "key": s.max_key, "bytes": s.max_bytes, "bytes_range": [lo, hi], "limit_bytes": limit,
+        "largest_in_slice_bytes": lo, "slice_keys": t.keys, "growth": t.growth,
+        "tail_keys": t.k, "gamma": t.gamma, "gamma_high": t.gamma_high,
+    });
+    let mut f = Vec::new();
+    if lo >= limit {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_OVER_LIMIT",
+            Severity::Fail,
+            format!(
+                "logical partition `{}` holds {} in the slice, and a slice's keys keep their size in production: {} of the {} limit, it stops accepting writes",
+                s.max_low_key,
+                human_bytes(lo),
+                pct(lo / limit),
+                human_bytes(limit)
+            ),
+            evidence,
+        ));
+    } else if s.max_bytes >= limit {
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_OVER_LIMIT",
+            Severity::Fail,
+            format!(
+                "production's largest logical partition is expected at {} ({} of the {} limit; up to {}, 95%), larger than any the slice holds (the largest, {}): it would stop accepting writes; {how}",
+                human_bytes(s.max_bytes),
+                pct(s.max_bytes / limit),
+                human_bytes(limit),
+                human_bytes(hi),
+                human_bytes(lo),
+            ),
+            evidence,
+        ));
+    } else if lo >= warn || hi >= warn {
+        let (what, size) = if lo >= warn {
+            (format!("logical partition `{}` holds", s.max_low_key), lo)
+        } else if s.max_key == SLICE_UNSEEN_KEY || t.high_max.is_some() {
+            (
+                "a key larger than any in the slice could reach (95% bound)".to_owned(),
+                hi,
+            )
+        } else {
+            ("the slice has too few keys to extrapolate; its largest key, if it grew with the container, would hold".to_owned(), hi)
+        };
+        f.push(Finding::new(
+            "LOGICAL_PARTITION_NEAR_LIMIT",
+            Severity::Warn,
+            format!(
+                "{what} {}, past the warning level of {} ({} of {}); expected largest {}; {how}",
+                human_bytes(size),
+                human_bytes(warn),
+                pct(l.warn_fraction),
+                human_bytes(limit),
+                human_bytes(s.max_bytes),
+            ),
+            evidence,
+        ));
+    }
+    f
+}
+
+/// How the largest unseen key was extrapolated (`t` in stored bytes), in words.
+pub fn extrapolation(t: &SliceTail) -> String {
+    match t.high_max {
+        Some(high) => format!(
+            "production holds {} times the slice's {} keys; Hill's tail index from its {} largest is {:.2} (95% upper {:.2}), which puts their largest at {} (median) and under {} (95%, Weissman's estimator; docs/projection.md)",
+            count(t.growth),
+            count(t.keys as f64),
+            t.k,
+            t.gamma,
+            t.gamma_high,
+            human_bytes(t.expected_max),
+            human_bytes(high),
+        ),
+        None => format!(
+            "the slice holds {} keys, too few (under {}) to extrapolate the largest of production's {} times as many",
+            t.keys,
+            crate::estimate::slice::MIN_SLICE_KEYS,
+            count(t.growth)
+        ),
+    }
+}
