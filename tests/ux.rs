@@ -527,3 +527,52 @@ fn the_html_of_a_check_opens_with_its_gate() {
     assert!(gate < analysis, "the gate comes after the analysis");
     assert!(o.stdout[gate..analysis].contains("SCHEMA_KEY_MISSING"));
 }
+
+/// With a workload the ranking is by cost, so the table shows each candidate's RU/s to provision
+/// and monthly bill beside its verdict (the JSON's figures), in the wide layout and the narrow.
+#[test]
+fn the_ranking_shows_what_each_candidate_costs() {
+    let f = crate::util::fixture("events.jsonl");
+    let w = crate::util::fixture("workload.yaml");
+    let args = [
+        "analyze",
+        f.to_str().unwrap(),
+        "-c",
+        "/tenantId>/id,/id",
+        "--workload",
+        w.to_str().unwrap(),
+        "--total-size",
+        "2TB",
+        "-q",
+    ];
+    let json = Test::new().args(args).args(["--format", "json"]).json();
+    let md = Test::new()
+        .args(args)
+        .args(["--format", "markdown"])
+        .run()
+        .success()
+        .stdout;
+    assert!(
+        md.contains("| # | candidate | kind | verdict | RU/s to provision | USD a month | score |"),
+        "{md}"
+    );
+    for c in json["candidates"].as_array().unwrap() {
+        let k = &c["cost"];
+        let ru = k["required_ru_per_sec"].as_f64().unwrap();
+        let usd = k["monthly_throughput_usd"].as_f64().unwrap()
+            + k["monthly_storage_usd"].as_f64().unwrap();
+        let cells = format!(
+            "| {} | {} | {} | {} | {} | {} |",
+            c["rank"],
+            // Markdown writes `>` as an entity (docs/output.md).
+            c["spec"].as_str().unwrap().replace('>', "&gt;"),
+            c["kind"].as_str().unwrap(),
+            c["verdict"].as_str().unwrap().to_uppercase(),
+            pkadvisor::fmt::count(ru),
+            pkadvisor::fmt::count(usd)
+        );
+        assert!(md.contains(&cells), "{cells} not in\n{md}");
+    }
+    let narrow = at(100, &args[..args.len() - 1]);
+    assert!(narrow.contains("┆ RU/s "), "{narrow}");
+}

@@ -17,10 +17,12 @@
 //! Every column left out is named under the table, so nothing disappears silently.
 
 /// Narrow headers of the ranking: the columns a choice is made on, with their short headers.
-const COMPACT_COLUMNS: [(&str, &str); 9] = [
+const COMPACT_COLUMNS: [(&str, &str); 11] = [
     ("#", "#"),
     ("candidate", "candidate"),
     ("verdict", "verdict"),
+    ("RU/s to provision", "RU/s"),
+    ("USD a month", "USD/mo"),
     ("score", "score"),
     ("logical partitions", "logical"),
     ("largest partition", "est. max"),
@@ -39,8 +41,9 @@ const FIELDS_SHORT: [(&str, &str); 4] = [
 
 /// Columns left out first when a table cannot fit, in this order (each is repeated in the
 /// details below the table, or is the least needed to choose).
-pub const DROP_FIRST: [&str; 12] = [
+pub const DROP_FIRST: [&str; 13] = [
     "score",
+    "USD/mo",
     "bytes",
     "time",
     "top value",

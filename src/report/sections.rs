@@ -275,23 +275,32 @@ fn ranking_blocks(r: &Report) -> Vec<Block> {
         .iter()
         .any(|c| c.hottest_logical_partition_ru_per_sec.is_some());
     let with_layout = r.candidates.iter().any(|c| c.layout.is_some());
-    let mut headers: Vec<String> = [
-        "#",
-        "candidate",
-        "kind",
-        "verdict",
-        "score",
-        "regime",
-        "logical partitions",
-        "largest partition",
-        "% of limit",
-        "top-1 share",
-        "gini",
-        "undefined/null",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    // With a workload the ranking is by cost: its figures come right after the verdict.
+    let with_cost = r.candidates.iter().any(|c| c.cost.is_some());
+    let cost_headers: &[&str] = if with_cost {
+        &["RU/s to provision", "USD a month"]
+    } else {
+        &[]
+    };
+    let mut headers: Vec<String> = ["#", "candidate", "kind", "verdict"]
+        .iter()
+        .chain(cost_headers)
+        .map(|s| s.to_string())
+        .collect();
+    headers.extend(
+        [
+            "score",
+            "regime",
+            "logical partitions",
+            "largest partition",
+            "% of limit",
+            "top-1 share",
+            "gini",
+            "undefined/null",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     if with_ru {
         headers.push("hottest RU/s".into());
     }
@@ -302,20 +311,37 @@ fn ranking_blocks(r: &Report) -> Vec<Block> {
     let rows = r
         .candidates
         .iter()
-        .map(|c| ranking_row(r, c, with_ru, with_layout))
+        .map(|c| ranking_row(r, c, with_cost, with_ru, with_layout))
         .collect();
     out.push(Block::Table { headers, rows });
     out
 }
 
-/// One candidate's row of the ranking; the RU/s and layout columns only when some candidate
-/// has them (`-` for one that does not).
-fn ranking_row(r: &Report, c: &CandidateReport, with_ru: bool, with_layout: bool) -> Vec<String> {
+/// One candidate's row of the ranking; the cost, RU/s and layout columns only when some
+/// candidate has them (`-` for one that does not).
+fn ranking_row(
+    r: &Report,
+    c: &CandidateReport,
+    with_cost: bool,
+    with_ru: bool,
+    with_layout: bool,
+) -> Vec<String> {
     let mut row = vec![
         c.rank.to_string(),
         c.spec.clone(),
         c.kind.to_string(),
         verdict_cell(c),
+    ];
+    if with_cost {
+        match &c.cost {
+            Some(k) => {
+                row.push(count(k.required_ru_per_sec));
+                row.push(count(k.monthly_throughput_usd + k.monthly_storage_usd));
+            }
+            None => row.extend(["-".to_owned(), "-".to_owned()]),
+        }
+    }
+    row.extend([
         format!("{:.0}", c.score),
         // The regime describes the projection; a sampled candidate's own counts are
         // estimates whatever it is.
@@ -330,7 +356,7 @@ fn ranking_row(r: &Report, c: &CandidateReport, with_ru: bool, with_layout: bool
         percent(c.skew.top1_share),
         format!("{:.2}", c.skew.gini),
         format!("{}/{}", c.undefined_documents, c.null_documents),
-    ];
+    ]);
     if with_ru {
         row.push(
             c.hottest_logical_partition_ru_per_sec
