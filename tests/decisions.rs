@@ -220,3 +220,62 @@ fn time_to_limit_is_a_range_over_the_size_interval() {
         "{m}"
     );
 }
+
+/// Without a workload the ranking is storage safety and spread only (docs/recommendations.md,
+/// rule 6): 40 equal tenants (perfectly even, the best evenness score) against 4,000 users with
+/// Zipf(0.8) activity (uneven) at 100 GB. Each tenant holds 2.5 GB and the largest user under a
+/// quarter of the limit, so both have ample headroom; the users spread over thousands of logical
+/// partitions, the tenants over 40, so the users rank first whatever the tenants' evenness (the
+/// score, 80 against 73, recommended the tenants before), and the runner-up line names the
+/// spread.
+#[test]
+fn without_a_workload_spread_decides_before_evenness() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = crate::recommend::Rng(7);
+    let table = crate::recommend::zipf_table(4000, 0.8);
+    let mut data = String::new();
+    for i in 0..8000 {
+        writeln!(
+            data,
+            r#"{{"id":"e{i}","tenantId":"t{:02}","userId":"u{:04}","pad":"{}"}}"#,
+            i % 40,
+            rng.zipf(&table),
+            "x".repeat(300)
+        )
+        .unwrap();
+    }
+    let r = crate::recommend::analyze(
+        dir.path(),
+        &data,
+        None,
+        &["-c", "/tenantId,/userId", "--total-size", "100GB"],
+    );
+    let rec = &r["recommendation"];
+    assert_eq!(rec["spec"], "/userId", "{rec}");
+    let tenant = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/tenantId")
+        .unwrap();
+    let user = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/userId")
+        .unwrap();
+    // The tenants are the more even (their evenness part is higher)…
+    assert!(
+        tenant["score_parts"]["evenness"].as_f64().unwrap()
+            > user["score_parts"]["evenness"].as_f64().unwrap()
+    );
+    // …but 40 values against thousands decide.
+    assert!((tenant["distinct_estimate"]["estimate"].as_f64().unwrap() - 40.0).abs() < 1e-6);
+    assert!(user["distinct_estimate"]["estimate"].as_f64().unwrap() >= 1000.0);
+    let why = rec["runner_up"]["why_not"].as_str().unwrap();
+    assert!(
+        why.starts_with("about 40 logical partitions in production against"),
+        "{why}"
+    );
+}

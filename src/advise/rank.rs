@@ -4,14 +4,18 @@
 //! [`COST_TOLERANCE`](super::cost::COST_TOLERANCE) of each other counted as equal; among equals
 //! the latency class of the queries (single-partition first), the verdict, the storage headroom
 //! class, simplicity, the score (storage headroom, cardinality, evenness), headroom, and the
-//! order the candidates came in (explicit first, then the search's priority). Without costs,
-//! the verdict class, the score, headroom and that order.
+//! order the candidates came in (explicit first, then the search's priority). Without costs
+//! (no workload: the query pattern, which decides, is unknown), storage safety and spread only:
+//! the verdict, the storage headroom class, the spread class (how many logical partitions
+//! production holds to spread over physical ones), simplicity, then the score, headroom and that
+//! order. Logical-partition evenness is a reported fact: physical partitions hash many logical
+//! ones together.
 
 use std::cmp::Ordering;
 
 use super::recommend::complexity;
 use crate::keys::spec::KeyKind;
-use crate::model::Verdict;
+use crate::model::{CandidateReport, Verdict};
 
 /// What the ranking reads of one candidate.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,13 +32,38 @@ pub struct RankItem<'a> {
     pub score: f64,
     /// Its storage headroom.
     pub headroom: f64,
+    /// Production's logical partitions (the distinct-key estimate).
+    pub partitions: f64,
     /// The key as written.
     pub spec: &'a str,
 }
 
-/// The order without costs: verdict class, score, headroom (then the caller's tie-break: the
-/// order the candidates were given in, explicit ones first, then the search's priority, never
-/// the alphabet).
+/// The order without costs: verdict, storage headroom class, spread class, simplicity, then as
+/// [`by_score`].
+fn by_storage(x: &RankItem, y: &RankItem) -> Ordering {
+    x.verdict
+        .cmp(&y.verdict)
+        .then(headroom_class(x.headroom).cmp(&headroom_class(y.headroom)))
+        .then(spread_class(x.partitions).cmp(&spread_class(y.partitions)))
+        .then(complexity(x.kind).total_cmp(&complexity(y.kind)))
+        .then_with(|| by_score(x, y))
+}
+
+/// How far a key can spread over physical partitions, by production's logical partitions: the
+/// documentation asks for hundreds to thousands of distinct values at a minimum
+/// (partitioning-overview): thousands or more, hundreds, or fewer.
+pub(super) fn spread_class(partitions: f64) -> u8 {
+    if partitions >= 1000.0 {
+        0
+    } else if partitions >= 100.0 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Verdict class, score, headroom (then the caller's tie-break: the order the candidates were
+/// given in, explicit ones first, then the search's priority, never the alphabet).
 fn by_score(x: &RankItem, y: &RankItem) -> Ordering {
     x.verdict
         .cmp(&y.verdict)
@@ -44,7 +73,7 @@ fn by_score(x: &RankItem, y: &RankItem) -> Ordering {
 
 /// Storage headroom as an architect weighs it: ample (the largest logical partition under a
 /// quarter of the limit, 5 GB of 20), tight (under the 70 % alert level), or none.
-fn headroom_class(headroom: f64) -> u8 {
+pub(super) fn headroom_class(headroom: f64) -> u8 {
     if headroom >= 0.75 {
         0
     } else if headroom >= 0.3 {
@@ -96,11 +125,63 @@ pub fn rank(items: &[RankItem]) -> Vec<usize> {
         out.extend(group);
         start = end;
     }
-    rest.sort_by(|&a, &b| by_score(&items[a], &items[b]).then(a.cmp(&b)));
+    rest.sort_by(|&a, &b| by_storage(&items[a], &items[b]).then(a.cmp(&b)));
     failed.sort_by(|&a, &b| by_score(&items[a], &items[b]).then(a.cmp(&b)));
     out.extend(rest);
     out.extend(failed);
     out
+}
+
+/// Share of the workload's query executions a candidate serves from about one partition: routed
+/// to a single key, or to a hierarchical prefix that visits 1.5 physical partitions or fewer on
+/// average (a prefix query is targeted, but its latency is a single partition's when the prefix
+/// sits in one).
+fn single_partition_share(r: &CandidateReport) -> Option<f64> {
+    let w = r.workload.as_ref()?;
+    let total: f64 = w.queries.iter().map(|q| q.per_sec).sum();
+    let single = |q: &&crate::model::QueryEval| {
+        q.routing == crate::workload::RoutingClass::Single
+            || (q.routing == crate::workload::RoutingClass::Targeted
+                && q.lookups <= 1
+                && q.partitions_touched <= 1.5)
+    };
+    (total > 0.0).then(|| {
+        w.queries
+            .iter()
+            .filter(single)
+            .map(|q| q.per_sec)
+            .sum::<f64>()
+            / total
+    })
+}
+
+/// What the ranking reads of a candidate's report.
+pub fn item_of(r: &CandidateReport) -> RankItem<'_> {
+    RankItem {
+        verdict: r.verdict,
+        cost: r.cost.as_ref().map(|c| c.monthly_total_usd()),
+        single_partition_share: single_partition_share(r),
+        kind: r.kind,
+        score: r.score,
+        headroom: r.score_parts.storage_headroom,
+        partitions: r.distinct_estimate.estimate,
+        spec: r.spec.as_str(),
+    }
+}
+
+/// The ranking applied: reports in rank order with their ranks set.
+pub fn rank_reports(reports: Vec<CandidateReport>) -> Vec<CandidateReport> {
+    let order = rank(&reports.iter().map(item_of).collect::<Vec<_>>());
+    let mut slots: Vec<Option<CandidateReport>> = reports.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .enumerate()
+        .map(|(rank, idx)| {
+            let mut r = slots[idx].take().expect("each index once");
+            r.rank = rank + 1;
+            r
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -121,14 +202,17 @@ mod tests {
             kind,
             score,
             headroom: 0.5,
+            partitions: 5000.0,
             spec,
         }
     }
 
-    /// Without costs: verdict class, then score, then headroom, then the order given (`/f`
-    /// before `/0`: never the alphabet, which put `/_id` before the business key `/account_id`).
+    /// Without costs: the verdict, then the headroom class (`/f` and `/0`, with a largest
+    /// partition under a quarter of the limit, before `/d`, whose 70 is the better score but
+    /// whose largest partition is at half the limit), then the order given (`/f` before `/0`:
+    /// never the alphabet, which put `/_id` before the business key `/account_id`).
     #[test]
-    fn verdict_class_then_score_then_headroom_then_order() {
+    fn verdict_then_headroom_class_then_order() {
         let mut items = vec![
             item(Verdict::Fail, None, KeyKind::Single, 99.0, "/a"),
             item(Verdict::Pass, None, KeyKind::Single, 50.0, "/b"),
@@ -140,7 +224,27 @@ mod tests {
         ];
         items[5].headroom = 0.9;
         items[6].headroom = 0.9;
-        assert_eq!(rank(&items), vec![3, 5, 6, 1, 2, 0, 4]);
+        assert_eq!(rank(&items), vec![5, 6, 3, 1, 2, 0, 4]);
+    }
+
+    /// Without costs, among keys equally safe: the one that spreads over thousands of logical
+    /// partitions before one with 45 (however even its 45 are: the score's evenness), then the
+    /// simpler key, and only then the score.
+    #[test]
+    fn then_spread_then_simplicity_then_score() {
+        let mut items = vec![
+            item(Verdict::Pass, None, KeyKind::Single, 95.0, "/tenantId"),
+            item(Verdict::Pass, None, KeyKind::Hierarchical, 90.0, "/t>/u"),
+            item(Verdict::Pass, None, KeyKind::Single, 60.0, "/userId"),
+            item(Verdict::Pass, None, KeyKind::Single, 70.0, "/orderId"),
+        ];
+        items[0].partitions = 45.0;
+        assert_eq!(rank(&items), vec![3, 2, 1, 0]);
+        // 450 tenants: hundreds, still a class below thousands.
+        items[0].partitions = 450.0;
+        assert_eq!(rank(&items), vec![3, 2, 1, 0]);
+        items[0].partitions = 4500.0;
+        assert_eq!(rank(&items), vec![0, 3, 2, 1]);
     }
 
     /// With costs: $545 beats $1,188 whatever the scores; $545 and $580 are equal (6% apart), so

@@ -14,19 +14,15 @@ use crate::model::RecommendationStatus;
 use crate::model::RunnerUp;
 use crate::model::{Severity, Verdict};
 
-/// Points the recommendation takes off a candidate's score per unit of application complexity
-/// (docs/recommendations.md): a single path costs nothing, a hierarchical key needs an SDK with
-/// hierarchical-key support, a synthetic key needs code that builds the property on every write,
-/// a hashed suffix or a time bucket needs that code plus fan-out for queries that know only part of
-/// it.
-pub const COMPLEXITY_POINTS: f64 = 4.0;
-
 /// Below these totals the docs say the choice barely matters for cost (partitioning-overview).
 pub const BARELY_MATTERS_BYTES: f64 = 100.0 * GB;
 /// See [`BARELY_MATTERS_BYTES`].
 pub const BARELY_MATTERS_RU: f64 = 30_000.0;
 
-/// Application complexity of a key kind, in units of [`COMPLEXITY_POINTS`].
+/// Application complexity of a key kind (docs/recommendations.md): a single path costs
+/// nothing, a hierarchical key needs an SDK with hierarchical-key support, a synthetic key needs
+/// code that builds the property on every write, a hashed suffix or a time bucket needs that code
+/// plus fan-out for queries that know only part of it.
 pub fn complexity(kind: KeyKind) -> f64 {
     match kind {
         KeyKind::Single => 0.0,
@@ -54,23 +50,11 @@ fn kind_cost(kind: KeyKind) -> &'static str {
     }
 }
 
-/// The order the recommendation considers candidates in: the rank where the workload gives costs,
-/// else verdict class (pass, warn, fail), then the score less the complexity points, then the rank.
+/// The order the recommendation considers candidates in: the rank, which already weighed cost
+/// (or, without a workload, storage safety and spread), latency and simplicity (advise::rank).
 fn preference(reports: &[CandidateReport]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..reports.len()).collect();
-    if reports.iter().any(|r| r.cost.is_some()) {
-        // The ranking already weighed cost, latency and simplicity (advise::rank).
-        idx.sort_by_key(|&i| reports[i].rank);
-        return idx;
-    }
-    let adjusted = |r: &CandidateReport| r.score - COMPLEXITY_POINTS * complexity(r.kind);
-    idx.sort_by(|&a, &b| {
-        let (x, y) = (&reports[a], &reports[b]);
-        x.verdict
-            .cmp(&y.verdict)
-            .then(adjusted(y).total_cmp(&adjusted(x)))
-            .then(x.rank.cmp(&y.rank))
-    });
+    idx.sort_by_key(|&i| reports[i].rank);
     idx
 }
 
@@ -125,14 +109,6 @@ pub fn recommend(
     }
     reasons.extend(fact_reasons(win, limits));
     reasons.extend(win.cost.as_ref().map(cost_reason));
-    if let Some(r) = second {
-        if win.rank > r.rank {
-            reasons.push(format!(
-                "ranked #{} by score, recommended over #{} `{}` ({:.0} vs {:.0}) because it is simpler: {} points per level of application complexity (docs/recommendations.md)",
-                win.rank, r.rank, r.spec, win.score, r.score, COMPLEXITY_POINTS
-            ));
-        }
-    }
     reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
     if win.score_parts.storage_only() {
         reasons.push(format!(
@@ -494,10 +470,15 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
         }
         return format!("its verdict is {} ({worst})", r.verdict);
     }
+    if r.cost.is_none() {
+        if let Some(why) = storage_why_not(win, r) {
+            return why;
+        }
+    }
     if complexity(r.kind) > complexity(win.kind) && r.score >= win.score {
         return format!(
-            "it scores {:.0} against {:.0}, not enough to pay for its complexity ({} vs {})",
-            r.score, win.score, r.kind, win.kind
+            "it costs about the same and is {}, which the application pays for in complexity, against {} (it scores {:.0} against {:.0})",
+            r.kind, win.kind, r.score, win.score
         );
     }
     format!(
@@ -512,10 +493,48 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
     )
 }
 
+/// Without a workload, what the ranking decided on (advise::rank): the storage headroom class,
+/// then the spread class, then simplicity; `None` when all three are equal (the score decides).
+fn storage_why_not(win: &CandidateReport, r: &CandidateReport) -> Option<String> {
+    let used = |c: &CandidateReport| pct(1.0 - c.score_parts.storage_headroom);
+    if super::rank::headroom_class(r.score_parts.storage_headroom)
+        != super::rank::headroom_class(win.score_parts.storage_headroom)
+    {
+        return Some(format!(
+            "its largest logical partition is {} of the limit against {}: less storage headroom (ample is under 25%, tight under the 70% alert level), and storage safety decides without a workload",
+            used(r),
+            used(win)
+        ));
+    }
+    let parts = |c: &CandidateReport| c.distinct_estimate.estimate;
+    if super::rank::spread_class(parts(r)) != super::rank::spread_class(parts(win)) {
+        return Some(format!(
+            "about {} logical partitions in production against {}: fewer values to spread storage and throughput over physical partitions (the docs ask for hundreds to thousands at a minimum, partitioning-overview)",
+            crate::fmt::count(parts(r)),
+            crate::fmt::count(parts(win))
+        ));
+    }
+    (complexity(r.kind) > complexity(win.kind)).then(|| {
+        format!(
+            "it is as safe and spreads as well, but it is {}, which the application pays for in complexity, against {}{}",
+            r.kind,
+            win.kind,
+            if r.score >= win.score + 0.5 {
+                format!(
+                    " (its higher score, {:.0} against {:.0}, comes from cardinality and logical-partition evenness, which the service does not feel once partitions are safe)",
+                    r.score, win.score
+                )
+            } else {
+                String::new()
+            }
+        )
+    })
+}
+
 /// How the runner-up's score stands against the winner's: "it scores 88 against 90"; when the
 /// whole numbers are the same, the decimals that differ ("89.6 against 90.4"); when the
-/// scores are equal, that the ranking's tie-breaks (storage headroom, then the candidate's
-/// text: docs/recommendations.md) decided, instead of "it scores 90 against 90".
+/// scores are equal, that the ranking's tie-breaks (storage headroom, then the order the
+/// candidates came in: docs/recommendations.md) decided, instead of "it scores 90 against 90".
 fn score_gap(r: &CandidateReport, win: &CandidateReport) -> String {
     let (a, b) = (format!("{:.0}", r.score), format!("{:.0}", win.score));
     if a != b {
@@ -531,7 +550,7 @@ fn score_gap(r: &CandidateReport, win: &CandidateReport) -> String {
     if format!("{rh:.2}") != format!("{wh:.2}") {
         return format!("it ties at score {a}; the tie goes to more storage headroom");
     }
-    format!("it ties at score {a} with the same storage headroom, so the ranking's last tie-break (the candidate's text) puts it second; either key serves")
+    format!("it ties at score {a} with the same storage headroom, so the ranking's last tie-break (the order the candidates came in: explicit ones first, then the automatic search's priority) puts it second; either key serves")
 }
 
 fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<ComparisonRow> {
@@ -683,7 +702,7 @@ mod tests {
         c[1].score_parts.storage_headroom = 1.0;
         let said = why_not(&c[0], &c[1]);
         assert!(
-            said.starts_with("it ties at score 90 with the same storage headroom, so the ranking's last tie-break (the candidate's text) puts it second"),
+            said.starts_with("it ties at score 90 with the same storage headroom, so the ranking's last tie-break (the order the candidates came in: explicit ones first, then the automatic search's priority) puts it second"),
             "{said}"
         );
         c[1].score_parts.storage_headroom = 0.9;
@@ -697,27 +716,31 @@ mod tests {
     }
 
     #[test]
-    fn simplicity_overturns_a_lead_smaller_than_its_cost() {
+    fn without_a_workload_the_simpler_of_equally_safe_keys_is_explained() {
         let mut c = pair();
-        // Ranked #1 at 83 (hierarchical: 83 − 4 = 79) against #2 at 80 (single: 80 − 0).
+        // Ranked #1 (single, 80) over #2 (hierarchical, 83): equally safe and spread, so the
+        // ranking took the simpler key and the runner-up line says so, with the scores.
+        set(&mut c[0], "/c", KeyKind::Single, Verdict::Pass, 80.0);
         set(
-            &mut c[0],
+            &mut c[1],
             "/a>/b",
             KeyKind::Hierarchical,
             Verdict::Pass,
             83.0,
         );
-        set(&mut c[1], "/c", KeyKind::Single, Verdict::Pass, 80.0);
         let rec = recommend(&c, &Limits::default(), "-").unwrap();
         assert_eq!(rec.spec, "/c");
-        assert!(rec.reasons.iter().any(|r| r.contains("recommended over #1 `/a>/b` (80 vs 83) because it is simpler")), "{:?}", rec.reasons);
-        assert_eq!(rec.runner_up.unwrap().spec, "/a>/b");
-        // A lead of more than 4 points keeps the hierarchical key.
-        c[0].score = 85.0;
-        assert_eq!(
-            recommend(&c, &Limits::default(), "-").unwrap().spec,
-            "/a>/b"
+        let why = rec.runner_up.unwrap().why_not;
+        assert!(
+            why.starts_with("it is as safe and spreads as well, but it is hierarchical"),
+            "{why}"
         );
+        // Less headroom decides before simplicity: 60% of the limit against 10%.
+        c[1].kind = KeyKind::Single;
+        c[0].score_parts.storage_headroom = 0.9;
+        c[1].score_parts.storage_headroom = 0.4;
+        assert!(why_not(&c[0], &c[1])
+            .starts_with("its largest logical partition is 60.0% of the limit against 10.0%"));
     }
 
     #[test]
@@ -725,6 +748,7 @@ mod tests {
         let mut c = pair();
         set(&mut c[0], "/a", KeyKind::Single, Verdict::Warn, 95.0);
         set(&mut c[1], "/b", KeyKind::Hashed, Verdict::Pass, 40.0);
+        let c = super::super::rank::rank_reports(c);
         let rec = recommend(&c, &Limits::default(), "-").unwrap();
         assert_eq!(rec.spec, "/b");
         assert_eq!(rec.status, RecommendationStatus::Recommended);

@@ -28,55 +28,9 @@ pub(super) fn finish_report(report: &mut CandidateReport, key_errors: Vec<KeyErr
     report.score = (report.score_parts.score() * 10.0).round() / 10.0;
 }
 
-/// Share of the workload's query executions a candidate serves from about one partition: routed
-/// to a single key, or to a hierarchical prefix that visits 1.5 physical partitions or fewer on
-/// average (a prefix query is targeted, but its latency is a single partition's when the prefix
-/// sits in one).
-fn single_partition_share(r: &CandidateReport) -> Option<f64> {
-    let w = r.workload.as_ref()?;
-    let total: f64 = w.queries.iter().map(|q| q.per_sec).sum();
-    let single = |q: &&crate::model::QueryEval| {
-        q.routing == crate::workload::RoutingClass::Single
-            || (q.routing == crate::workload::RoutingClass::Targeted
-                && q.lookups <= 1
-                && q.partitions_touched <= 1.5)
-    };
-    (total > 0.0).then(|| {
-        w.queries
-            .iter()
-            .filter(single)
-            .map(|q| q.per_sec)
-            .sum::<f64>()
-            / total
-    })
-}
-
 /// The advise stage's ranking applied: reports in rank order with their ranks set.
 pub(super) fn rank_reports(reports: Vec<CandidateReport>) -> Vec<CandidateReport> {
-    let order = advise::rank(
-        &reports
-            .iter()
-            .map(|r| advise::RankItem {
-                verdict: r.verdict,
-                cost: r.cost.as_ref().map(|c| c.monthly_total_usd()),
-                single_partition_share: single_partition_share(r),
-                kind: r.kind,
-                score: r.score,
-                headroom: r.score_parts.storage_headroom,
-                spec: r.spec.as_str(),
-            })
-            .collect::<Vec<_>>(),
-    );
-    let mut slots: Vec<Option<CandidateReport>> = reports.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .enumerate()
-        .map(|(rank, idx)| {
-            let mut r = slots[idx].take().expect("each index once");
-            r.rank = rank + 1;
-            r
-        })
-        .collect()
+    advise::rank::rank_reports(reports)
 }
 
 /// The recommendation, with what the id property needs (automatic search) and, with

@@ -267,7 +267,7 @@ fn ranking_blocks(r: &Report) -> Vec<Block> {
     let mut out = vec![Block::Heading(2, "Ranking".into())];
     if r.candidates.iter().all(|c| c.score_parts.storage_only()) {
         out.push(Block::Text(vec![
-            "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). Order: verdict, then score, then storage headroom, then the order the candidates came in (explicit first, then the search's priority).".into(),
+            "Storage-only ranking: no workload was given, so throughput and query routing score nothing either way (pass --workload or --writes-per-sec to include them). The query pattern decides which key serves best; without it the order is storage safety and spread only: verdict, then storage headroom (ample under 25% of the limit, tight under 70%), then logical partitions to spread over (thousands, hundreds, fewer), then simplicity, then score, then the order the candidates came in (explicit first, then the search's priority).".into(),
         ]));
     }
     let with_ru = r
