@@ -416,6 +416,10 @@ fn barely_matters(win: &CandidateReport) -> Option<(f64, f64)> {
 /// The winner's cost, as the reasons quote it.
 fn cost_reason(c: &crate::model::CostEval) -> String {
     let by = match c.required_by {
+        crate::model::RequiredBy::HottestPartition if c.physical_partitions == 1 => format!(
+            "its one physical partition needs {} RU/s",
+            crate::fmt::count(c.hottest_partition_ru_per_sec)
+        ),
         crate::model::RequiredBy::HottestPartition => format!(
             "the hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly",
             c.physical_partitions,
@@ -444,14 +448,14 @@ fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
             || (fails_only_for_throughput(win) && fails_only_for_throughput(r));
         if super::cost::cheaper(w.monthly_total_usd(), c.monthly_total_usd()) && comparable {
             return format!(
-                "it costs about {} USD a month against {} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {} partitions)",
+                "it costs about {} USD a month against {} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {})",
                 crate::fmt::count(c.monthly_total_usd()),
                 crate::fmt::count(w.monthly_total_usd()),
                 crate::fmt::count(c.required_ru_per_sec),
                 crate::fmt::count(w.required_ru_per_sec),
                 crate::fmt::count(c.demand_ru_per_sec),
                 crate::fmt::count(c.hottest_partition_ru_per_sec),
-                c.physical_partitions
+                crate::fmt::plural(c.physical_partitions as f64, "partition")
             );
         }
     }
