@@ -253,18 +253,8 @@ fn without_a_workload_spread_decides_before_evenness() {
     );
     let rec = &r["recommendation"];
     assert_eq!(rec["spec"], "/userId", "{rec}");
-    let tenant = r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == "/tenantId")
-        .unwrap();
-    let user = r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == "/userId")
-        .unwrap();
+    let tenant = crate::worked::find(&r, "/tenantId");
+    let user = crate::worked::find(&r, "/userId");
     // The tenants are the more even (their evenness part is higher)…
     assert!(
         tenant["score_parts"]["evenness"].as_f64().unwrap()

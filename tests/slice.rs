@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::recommend::{analyze, Rng};
 use crate::util::Test;
+use crate::worked::{f, find as candidate};
 
 /// 100 customers with 10 to 30 orders each (seeded), every order about 600 bytes. Returns the
 /// file and each customer's (documents, stored bytes) with 200 bytes of system properties per
@@ -34,19 +35,6 @@ fn customers() -> (String, Vec<(u64, f64)>) {
         sizes.push((orders, bytes));
     }
     (data, sizes)
-}
-
-fn candidate<'a>(r: &'a Value, spec: &str) -> &'a Value {
-    r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == spec)
-        .unwrap_or_else(|| panic!("{spec} not analyzed"))
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
 const WORKLOAD: &str = "writes: { per_sec: 200, kind: insert }\nqueries:\n  - name: orders of a customer\n    per_sec: 300\n    filter: { /customerId: eq }\n";
@@ -183,43 +171,23 @@ fn a_slice_key_over_the_limit_fails_for_certain() {
 #[test]
 fn the_declaration_needs_a_projection_and_a_known_form() {
     let f = crate::util::fixture("events.jsonl");
-    let out = Test::new()
-        .args(["analyze", f.to_str().unwrap(), "--sample", "slice"])
-        .run()
-        .bad_input();
-    assert!(
-        out.stderr.contains("add --total-size or --total-docs"),
-        "{}",
-        out.stderr
-    );
-    let out = Test::new()
-        .args([
-            "analyze",
-            f.to_str().unwrap(),
-            "--total-size",
-            "1TB",
-            "--sample",
-            "slices",
-        ])
-        .run()
-        .bad_input();
-    assert!(out
-        .stderr
-        .contains("use uniform, slice, or slice:/customerId"));
-    let out = Test::new()
-        .args([
-            "analyze",
-            f.to_str().unwrap(),
-            "--total-size",
-            "1TB",
-            "--sample",
-            "slice:tenantId>/id",
-        ])
-        .run()
-        .bad_input();
-    assert!(
-        out.stderr.contains("is not one property path"),
-        "{}",
-        out.stderr
-    );
+    let cases: [(&[&str], &str); 3] = [
+        (&["--sample", "slice"], "add --total-size or --total-docs"),
+        (
+            &["--total-size", "1TB", "--sample", "slices"],
+            "use uniform, slice, or slice:/customerId",
+        ),
+        (
+            &["--total-size", "1TB", "--sample", "slice:tenantId>/id"],
+            "is not one property path",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = Test::new()
+            .args(["analyze", f.to_str().unwrap()])
+            .args(args.iter().copied())
+            .run()
+            .bad_input();
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::recommend::{analyze, zipf_table, Rng};
 
-fn find<'a>(r: &'a Value, spec: &str) -> &'a Value {
+pub(crate) fn find<'a>(r: &'a Value, spec: &str) -> &'a Value {
     r["candidates"]
         .as_array()
         .unwrap()
@@ -18,7 +18,7 @@ fn find<'a>(r: &'a Value, spec: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("{spec} not analyzed"))
 }
 
-fn f(v: &Value) -> f64 {
+pub(crate) fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
