@@ -481,3 +481,37 @@ fn the_automatic_search_reads_standard_input() {
         from_file["discovery"]["generated"]
     );
 }
+
+/// The automatic search leads hierarchies with the entity the data is named for, not with an
+/// attribute that happens to repeat: `/device/os` (20 values, each in thousands of documents)
+/// used to be a first level (`/device/os>/tenantId`, `/device/os>/userId`, three levels too),
+/// each a full pass of a key table for a key no architect would choose.
+#[test]
+fn attributes_do_not_lead_hierarchies_when_an_entity_is_named() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(3);
+    let mut data = String::new();
+    for i in 0..4000 {
+        writeln!(
+            data,
+            r#"{{"id":"e{i}","tenantId":"t{}","userId":"u{}","device":{{"os":"v{}"}}}}"#,
+            rng.below(50),
+            rng.below(2000),
+            rng.below(20)
+        )
+        .unwrap();
+    }
+    let r = analyze(dir.path(), &data, None, &[]);
+    let generated: Vec<&str> = r["discovery"]["generated"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["spec"].as_str().unwrap())
+        .collect();
+    assert!(generated.contains(&"/tenantId>/userId"), "{generated:?}");
+    assert!(
+        !generated.iter().any(|g| g.starts_with("/device/os>")),
+        "{generated:?}"
+    );
+}

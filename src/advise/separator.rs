@@ -56,8 +56,16 @@ pub fn separator_finding<'a>(
     if expected.iter().all(Option::is_none) {
         return None;
     }
+    // Every joined component holds at least its expected separators, so a key whose bytes
+    // hold no more than their sum in all cannot have one inside a value: most keys are passed
+    // without decoding them (1.8 M synthetic keys took 0.5 s decoded one by one).
+    let at_most: usize = expected.iter().flatten().sum();
+    let finder = memchr::memmem::Finder::new(separator.as_bytes());
     let (mut n_keys, mut n_docs, mut example) = (0u64, 0u64, None);
     for (key, docs) in keys {
+        if finder.find_iter(key).nth(at_most).is_none() {
+            continue;
+        }
         let components = decode_key(key);
         let bad = components
             .iter()
@@ -151,6 +159,16 @@ mod tests {
             &[r#"{"a":"x-1","ts":"2024-03-05T10:00:00Z"}"#],
         );
         assert_eq!(f.unwrap().evidence["example"], "x-1-2024-03-05");
+    }
+
+    #[test]
+    fn a_longer_separator_is_found_past_the_byte_count_shortcut() {
+        // `||`: the key `x||y||z` holds two, one more than `/a+/b` joins with; the shortcut
+        // (no more separators in the key's bytes than the parts put there) must not hide it.
+        let f = check("/a+/b", "||", &[r#"{"a":"x||y","b":"z"}"#]).unwrap();
+        assert_eq!(f.evidence["example"], "x||y||z");
+        // Three bars are one `||` and a bar: no second separator, nothing to report.
+        assert!(check("/a+/b", "||", &[r#"{"a":"x|","b":"z"}"#]).is_none());
     }
 
     #[test]

@@ -396,7 +396,11 @@ fn natural_groups(singles: &[&FieldProfile], documents: u64) -> Vec<String> {
 }
 
 /// Tenant-like fields: values repeat (≥ 5 documents each on average), at least 10 of them;
-/// fields the workload filters on first, then fewer values first.
+/// fields the workload filters on first, then entity names, then fewer values first. When some
+/// are filtered on or named as entities (`tenantId`, `customerRef`), the others are not first
+/// levels: an expert leads a hierarchy with the entity the application works by, not with an
+/// attribute that happens to repeat (`/device/os`, 20 values), and each such candidate costs the
+/// automatic search a full pass of its key table.
 fn first_levels<'a>(
     singles: &[&'a FieldProfile],
     documents: u64,
@@ -420,6 +424,10 @@ fn first_levels<'a>(
             .then(a.distinct.cmp(&b.distinct))
             .then(a.path.cmp(&b.path))
     });
+    let chosen = |f: &&FieldProfile| filtered.contains(&f.path) || is_entity(f);
+    if out.iter().any(chosen) {
+        out.retain(chosen);
+    }
     out.truncate(MAX_FIRST_LEVELS);
     out
 }
