@@ -191,3 +191,46 @@ fn the_declaration_needs_a_projection_and_a_known_form() {
         assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
     }
 }
+
+/// `--sample slice` for every candidate also slices `/status` (3 values): the report warns that
+/// its 3 values would become hundreds of thousands, and names the per-path declaration; the
+/// customer key (an entity name) gets no such warning.
+#[test]
+fn slicing_a_status_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let (data, _) = customers();
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &[
+            "-c",
+            "/customerId,/status",
+            "--total-size",
+            "500GB",
+            "--sample",
+            "slice",
+        ],
+    );
+    let codes = |spec: &str| -> Vec<String> {
+        candidate(&r, spec)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["code"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(codes("/status").contains(&"SLICE_OF_FEW_VALUES".to_owned()));
+    assert!(!codes("/customerId").contains(&"SLICE_OF_FEW_VALUES".to_owned()));
+    let status = candidate(&r, "/status");
+    let finding = status["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "SLICE_OF_FEW_VALUES")
+        .unwrap();
+    let growth = f(&r["input"]["scale_factor"]);
+    assert_eq!(finding["evidence"]["keys"], 3);
+    let production = f(&finding["evidence"]["production_keys"]);
+    assert!((production - 3.0 * growth).abs() < 1e-6 * growth);
+}

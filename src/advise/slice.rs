@@ -100,3 +100,34 @@ pub fn extrapolation(t: &SliceTail) -> String {
         ),
     }
 }
+
+/// The keys of a sliced candidate that is probably not an entity: fewer than this many values
+/// in the slice, and no part named as an entity.
+pub const SLICE_FEW_VALUES: u64 = 100;
+
+/// `SLICE_OF_FEW_VALUES`: the declaration multiplies this key's values by the growth, which is
+/// right for entities (customers, devices) and wrong for a status, a category or a flag, whose
+/// values do not grow in number with the container. WARN when the slice holds fewer than
+/// [`SLICE_FEW_VALUES`] of them and no part of the key is named as an entity.
+pub fn few_values_finding(cand: &crate::keys::spec::Candidate, t: &SliceTail) -> Option<Finding> {
+    let entity = cand
+        .paths()
+        .iter()
+        .any(|p| crate::profile::names::role(&p.text) == crate::profile::names::NameRole::Entity);
+    if entity || t.keys >= SLICE_FEW_VALUES {
+        return None;
+    }
+    let production = t.keys as f64 * t.growth;
+    Some(Finding::new(
+        "SLICE_OF_FEW_VALUES",
+        Severity::Warn,
+        format!(
+            "declared a representative slice, so this key's {} values become about {} in production ({} times as many), each keeping its size; a status, a category or a flag does not gain values as the container grows: if `{}` is not an entity the sample holds whole, declare the slice for the entity paths only (--sample slice:/customerId)",
+            t.keys,
+            count(production),
+            count(t.growth),
+            cand.spec
+        ),
+        json!({"keys": t.keys, "growth": t.growth, "production_keys": production}),
+    ))
+}

@@ -97,6 +97,9 @@ fn data_findings(
         one_item_cap(ctx),
     ));
     findings.extend(advise::storage_findings(cand, stats, l, ctx.proj.projected));
+    if let Some(t) = &ctx.proj.slice {
+        findings.extend(advise::slice::few_values_finding(cand, t));
+    }
     findings.extend(advise::separator::separator_finding(
         cand,
         stats
