@@ -131,3 +131,85 @@ pub fn few_values_finding(cand: &crate::keys::spec::Candidate, t: &SliceTail) ->
         json!({"keys": t.keys, "growth": t.growth, "production_keys": production}),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GB: f64 = 1e9;
+
+    /// A slice whose largest key holds `seen` GB, production's largest expected at `point` GB
+    /// and bounded by `high` GB.
+    fn case(seen: f64, point: f64, high: f64) -> (SizeProjection, SliceTail) {
+        let t = SliceTail {
+            keys: 200,
+            growth: 1000.0,
+            k: 14,
+            gamma: 0.6,
+            gamma_high: 0.86,
+            gamma_moment: 0.5,
+            heavy_tail: true,
+            threshold: 0.1 * GB,
+            top_mean: 0.3 * GB,
+            largest_seen: seen * GB,
+            expected_max: point * GB,
+            high_max: Some(high * GB),
+        };
+        let unseen = point > seen;
+        let s = SizeProjection {
+            projected: true,
+            max_bytes: point * GB,
+            max_key: if unseen { SLICE_UNSEEN_KEY } else { "\"t1\"" }.into(),
+            max_heavy: true,
+            max_range: [seen * GB, high * GB],
+            max_low_key: "\"t1\"".into(),
+            heavy_high: seen * GB,
+            heavy_high_key: "\"t1\"".into(),
+            tail_bound_bytes: high * GB,
+            total_bytes: 1000.0 * GB,
+            slice: Some(t.clone()),
+        };
+        (s, t)
+    }
+
+    fn verdict(seen: f64, point: f64, high: f64) -> Option<(&'static str, Severity, String)> {
+        let (s, t) = case(seen, point, high);
+        slice_findings(&s, &t, &Limits::default())
+            .into_iter()
+            .next()
+            .map(|f| (f.code, f.severity, f.message))
+    }
+
+    #[test]
+    fn slice_verdicts_follow_the_known_keys_then_the_extrapolation() {
+        // A key of the slice at 21 GB: over the 20 GB limit for certain.
+        let (code, sev, msg) = verdict(21.0, 21.0, 40.0).unwrap();
+        assert_eq!(
+            (code, sev),
+            ("LOGICAL_PARTITION_OVER_LIMIT", Severity::Fail)
+        );
+        assert!(msg.contains("holds 21.0 GB in the slice"), "{msg}");
+        // The slice's largest at 2 GB, production's expected at 25 GB: likely over.
+        let (code, sev, msg) = verdict(2.0, 25.0, 90.0).unwrap();
+        assert_eq!(
+            (code, sev),
+            ("LOGICAL_PARTITION_OVER_LIMIT", Severity::Fail)
+        );
+        assert!(
+            msg.starts_with("production's largest logical partition is expected at 25.0 GB"),
+            "{msg}"
+        );
+        // Expected at 5 GB, only the 95% bound (15 GB) past the 14 GB alert level: WARN.
+        let (code, sev, msg) = verdict(2.0, 5.0, 15.0).unwrap();
+        assert_eq!(
+            (code, sev),
+            ("LOGICAL_PARTITION_NEAR_LIMIT", Severity::Warn)
+        );
+        assert!(
+            msg.starts_with("a key larger than any in the slice could reach (95% bound) 15.0 GB"),
+            "{msg}"
+        );
+        // Everything under the alert level: nothing to say.
+        assert!(verdict(2.0, 5.0, 13.0).is_none());
+    }
+}

@@ -281,7 +281,6 @@ mod tests {
             heavy_high_key: "\"t1\"".into(),
             tail_bound_bytes: 0.0,
             total_bytes: 1000.0 * GB,
-            mean_doc_bytes: 1000.0,
             slice: None,
         }
     }

@@ -29,8 +29,6 @@ pub struct SizeProjection {
     pub tail_bound_bytes: f64,
     /// Production stored bytes of the candidate.
     pub total_bytes: f64,
-    /// Mean stored bytes of a sampled document.
-    pub mean_doc_bytes: f64,
     /// A representative slice's extrapolation of production's largest key, in stored bytes.
     pub slice: Option<crate::estimate::SliceTail>,
 }
@@ -158,7 +156,6 @@ pub fn project_sizes(
         heavy_high_key: heavy_key,
         tail_bound_bytes,
         total_bytes: stats.total_bytes,
-        mean_doc_bytes,
         slice,
     }
 }
