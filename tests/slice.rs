@@ -45,7 +45,12 @@ fn a_slice_of_customers_keeps_their_size_and_multiplies_their_number() {
     let (data, sizes) = customers();
     let n: u64 = sizes.iter().map(|s| s.0).sum();
     let largest = sizes.iter().map(|s| s.1).fold(0.0, f64::max);
-    let args = ["-c", "/customerId,/status", "--total-size", "500GB"];
+    let args = [
+        "-c",
+        "/customerId,/status,/customerId>/id",
+        "--total-size",
+        "500GB",
+    ];
     let uniform = analyze(dir.path(), &data, Some(WORKLOAD), &args);
     let mut sliced_args = args.to_vec();
     sliced_args.extend(["--sample", "slice:/customerId"]);
@@ -97,6 +102,23 @@ fn a_slice_of_customers_keeps_their_size_and_multiplies_their_number() {
         ss["max_logical_partition_bytes"]
     );
 
+    // `/customerId>/id` never repeats (one order per key either way), but its first level is
+    // the customer: under the slice it keeps the largest customer's own bytes, not gigabytes.
+    let prefix =
+        |r: &Value| f(&candidate(r, "/customerId>/id")["levels"][0]["largest_prefix_bytes"]);
+    assert!(prefix(&uniform) > 1e9, "{}", prefix(&uniform));
+    assert!(
+        (prefix(&sliced) - largest).abs() < 1e-6,
+        "{}",
+        prefix(&sliced)
+    );
+    // Its layout holds each customer whole: every customer prefix in one physical partition.
+    let fanout = &candidate(&sliced, "/customerId>/id")["layout"]["prefix_fanout"][0];
+    assert_eq!(
+        fanout["distribution"],
+        serde_json::json!([[1, 100]]),
+        "{fanout}"
+    );
     // The workload's totals are the whole workload's either way; each customer's share of
     // them is its documents over production's, n / N of the uniform reading's.
     let (uw, sw) = (&u["workload"]["ru_demand"], &s["workload"]["ru_demand"]);

@@ -95,6 +95,11 @@ pub struct Projector {
     /// `Some`: the sample is a representative slice for this candidate (`--sample slice`): its
     /// keys keep their size, their number grows, and this is what bounds the unseen ones.
     pub slice: Option<SliceTail>,
+    /// The sample is declared a representative slice for this candidate: its keys and their
+    /// hierarchical prefixes keep their sampled size and carry `n / N` of the traffic that
+    /// follows documents. Also true for a key that never repeats, which has no [`Self::slice`]
+    /// (its partitions are one document either way) but whose prefixes are entities.
+    pub sliced: bool,
 }
 
 impl Projector {
@@ -162,6 +167,7 @@ impl Projector {
             regime,
             regime_evidence,
             slice: None,
+            sliced: false,
         }
     }
 
@@ -171,8 +177,12 @@ impl Projector {
     /// size, or for a key with `/id`, it is [`Self::from_profile`].
     pub fn from_slice(profile: FrequencyProfile, target: &Target, one_item: bool) -> Projector {
         let mut p = Self::from_profile(profile, target, one_item);
-        if !p.projected || one_item || p.regime == Regime::Unique {
-            // One document per key either way: a slice and a uniform sample agree.
+        if !p.projected {
+            return p;
+        }
+        p.sliced = true;
+        if one_item || p.regime == Regime::Unique {
+            // One document per key either way: only the prefixes and the traffic differ.
             return p;
         }
         let growth = p.population_documents / p.sample_documents;
@@ -194,9 +204,10 @@ impl Projector {
     /// documents: all of it for a uniform sample (each key keeps its share), `n / N` for a
     /// slice (the rest goes to keys the slice does not hold).
     pub fn sampled_traffic_share(&self) -> f64 {
-        match self.slice {
-            Some(_) => self.sample_documents / self.population_documents,
-            None => 1.0,
+        if self.sliced {
+            self.sample_documents / self.population_documents
+        } else {
+            1.0
         }
     }
 

@@ -121,7 +121,13 @@ pub fn place(
                 }
                 continue;
             }
-            let prefix_bytes = stats.total_bytes * docs as f64 / sample_docs;
+            // A uniform sample: the prefix holds its share of production. A slice: it keeps
+            // its own size (its members' bytes); production's other prefixes are spread below.
+            let prefix_bytes = if proj.sliced {
+                g.bytes
+            } else {
+                stats.total_bytes * docs as f64 / sample_docs
+            };
             let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
             for i in g.members.clone() {
                 if heavy(i) {

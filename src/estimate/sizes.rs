@@ -57,7 +57,8 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
                         bytes / documents.max(f64::MIN_POSITIVE) * p.sample.documents as f64
                     })
                     .sum();
-                sample * proj.heavy_scale
+                // A slice's prefix keeps its size, even when its full keys never repeat.
+                sample * if proj.sliced { 1.0 } else { proj.heavy_scale }
             } else {
                 g.bytes
             };
