@@ -51,6 +51,22 @@ fn virtual_count(bytes: f64, phys_limit: f64, minimum: usize) -> usize {
     (by_size.max(minimum as f64) as usize).min(1 << 18)
 }
 
+/// What a heavy first-level prefix of `docs` sample documents (`group_bytes` as its members are
+/// projected) holds in production: its share of production for a uniform sample; its own size
+/// for a representative slice, whose other prefixes are spread with the rest.
+fn prefix_production_bytes(
+    stats: &CandidateStats,
+    proj: &Projector,
+    group_bytes: f64,
+    docs: u64,
+) -> f64 {
+    if proj.sliced {
+        group_bytes
+    } else {
+        stats.total_bytes * docs as f64 / proj.sample_documents.max(1.0)
+    }
+}
+
 /// Builds the layout input. `epk_of(i)` is the EPK of `stats.partitions[i]`; `demand.0[i]` its
 /// RU/s (empty: none), `demand.1` the RU/s of keys the sample does not hold (a representative
 /// slice's), spread with the rest of production's bytes.
@@ -121,13 +137,7 @@ pub fn place(
                 }
                 continue;
             }
-            // A uniform sample: the prefix holds its share of production. A slice: it keeps
-            // its own size (its members' bytes); production's other prefixes are spread below.
-            let prefix_bytes = if proj.sliced {
-                g.bytes
-            } else {
-                stats.total_bytes * docs as f64 / sample_docs
-            };
+            let prefix_bytes = prefix_production_bytes(stats, proj, g.bytes, docs);
             let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
             for i in g.members.clone() {
                 if heavy(i) {
