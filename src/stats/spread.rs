@@ -47,27 +47,18 @@ pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
     let mut max = 0.0f64;
     let mut sum = 0.0;
     let mut n = 0usize;
-    // Runs of equal values (in key order, most partitions of a unique key hold one document)
-    // are recorded at once: a histogram record costs more than the rest of the loop.
-    let mut run: (u64, u64) = (0, 0);
+    // Equal values are recorded at once (a histogram record costs more than the rest of the
+    // loop): most partitions of a unique key hold one document, and their sizes take a few
+    // hundred values in no order.
+    let mut pending = Tally::new();
     for v in values {
-        let r = round_to_count(v);
-        if r == run.0 && run.1 > 0 {
-            run.1 += 1;
-        } else {
-            if run.1 > 0 {
-                h.saturating_record_n(run.0, run.1);
-            }
-            run = (r, 1);
-        }
+        pending.add(round_to_count(v), |r, k| h.saturating_record_n(r, k as u64));
         min = min.min(v);
         max = max.max(v);
         sum += v;
         n += 1;
     }
-    if run.1 > 0 {
-        h.saturating_record_n(run.0, run.1);
-    }
+    pending.flush(|r, k| h.saturating_record_n(r, k as u64));
     if n == 0 {
         return Distribution::default();
     }
@@ -187,23 +178,19 @@ fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
         n: 0,
         total: 0.0,
     };
-    // A size equal to the one before goes where it went: counted sizes are counted in a run
-    // (neighbouring partitions mostly share their size), added to the map when the run ends.
-    let mut run: (u64, usize) = (0, 0);
+    // Counted sizes are tallied in a small cache first (neighbouring partitions mostly share
+    // their size, or take one of a few hundred sizes), and added to the map when evicted.
+    let mut pending = Tally::new();
     for v in values {
         c.n += 1;
         c.total += v;
         let bits = v.to_bits();
-        if run.1 > 0 && bits == run.0 {
-            run.1 += 1;
+        if pending.bump(bits) {
             continue;
         }
-        if run.1 > 0 {
-            *c.counts.entry(run.0).or_insert(0) += run.1;
-            run.1 = 0;
-        }
         if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&bits)) {
-            run = (bits, 1);
+            let counts = &mut c.counts;
+            pending.insert(bits, |b, k| *counts.entry(b).or_insert(0) += k);
         } else {
             if c.rest.is_empty() {
                 c.rest.reserve(hint);
@@ -211,10 +198,71 @@ fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
             c.rest.push(v);
         }
     }
-    if run.1 > 0 {
-        *c.counts.entry(run.0).or_insert(0) += run.1;
-    }
+    let counts = &mut c.counts;
+    pending.flush(|b, k| *counts.entry(b).or_insert(0) += k);
     c
+}
+
+/// Slots of a [`Tally`].
+const TALLY_SLOTS: usize = 256;
+
+/// Counts of recent values, direct-mapped by value: a value's count grows here and is handed
+/// on (to a histogram, a map) when another value takes its slot or at the end. The totals
+/// handed on are the same as counting each value where it goes; only the number of hand-overs
+/// drops, from one per change of value to one per eviction.
+struct Tally {
+    slots: Box<[(u64, usize); TALLY_SLOTS]>,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            slots: Box::new([(0, 0); TALLY_SLOTS]),
+        }
+    }
+
+    #[inline]
+    fn slot(v: u64) -> usize {
+        (v.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
+    }
+
+    /// Counts `v` once more if it is being tallied; false if not.
+    #[inline]
+    fn bump(&mut self, v: u64) -> bool {
+        let s = &mut self.slots[Self::slot(v)];
+        if s.1 > 0 && s.0 == v {
+            s.1 += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Starts tallying `v` (not being tallied) at 1, handing on the value it displaces.
+    #[inline]
+    fn insert(&mut self, v: u64, mut out: impl FnMut(u64, usize)) {
+        let s = &mut self.slots[Self::slot(v)];
+        if s.1 > 0 {
+            out(s.0, s.1);
+        }
+        *s = (v, 1);
+    }
+
+    /// Counts `v` once more, tallied or not.
+    #[inline]
+    fn add(&mut self, v: u64, out: impl FnMut(u64, usize)) {
+        if !self.bump(v) {
+            self.insert(v, out);
+        }
+    }
+
+    /// Hands on every count.
+    fn flush(&mut self, mut out: impl FnMut(u64, usize)) {
+        for s in self.slots.iter_mut().filter(|s| s.1 > 0) {
+            out(s.0, s.1);
+            s.1 = 0;
+        }
+    }
 }
 
 /// The counted sizes in ascending order, as runs of equal values.
@@ -271,16 +319,17 @@ pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes 
     }
     let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
     // (-0.0 is the neutral element `f64: Sum` starts from.)
-    // A size equal to the one before has the same entropy term: its logarithm is not taken
-    // again (the sums still add every term, in order).
-    let mut memo: (u64, f64) = (f64::NAN.to_bits(), 0.0);
+    // A size seen recently has the same entropy term: its logarithm is not taken again
+    // (direct-mapped by size; the sums still add every term, in order).
+    let mut memo = vec![(f64::NAN.to_bits(), 0.0f64); TALLY_SLOTS];
     let (squares, h) = values().fold((-0.0f64, -0.0f64), |(sq, h), v| {
         let h = if v > 0.0 {
-            if v.to_bits() != memo.0 {
+            let m = &mut memo[Tally::slot(v.to_bits())];
+            if v.to_bits() != m.0 {
                 let p = v / total;
-                memo = (v.to_bits(), -p * p.ln());
+                *m = (v.to_bits(), -p * p.ln());
             }
-            h + memo.1
+            h + m.1
         } else {
             h
         };
@@ -429,6 +478,32 @@ mod tests {
             );
             assert!((d.mean - 101.7).abs() < 1e-9, "{}", d.mean);
         }
+    }
+
+    #[test]
+    fn interleaved_values_past_the_tally_record_as_sorted_ones() {
+        // 600 distinct sizes cycling (more than the tally's slots, so values are evicted and
+        // come back), against the same values sorted into runs: the same histogram, so the
+        // same quantiles, and the same counted runs.
+        let mixed: Vec<f64> = (0..120_000u64)
+            .map(|i| (i * 7919 % 600) as f64 * 3.0 + 40.0)
+            .collect();
+        let mut sorted = mixed.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (a, b) = (
+            distribution(mixed.iter().copied()),
+            distribution(sorted.iter().copied()),
+        );
+        assert_eq!((a.p50, a.p90, a.p99), (b.p50, b.p90, b.p99));
+        assert_eq!((a.min, a.max), (40.0, 599.0 * 3.0 + 40.0));
+        assert_eq!(
+            a.p50, 937.0,
+            "the 300th of 600 sizes, 40 + 299 × 3 (exact below 2,048)"
+        );
+        let runs = sorted_runs(mixed.iter().copied(), mixed.len());
+        assert_eq!(runs.len(), 600);
+        assert!(runs.iter().all(|&(_, m)| m == 200), "each size 200 times");
+        assert!(runs.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
     #[test]
