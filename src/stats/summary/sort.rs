@@ -213,6 +213,11 @@ mod tests {
         let mut want = keys.clone();
         want.sort();
         assert_eq!(sorted(&keys), want);
+        // Every key 16 bytes or longer: the heads alone order the first step.
+        keys.retain(|k| k.len() >= 16);
+        want.retain(|k| k.len() >= 16);
+        assert!(keys.len() > PARALLEL_RUN);
+        assert_eq!(sorted(&keys), want);
     }
 
     #[test]
