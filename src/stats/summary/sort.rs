@@ -30,7 +30,30 @@ const PARALLEL_RUN: usize = 1 << 13;
 /// Sorts rows by their keys' bytes (keys may repeat: equal keys end up adjacent, in an
 /// unspecified order among themselves).
 pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) {
-    refine(rows, arenas, 0);
+    let d = shared_prefix(rows, arenas);
+    refine(rows, arenas, if d >= 16 { d } else { 0 });
+}
+
+/// How many leading bytes every key shares, when all their heads are equal (else 0, without a
+/// key read). The rows are still in the order the drain wrote them, their keys' storage order,
+/// so reading the keys now is a sequential read; the first step then sorts by where the keys
+/// differ (URLs sharing `https://api.example.com/v1/tenants/tenant-0000`), where sorting by
+/// their equal heads first would have read every key again at random.
+fn shared_prefix(rows: &[PartitionRow], arenas: &KeyArenas) -> usize {
+    let Some(first) = rows.first() else {
+        return 0;
+    };
+    let h = first.key.head128();
+    let same = |p: &PartitionRow| p.key.head128() == h && p.key.len() >= 16;
+    let sample = rows.iter().step_by(rows.len() / 64 + 1);
+    if rows.len() < PARALLEL_RUN || !sample.clone().all(same) || !rows.par_iter().all(same) {
+        return 0;
+    }
+    let f = arenas.get(first.key);
+    rows.par_iter()
+        .map(|p| common_prefix(arenas.get(p.key), f))
+        .min()
+        .unwrap_or(0)
 }
 
 /// The window of `key` at depth `d` (bytes `d..d + 16`, big-endian, zero-padded) and how many
@@ -38,9 +61,13 @@ pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) {
 #[inline]
 fn window(key: &[u8], d: usize) -> (u128, u8) {
     let tail = &key[d.min(key.len())..];
-    let n = tail.len().min(16);
+    if let Some(w) = tail.first_chunk::<16>() {
+        // A whole window: a load, not a call to `memcpy` for a copy of variable length.
+        return (u128::from_be_bytes(*w), 16);
+    }
+    let n = tail.len();
     let mut b = [0u8; 16];
-    b[..n].copy_from_slice(&tail[..n]);
+    b[..n].copy_from_slice(tail);
     (u128::from_be_bytes(b), n as u8)
 }
 
@@ -250,6 +277,49 @@ mod tests {
         let mut want = keys.clone();
         want.sort();
         assert_eq!(sorted(&keys), want);
+        // More URLs than a parallel run, every head equal: the first step starts where they
+        // differ, reading the keys in the rows' order.
+        let (arenas, refs) =
+            KeyArenas::from_keys(keys.iter().filter(|k| k.len() > 40).map(|k| &k[..]));
+        let few: Vec<PartitionRow> = refs
+            .into_iter()
+            .map(|key| PartitionRow {
+                key,
+                sample: SampleCounts::default(),
+            })
+            .collect();
+        assert_eq!(
+            shared_prefix(&few, &arenas),
+            0,
+            "fewer rows than a parallel run"
+        );
+        let mut many = keys.clone();
+        for round in 1..3u8 {
+            many.extend(keys.iter().filter(|k| k.len() > 40).map(|k| {
+                let mut k = k.clone();
+                k.insert(36, b'0' + round);
+                k
+            }));
+        }
+        many.retain(|k| k.starts_with(b"\x08https://api.example.com/v1/tenants/"));
+        assert!(many.len() > PARALLEL_RUN);
+        let (arenas, refs) = KeyArenas::from_keys(many.iter().map(|k| &k[..]));
+        let rows: Vec<PartitionRow> = refs
+            .into_iter()
+            .map(|key| PartitionRow {
+                key,
+                sample: SampleCounts::default(),
+            })
+            .collect();
+        assert_eq!(
+            shared_prefix(&rows, &arenas),
+            36,
+            "`\\x08https://api.example.com/v1/tenants/`"
+        );
+        shuffle(&mut many, 5);
+        let mut want = many.clone();
+        want.sort();
+        assert_eq!(sorted(&many), want);
         assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
         assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
         assert_eq!(common_prefix(b"", b"a"), 0);
