@@ -41,36 +41,68 @@ pub struct Skew {
     pub top1pct_share: f64,
 }
 
-pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
-    let mut h = Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds");
-    let mut min = f64::INFINITY;
-    let mut max = 0.0f64;
-    let mut sum = 0.0;
-    let mut n = 0usize;
-    // Equal values are recorded at once (a histogram record costs more than the rest of the
-    // loop): most partitions of a unique key hold one document, and their sizes take a few
-    // hundred values in no order.
-    let mut pending = Tally::new();
+#[cfg(test)]
+fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
+    let mut d = DistributionAcc::new();
     for v in values {
-        pending.add(round_to_count(v), |r, k| h.saturating_record_n(r, k as u64));
-        min = min.min(v);
-        max = max.max(v);
-        sum += v;
-        n += 1;
+        d.add(v);
     }
-    pending.flush(|r, k| h.saturating_record_n(r, k as u64));
-    if n == 0 {
-        return Distribution::default();
+    d.finish()
+}
+
+/// A [`Distribution`] built one value at a time, in the values' order (the mean's sum).
+pub(super) struct DistributionAcc {
+    h: Histogram<u64>,
+    min: f64,
+    max: f64,
+    sum: f64,
+    n: usize,
+    /// Equal values are recorded at once (a histogram record costs more than the rest of
+    /// [`DistributionAcc::add`]): most partitions of a unique key hold one document, and their
+    /// sizes take a few hundred values in no order.
+    pending: Tally,
+}
+
+impl DistributionAcc {
+    pub(super) fn new() -> DistributionAcc {
+        DistributionAcc {
+            h: Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds"),
+            min: f64::INFINITY,
+            max: 0.0,
+            sum: 0.0,
+            n: 0,
+            pending: Tally::new(),
+        }
     }
-    // hdrhistogram reports the highest equivalent value of a bucket; clamp to the exact range.
-    let q = |p: f64| (h.value_at_quantile(p) as f64).clamp(min.round(), max.round());
-    Distribution {
-        min,
-        p50: q(0.5),
-        p90: q(0.9),
-        p99: q(0.99),
-        max,
-        mean: sum / n as f64,
+
+    #[inline]
+    pub(super) fn add(&mut self, v: f64) {
+        let h = &mut self.h;
+        (self.pending).add(round_to_count(v), |r, k| h.saturating_record_n(r, k as u64));
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.sum += v;
+        self.n += 1;
+    }
+
+    pub(super) fn finish(mut self) -> Distribution {
+        let h = &mut self.h;
+        (self.pending).flush(|r, k| h.saturating_record_n(r, k as u64));
+        let (min, max, n) = (self.min, self.max, self.n);
+        if n == 0 {
+            return Distribution::default();
+        }
+        // hdrhistogram reports the highest equivalent value of a bucket; clamp to the exact
+        // range.
+        let q = |p: f64| (self.h.value_at_quantile(p) as f64).clamp(min.round(), max.round());
+        Distribution {
+            min,
+            p50: q(0.5),
+            p90: q(0.9),
+            p99: q(0.99),
+            max,
+            mean: self.sum / n as f64,
+        }
     }
 }
 
@@ -163,44 +195,65 @@ fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)>
 
 /// Sizes counted by value (at most [`MAX_RUNS`] distinct), the rest kept as they come, with
 /// the sum of all of them in the order they came.
-struct Counted {
+pub(super) struct Counted {
     counts: hashbrown::HashMap<u64, usize>,
     rest: Vec<f64>,
     n: usize,
     total: f64,
+    /// Counted sizes are tallied in a small cache first (neighbouring partitions mostly share
+    /// their size, or take one of a few hundred sizes), and added to the map when evicted.
+    pending: Tally,
+    /// Room to reserve for `rest` when it starts.
+    hint: usize,
 }
 
 /// One pass over the sizes: their count, their sum (in order) and their [`Counted`] values.
 fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
-    let mut c = Counted {
-        counts: hashbrown::HashMap::new(),
-        rest: Vec::new(),
-        n: 0,
-        total: 0.0,
-    };
-    // Counted sizes are tallied in a small cache first (neighbouring partitions mostly share
-    // their size, or take one of a few hundred sizes), and added to the map when evicted.
-    let mut pending = Tally::new();
+    let mut c = Counted::new(hint);
     for v in values {
-        c.n += 1;
-        c.total += v;
-        let bits = v.to_bits();
-        if pending.bump(bits) {
-            continue;
-        }
-        if c.rest.is_empty() && (c.counts.len() < MAX_RUNS || c.counts.contains_key(&bits)) {
-            let counts = &mut c.counts;
-            pending.insert(bits, |b, k| *counts.entry(b).or_insert(0) += k);
-        } else {
-            if c.rest.is_empty() {
-                c.rest.reserve(hint);
-            }
-            c.rest.push(v);
+        c.add(v);
+    }
+    c.finish()
+}
+
+impl Counted {
+    /// Expecting about `hint` sizes.
+    pub(super) fn new(hint: usize) -> Counted {
+        Counted {
+            counts: hashbrown::HashMap::new(),
+            rest: Vec::new(),
+            n: 0,
+            total: 0.0,
+            pending: Tally::new(),
+            hint,
         }
     }
-    let counts = &mut c.counts;
-    pending.flush(|b, k| *counts.entry(b).or_insert(0) += k);
-    c
+
+    #[inline]
+    pub(super) fn add(&mut self, v: f64) {
+        self.n += 1;
+        self.total += v;
+        let bits = v.to_bits();
+        if self.pending.bump(bits) {
+            return;
+        }
+        let c = &mut self.counts;
+        if self.rest.is_empty() && (c.len() < MAX_RUNS || c.contains_key(&bits)) {
+            (self.pending).insert(bits, |b, k| *c.entry(b).or_insert(0) += k);
+        } else {
+            if self.rest.is_empty() {
+                self.rest.reserve(self.hint);
+            }
+            self.rest.push(v);
+        }
+    }
+
+    /// Every tallied count in the map.
+    pub(super) fn finish(mut self) -> Counted {
+        let c = &mut self.counts;
+        (self.pending).flush(|b, k| *c.entry(b).or_insert(0) += k);
+        self
+    }
 }
 
 /// Slots of a [`Tally`].
@@ -296,7 +349,14 @@ fn runs_of(c: Counted) -> Vec<(f64, usize)> {
 pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
     // Two passes over the sizes: the count, the sum and the counted values; then the variance
     // and the entropy, each summed in the sizes' order as before (so bit for bit the same).
-    let counted = counted_sizes(values(), values().size_hint().0);
+    skew_of_counted(counted_sizes(values(), values().size_hint().0), values)
+}
+
+/// [`skew_of`] when the first pass is done: `counted` holds the sizes `values()` gives again.
+pub(super) fn skew_of_counted<I: Iterator<Item = f64>>(
+    counted: Counted,
+    values: impl Fn() -> I,
+) -> Sizes {
     let (n, total) = (counted.n, counted.total);
     if n == 0 || total <= 0.0 {
         return Sizes {

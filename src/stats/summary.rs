@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::keymap::{KeyArenas, KeyMap, KeyRef};
 use super::sampling::{always_kept, KeySampling};
-use super::spread::{distribution, skew_of, Sizes};
 pub use super::spread::{skew, Distribution, Skew};
+use super::spread::{skew_of_counted, Counted, DistributionAcc};
 use super::SampleCounts;
 use crate::keys::{self, prefix_len};
 
@@ -266,26 +266,19 @@ fn combine_repeats(rows: &mut Vec<PartitionRow>, arenas: &mut KeyArenas, seen: &
     crate::timing::mark("summary: repeats combined");
 }
 
-/// The distributions of projected documents and bytes per partition, and the skew of the
-/// sample's stored bytes: three independent passes over the rows, run on both cores.
-fn spreads(
-    partitions: &[PartitionRow],
-    scale: &RowScale,
-    overhead_bytes: f64,
-) -> (Distribution, Distribution, Sizes) {
-    let sample_bytes = |p: &PartitionRow| {
-        p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64
-    };
-    let ((d, b), s) = rayon::join(
-        || {
-            rayon::join(
-                || distribution(scale.documents_of_rows(partitions)),
-                || distribution(scale.bytes_of_rows(partitions)),
-            )
-        },
-        || skew_of(|| partitions.iter().map(sample_bytes)),
-    );
-    (d, b, s)
+/// What the spreads take from the pass over the rows that sums the totals: the distributions
+/// of projected documents and bytes per partition, and the sample's stored bytes per partition
+/// counted for the skew (each pass over millions of rows is a read of all of them).
+struct SpreadsAcc {
+    documents: DistributionAcc,
+    bytes: DistributionAcc,
+    sizes: Counted,
+}
+
+/// The sample's stored bytes of a row, as the skew measures them.
+#[inline]
+fn sample_bytes(p: &PartitionRow, overhead_bytes: f64) -> f64 {
+    p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64
 }
 
 /// The kept keys of a sampled candidate, and what the report needs from them.
@@ -574,7 +567,7 @@ pub fn summarize_drained(
         ..
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let (kept_documents, mut total_bytes, by_bytes) =
+    let (kept_documents, mut total_bytes, by_bytes, spreads) =
         totals_and_largest(&partitions, &rows_scale, top);
     let documents = kept_documents + dropped.documents;
     crate::timing::mark("summary: shapes");
@@ -608,18 +601,24 @@ pub fn summarize_drained(
         sampling = Some(est.sampling);
     }
 
-    let levels = if hierarchical {
-        (1..hierarchical_levels)
-            .map(|l| {
-                let dropped = (level > 0).then_some(&dropped);
-                level_stats(&partitions, &arenas, &rows_scale, l, dropped)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let (documents_per_partition, bytes_per_partition, sizes) =
-        spreads(&partitions, &rows_scale, overhead_bytes);
+    // The prefixes and the skew's second pass (its variance and entropy need the mean) are
+    // independent passes over the rows: on both cores.
+    let (levels, sizes) = rayon::join(
+        || -> Vec<LevelStats> {
+            (1..hierarchical_levels)
+                .map(|l| {
+                    let dropped = (level > 0).then_some(&dropped);
+                    level_stats(&partitions, &arenas, &rows_scale, l, dropped)
+                })
+                .collect()
+        },
+        || {
+            let values = || partitions.iter().map(|p| sample_bytes(p, overhead_bytes));
+            skew_of_counted(spreads.sizes.finish(), values)
+        },
+    );
+    let (documents_per_partition, bytes_per_partition) =
+        (spreads.documents.finish(), spreads.bytes.finish());
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
@@ -645,25 +644,34 @@ pub fn summarize_drained(
 }
 
 /// The rows' sample documents, their projected bytes (summed in key order from -0.0, as `Sum`
-/// does, so the total is the same bit for bit) and the indices of the `top` largest partitions
-/// by bytes, largest first (ties: key order): one pass over the sorted rows, with a short
-/// sorted list (each pass over millions of rows is a read of all of them).
+/// does, so the total is the same bit for bit), the indices of the `top` largest partitions by
+/// bytes, largest first (ties: key order), and the spreads' first pass: one pass over the
+/// sorted rows, with a short sorted list.
 fn totals_and_largest(
     partitions: &[PartitionRow],
     scale: &RowScale,
     top: usize,
-) -> (u64, f64, Vec<usize>) {
+) -> (u64, f64, Vec<usize>, SpreadsAcc) {
     // (bytes, index), largest first; ties by index, which is key order.
     let larger_first = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
     let mut best: Vec<(f64, usize)> = Vec::with_capacity(top + 1);
     let (mut documents, mut bytes) = (0u64, -0.0f64);
-    for (i, (p, b)) in partitions
-        .iter()
-        .zip(scale.bytes_of_rows(partitions))
-        .enumerate()
-    {
-        documents += p.sample.documents;
+    let mut spreads = SpreadsAcc {
+        documents: DistributionAcc::new(),
+        bytes: DistributionAcc::new(),
+        sizes: Counted::new(partitions.len()),
+    };
+    let mut memo: Option<(u64, f64)> = None;
+    for (i, p) in partitions.iter().enumerate() {
+        // As `RowScale::documents_of_rows` and `RowScale::bytes_of_rows` compute them.
+        let c = p.sample;
+        let f = scale.memo_factor(&mut memo, c.documents);
+        let b = (c.minified_bytes as f64 + scale.overhead_bytes * c.documents as f64) * f;
+        documents += c.documents;
         bytes += b;
+        spreads.documents.add(c.documents as f64 * f);
+        spreads.bytes.add(b);
+        spreads.sizes.add(sample_bytes(p, scale.overhead_bytes));
         let row = (b, i);
         if best.len() == top {
             match best.last() {
@@ -675,7 +683,8 @@ fn totals_and_largest(
         best.insert(at, row);
         best.truncate(top);
     }
-    (documents, bytes, best.into_iter().map(|(_, i)| i).collect())
+    let by_bytes = best.into_iter().map(|(_, i)| i).collect();
+    (documents, bytes, by_bytes, spreads)
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
