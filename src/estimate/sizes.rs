@@ -93,18 +93,45 @@ pub fn project_sizes(
     mean_doc_bytes: f64,
     item_bytes: f64,
 ) -> SizeProjection {
+    use rayon::prelude::*;
     let key = |i: usize| crate::keys::key_display(stats.key(i));
-    let (mut low, mut low_key) = (0.0f64, String::new());
-    let (mut heavy_high, mut heavy_key) = (0.0f64, String::new());
-    for (i, p) in stats.partitions.iter().enumerate() {
-        let [lo, hi] = bytes_range(stats, p, proj);
-        if lo > low {
-            (low, low_key) = (lo, key(i));
+    // The largest low end, and the largest high end of a heavy key, each the first in key
+    // order among equals (above 0): a pass over every row, on both cores (it is bound by
+    // reading the rows).
+    type Best = (f64, usize);
+    let better = |a: Best, b: Best| {
+        if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+            b
+        } else {
+            a
         }
-        if p.sample.documents >= HEAVY_MIN_COUNT && hi > heavy_high {
-            (heavy_high, heavy_key) = (hi, key(i));
-        }
-    }
+    };
+    let none = (0.0f64, usize::MAX);
+    let (low, heavy) = (stats.partitions.par_iter().enumerate())
+        .fold(
+            || (none, none),
+            |(low, heavy), (i, p)| {
+                let [lo, hi] = bytes_range(stats, p, proj);
+                let heavy = if p.sample.documents >= HEAVY_MIN_COUNT && hi > heavy.0 {
+                    (hi, i)
+                } else {
+                    heavy
+                };
+                (if lo > low.0 { (lo, i) } else { low }, heavy)
+            },
+        )
+        .reduce(|| (none, none), |a, b| (better(a.0, b.0), better(a.1, b.1)));
+    let named = |(v, i): Best| {
+        (
+            v,
+            if i == usize::MAX {
+                String::new()
+            } else {
+                key(i)
+            },
+        )
+    };
+    let ((low, low_key), (heavy_high, heavy_key)) = (named(low), named(heavy));
     let tail_bound_bytes = if proj.one_item {
         // One item per logical partition, at most the item size limit.
         if proj.projected {
