@@ -192,15 +192,21 @@ mod tests {
     use super::*;
     use crate::stats::SampleCounts;
 
-    fn sorted(keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
-        let (arenas, refs) = KeyArenas::from_keys(keys.iter().map(|k| &k[..]));
-        let mut rows: Vec<PartitionRow> = refs
+    /// Rows of these keys, with sample counts of zero.
+    fn rows_of<'a>(keys: impl Iterator<Item = &'a [u8]>) -> (KeyArenas, Vec<PartitionRow>) {
+        let (arenas, refs) = KeyArenas::from_keys(keys);
+        let rows = refs
             .into_iter()
             .map(|key| PartitionRow {
                 key,
                 sample: SampleCounts::default(),
             })
             .collect();
+        (arenas, rows)
+    }
+
+    fn sorted(keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let (arenas, mut rows) = rows_of(keys.iter().map(|k| &k[..]));
         sort_by_key(&mut rows, &arenas);
         rows.iter().map(|p| arenas.get(p.key).to_vec()).collect()
     }
@@ -279,15 +285,7 @@ mod tests {
         assert_eq!(sorted(&keys), want);
         // More URLs than a parallel run, every head equal: the first step starts where they
         // differ, reading the keys in the rows' order.
-        let (arenas, refs) =
-            KeyArenas::from_keys(keys.iter().filter(|k| k.len() > 40).map(|k| &k[..]));
-        let few: Vec<PartitionRow> = refs
-            .into_iter()
-            .map(|key| PartitionRow {
-                key,
-                sample: SampleCounts::default(),
-            })
-            .collect();
+        let (arenas, few) = rows_of(keys.iter().filter(|k| k.len() > 40).map(|k| &k[..]));
         assert_eq!(
             shared_prefix(&few, &arenas),
             0,
@@ -303,14 +301,7 @@ mod tests {
         }
         many.retain(|k| k.starts_with(b"\x08https://api.example.com/v1/tenants/"));
         assert!(many.len() > PARALLEL_RUN);
-        let (arenas, refs) = KeyArenas::from_keys(many.iter().map(|k| &k[..]));
-        let rows: Vec<PartitionRow> = refs
-            .into_iter()
-            .map(|key| PartitionRow {
-                key,
-                sample: SampleCounts::default(),
-            })
-            .collect();
+        let (arenas, rows) = rows_of(many.iter().map(|k| &k[..]));
         assert_eq!(
             shared_prefix(&rows, &arenas),
             36,
