@@ -76,29 +76,8 @@ impl RowScale {
         f.unwrap_or(f64::NAN)
     }
 
-    /// [`RowScale::documents`] of each row, in order (the scale looked up once per run of
-    /// rows sharing a count: passes over millions of rows use these).
-    pub fn documents_of_rows<'a>(
-        &'a self,
-        rows: &'a [PartitionRow],
-    ) -> impl Iterator<Item = f64> + 'a {
-        let mut memo: Option<(u64, f64)> = None;
-        rows.iter().map(move |p| {
-            let c = p.sample.documents;
-            c as f64 * self.memo_factor(&mut memo, c)
-        })
-    }
-
-    /// [`RowScale::bytes`] of each row, in order, as [`RowScale::documents_of_rows`].
-    pub fn bytes_of_rows<'a>(&'a self, rows: &'a [PartitionRow]) -> impl Iterator<Item = f64> + 'a {
-        let mut memo: Option<(u64, f64)> = None;
-        rows.iter().map(move |p| {
-            let c = p.sample;
-            (c.minified_bytes as f64 + self.overhead_bytes * c.documents as f64)
-                * self.memo_factor(&mut memo, c.documents)
-        })
-    }
-
+    /// The scale of count `c`, looked up once per run of rows sharing a count (`memo`: the
+    /// previous row's): passes over millions of rows in key order use it.
     #[inline]
     fn memo_factor(&self, memo: &mut Option<(u64, f64)>, c: u64) -> f64 {
         match *memo {
@@ -663,15 +642,16 @@ fn totals_and_largest(
     };
     let mut memo: Option<(u64, f64)> = None;
     for (i, p) in partitions.iter().enumerate() {
-        // As `RowScale::documents_of_rows` and `RowScale::bytes_of_rows` compute them.
+        // As `RowScale::documents` and `RowScale::bytes` compute them.
         let c = p.sample;
         let f = scale.memo_factor(&mut memo, c.documents);
-        let b = (c.minified_bytes as f64 + scale.overhead_bytes * c.documents as f64) * f;
+        let sample = sample_bytes(p, scale.overhead_bytes);
+        let b = sample * f;
         documents += c.documents;
         bytes += b;
         spreads.documents.add(c.documents as f64 * f);
         spreads.bytes.add(b);
-        spreads.sizes.add(sample_bytes(p, scale.overhead_bytes));
+        spreads.sizes.add(sample);
         let row = (b, i);
         if best.len() == top {
             match best.last() {
