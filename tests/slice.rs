@@ -256,3 +256,55 @@ fn slicing_a_status_is_flagged() {
     let production = f(&finding["evidence"]["production_keys"]);
     assert!((production - 3.0 * growth).abs() < 1e-6 * growth);
 }
+
+#[test]
+fn of_two_slice_keys_equally_large_the_first_in_key_order_is_named() {
+    // c2 and c1 hold 20 orders of the same bytes each (c2's written first), c3 holds 2: the
+    // largest partition is a tie, and the finding names the first in key order, c1, whatever
+    // the order of the file or of the threads' shares of the rows.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut data, mut c1_bytes) = (String::new(), 0.0);
+    for (c, orders) in [("c2", 20), ("c1", 20), ("c3", 2)] {
+        for i in 0..orders {
+            let start = data.len();
+            writeln!(
+                data,
+                r#"{{"id":"{c}-{i:03}","customerId":"{c}","note":"{}"}}"#,
+                "x".repeat(600)
+            )
+            .unwrap();
+            if c == "c1" {
+                // The line without its newline, plus 200 bytes of system properties.
+                c1_bytes += (data.len() - start - 1) as f64 + 200.0;
+            }
+        }
+    }
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &[
+            "-c",
+            "/customerId",
+            "--total-size",
+            "1TB",
+            "--sample",
+            "slice",
+            "--limit",
+            "logical_partition_bytes=10KB",
+        ],
+    );
+    let c = candidate(&r, "/customerId");
+    let fail = c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "LOGICAL_PARTITION_OVER_LIMIT")
+        .expect("over the limit");
+    let message = fail["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("logical partition `c1` holds"),
+        "{message}"
+    );
+    assert!((f(&fail["evidence"]["largest_in_slice_bytes"]) - c1_bytes).abs() < 1e-6);
+}
