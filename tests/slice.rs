@@ -150,13 +150,10 @@ fn a_slice_of_customers_keeps_their_size_and_multiplies_their_number() {
     );
 }
 
-#[test]
-fn a_slice_key_over_the_limit_fails_for_certain() {
-    // With the per-partition limit at 10 KB, the slice's largest customer (at least 10 orders of
-    // about 800 stored bytes) is over it in production too, whatever the growth.
+/// `/customerId` of `data` read as a slice of 1 TB with the logical partition limit at 10 KB:
+/// its verdict and its `LOGICAL_PARTITION_OVER_LIMIT` finding.
+fn sliced_at_10_kb(data: &str) -> (Value, Value) {
     let dir = tempfile::tempdir().unwrap();
-    let (data, sizes) = customers();
-    let largest = sizes.iter().map(|s| s.1).fold(0.0, f64::max);
     let r = analyze(
         dir.path(),
         &data,
@@ -173,13 +170,23 @@ fn a_slice_key_over_the_limit_fails_for_certain() {
         ],
     );
     let c = candidate(&r, "/customerId");
-    assert_eq!(c["verdict"], "fail");
     let fail = c["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|x| x["code"] == "LOGICAL_PARTITION_OVER_LIMIT")
         .expect("over the limit");
+    (c["verdict"].clone(), fail.clone())
+}
+
+#[test]
+fn a_slice_key_over_the_limit_fails_for_certain() {
+    // With the per-partition limit at 10 KB, the slice's largest customer (at least 10 orders of
+    // about 800 stored bytes) is over it in production too, whatever the growth.
+    let (data, sizes) = customers();
+    let largest = sizes.iter().map(|s| s.1).fold(0.0, f64::max);
+    let (verdict, fail) = sliced_at_10_kb(&data);
+    assert_eq!(verdict, "fail");
     assert!(
         fail["message"]
             .as_str()
@@ -262,7 +269,6 @@ fn of_two_slice_keys_equally_large_the_first_in_key_order_is_named() {
     // c2 and c1 hold 20 orders of the same bytes each (c2's written first), c3 holds 2: the
     // largest partition is a tie, and the finding names the first in key order, c1, whatever
     // the order of the file or of the threads' shares of the rows.
-    let dir = tempfile::tempdir().unwrap();
     let (mut data, mut c1_bytes) = (String::new(), 0.0);
     for (c, orders) in [("c2", 20), ("c1", 20), ("c3", 2)] {
         for i in 0..orders {
@@ -279,28 +285,7 @@ fn of_two_slice_keys_equally_large_the_first_in_key_order_is_named() {
             }
         }
     }
-    let r = analyze(
-        dir.path(),
-        &data,
-        None,
-        &[
-            "-c",
-            "/customerId",
-            "--total-size",
-            "1TB",
-            "--sample",
-            "slice",
-            "--limit",
-            "logical_partition_bytes=10KB",
-        ],
-    );
-    let c = candidate(&r, "/customerId");
-    let fail = c["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["code"] == "LOGICAL_PARTITION_OVER_LIMIT")
-        .expect("over the limit");
+    let (_, fail) = sliced_at_10_kb(&data);
     let message = fail["message"].as_str().unwrap();
     assert!(
         message.starts_with("logical partition `c1` holds"),
