@@ -156,7 +156,7 @@ fn sliced_at_10_kb(data: &str) -> (Value, Value) {
     let dir = tempfile::tempdir().unwrap();
     let r = analyze(
         dir.path(),
-        &data,
+        data,
         None,
         &[
             "-c",
