@@ -164,8 +164,13 @@ pub fn scan(
         s.spawn(move || {
             let result = (|| -> Result<(), IngestError> {
                 for (i, src) in inputs.iter().enumerate() {
-                    let mut reader =
-                        ingest::open(src, i as u32, counter2.clone(), opts.csv_strings)?;
+                    // Lines numbered by the workers: the reader's thread stays off the bytes.
+                    let mut reader = ingest::open_numbered_later(
+                        src,
+                        i as u32,
+                        counter2.clone(),
+                        opts.csv_strings,
+                    )?;
                     while let Some(block) = reader.next_block()? {
                         progress.set(counter2.load(Ordering::Relaxed));
                         if stop.load(Ordering::Relaxed) || tx.send(block).is_err() {
@@ -189,7 +194,15 @@ pub fn scan(
                     let mut worker = Worker::new(plan, opts);
                     while let Ok(block) = rx.recv() {
                         if stop.load(Ordering::Relaxed) {
-                            continue; // drain so the reader never blocks
+                            // Drained so the reader never blocks. Its lines are counted all
+                            // the same: the blocks are taken in order and checked as taken, so
+                            // this one follows the bad record, but the table of lines keeps no
+                            // hole (`ingest::lines`).
+                            if let Framing::Lines { first_line } = block.framing {
+                                let n = ingest::lines::lines_in(block.data());
+                                acc.block_lines.record(block.file, first_line, n);
+                            }
+                            continue;
                         }
                         worker.block(&block, &mut acc);
                         block.finish();
@@ -213,6 +226,7 @@ pub fn scan(
     });
     progress.finish();
     let mut acc = acc;
+    acc.number_lines();
     match shared {
         Some(keys) => keys.finish(&mut acc),
         None => settle(&mut acc, opts),
@@ -285,6 +299,8 @@ impl<'p> Worker<'p> {
                     start = end + 1;
                     line += 1;
                 }
+                acc.block_lines
+                    .record(block.file, *first_line, line - *first_line);
             }
             Framing::Spans(spans) => {
                 for s in spans {

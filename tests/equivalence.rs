@@ -215,3 +215,78 @@ fn the_automatic_search_is_the_same_for_any_thread_count() {
     assert_eq!(one, run("2"), "--threads 1 vs 2");
     assert_eq!(one, run("3"), "--threads 1 vs 3");
 }
+
+/// A mapped file's lines are numbered by the workers after the scan, not by the reader as it
+/// reads (`src/ingest/lines.rs`): the lines a report names must be the file's own, whichever
+/// block and worker saw them. About 9.9 MB (five blocks, past the mapping threshold) of
+/// 70-byte lines, with blank and CRLF lines between them and these at known lines:
+/// bad JSON at 7 and 120,001, an object as the key at 88,888, the largest document at 133,333.
+/// The test file of [`lines_numbered_after_the_scan_are_the_files_own`], with bad JSON at the
+/// lines in `bad`.
+fn write_numbered(dir: &std::path::Path, bad: &[u64]) -> std::path::PathBuf {
+    let mut s = String::new();
+    for line in 1..=140_000u64 {
+        match line {
+            l if bad.contains(&l) => s.push_str("{\"k\":\"broken\n"),
+            88_888 => s.push_str("{\"k\":{\"o\":1}}\n"),
+            133_333 => s.push_str(&format!(
+                "{{\"k\":\"big\",\"pad\":\"{}\"}}\n",
+                "y".repeat(500)
+            )),
+            l if l % 1_000 == 500 => s.push('\n'),
+            l if l % 777 == 0 => s.push_str(&format!("{{\"k\":\"k{}\"}}\r\n", l % 50)),
+            l => s.push_str(&format!(
+                "{{\"k\":\"k{:02}\",\"pad\":\"{:0>48}\"}}\n",
+                l % 50,
+                l
+            )),
+        }
+    }
+    assert!(s.len() > 4 * pkadvisor::ingest::BLOCK_BYTES && s.len() > 8 << 20);
+    let p = dir.join(format!("lines{}.jsonl", bad.len()));
+    std::fs::write(&p, &s).unwrap();
+    p
+}
+
+#[test]
+fn lines_numbered_after_the_scan_are_the_files_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write_numbered(dir.path(), &[7, 120_001]);
+    let lines = |v: &Value, at: &str| -> Vec<u64> {
+        v.pointer(at)
+            .and_then(Value::as_array)
+            .unwrap_or_else(|| panic!("{at} in the report"))
+            .iter()
+            .map(|e| e["line"].as_u64().unwrap())
+            .collect()
+    };
+    let mut reports = Vec::new();
+    for threads in ["1", "2"] {
+        let out = analyze(&p, &["-c", "/k", "--skip-invalid"], threads);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(lines(&v, "/input/skipped_examples"), [7, 120_001]);
+        assert_eq!(
+            lines(&v, "/candidates/0/key_errors/0/examples"),
+            [88_888],
+            "threads {threads}"
+        );
+        assert_eq!(v["input"]["largest_document"]["line"], 133_333);
+        reports.push(out);
+    }
+    assert_eq!(reports[0], reports[1]);
+    // Without --skip-invalid the first bad record stops the run, named at its line; with one
+    // late in the file, blocks before it that a worker passes over once the run stops still
+    // count their lines.
+    let late = write_numbered(dir.path(), &[120_001]);
+    for (file, at) in [(&p, "lines2.jsonl:7:"), (&late, "lines1.jsonl:120001:")] {
+        for threads in ["1", "2"] {
+            let out = Test::new()
+                .arg("analyze")
+                .arg(file)
+                .args(["-c", "/k", "-q", "--threads", threads])
+                .run();
+            assert_eq!(out.status, 2, "{}", out.stderr);
+            assert!(out.stderr.contains(at), "{}", out.stderr);
+        }
+    }
+}

@@ -50,6 +50,9 @@ pub struct MappedLinesReader {
     next_line: u64,
     max_record: usize,
     counter: Arc<AtomicU64>,
+    /// Blocks handed out, when their first lines are provisional ([`super::lines`]); `None`
+    /// when the reader counts every block's lines.
+    later: Option<u64>,
 }
 
 impl MappedLinesReader {
@@ -73,6 +76,22 @@ impl MappedLinesReader {
             next_line: 1,
             max_record,
             counter,
+            later: None,
+        }
+    }
+
+    /// The reader, its blocks' first lines left for the workers to number
+    /// ([`super::lines`]).
+    pub fn numbered_later(mut self) -> Self {
+        self.later = Some(0);
+        self
+    }
+
+    /// The line number at byte `pos` (a block's start).
+    fn line_at(&self, pos: usize) -> u64 {
+        match self.later {
+            None => self.next_line,
+            Some(_) => 1 + memchr::memchr_iter(b'\n', &self.map[..pos]).count() as u64,
         }
     }
 }
@@ -97,14 +116,28 @@ impl RecordReader for MappedLinesReader {
             if content > self.max_record {
                 return Err(super::jsonl::line_too_long(
                     &self.name,
-                    self.next_line,
+                    self.line_at(pos),
                     self.max_record,
                 ));
             }
             end
         };
-        let first_line = self.next_line;
-        self.next_line += memchr::memchr_iter(b'\n', &data[pos..end]).count() as u64;
+        let first_line = match self.later {
+            Some(block) if block < super::lines::MAX_BLOCKS => {
+                self.later = Some(block + 1);
+                super::lines::provisional(block)
+            }
+            Some(_) => {
+                // Past the blocks a provisional line can name (4 PiB): counted from here on.
+                self.next_line = self.line_at(pos);
+                self.later = None;
+                self.next_line
+            }
+            None => self.next_line,
+        };
+        if self.later.is_none() {
+            self.next_line += memchr::memchr_iter(b'\n', &data[pos..end]).count() as u64;
+        }
         self.counter
             .fetch_add((end - pos) as u64, Ordering::Relaxed);
         self.pos = end;
@@ -283,7 +316,7 @@ mod tests {
             out
         };
         let counter = Arc::new(AtomicU64::new(0));
-        assert!(super::super::open_mapped(&src, 0, f.as_file(), &counter).is_some());
+        assert!(super::super::open_mapped(&src, 0, f.as_file(), &counter, true).is_some());
         let got = spans(crate::ingest::open(&src, 0, Arc::new(AtomicU64::new(0)), false).unwrap());
         let stream: Box<dyn std::io::Read + Send> = Box::new(std::io::Cursor::new(c.clone()));
         let want = spans(crate::ingest::reader_from(stream, &src, 0, false).unwrap());

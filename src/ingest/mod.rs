@@ -13,6 +13,7 @@ pub mod ejson;
 mod json_array;
 mod jsonl;
 pub mod key_table;
+pub mod lines;
 mod mapped;
 pub mod peek;
 
@@ -133,7 +134,9 @@ pub struct Position {
 pub enum Framing {
     /// Newline-separated records; the first line of the block is `first_line`.
     Lines {
-        /// 1-based line number of the block's first byte.
+        /// 1-based line number of the block's first byte, or a provisional one from a reader
+        /// opened with [`open_numbered_later`] ([`lines`]): positions built on it are numbered
+        /// after the scan.
         first_line: u64,
     },
     /// Explicit spans (JSON array elements, CSV rows converted to JSON).
@@ -515,6 +518,28 @@ pub fn open(
     counter: Arc<AtomicU64>,
     csv_strings: bool,
 ) -> Result<Box<dyn RecordReader>, IngestError> {
+    open_with(src, file_index, counter, csv_strings, false)
+}
+
+/// [`open`], except that a mapped JSON Lines file's blocks come with provisional first lines
+/// ([`lines`]): the caller notes each block's line count ([`lines::BlockLines`]) and numbers
+/// the positions it keeps after the scan ([`lines::LineTable`]).
+pub fn open_numbered_later(
+    src: &InputSource,
+    file_index: u32,
+    counter: Arc<AtomicU64>,
+    csv_strings: bool,
+) -> Result<Box<dyn RecordReader>, IngestError> {
+    open_with(src, file_index, counter, csv_strings, true)
+}
+
+fn open_with(
+    src: &InputSource,
+    file_index: u32,
+    counter: Arc<AtomicU64>,
+    csv_strings: bool,
+    later: bool,
+) -> Result<Box<dyn RecordReader>, IngestError> {
     let io_err = |e: io::Error| IngestError::Io {
         file: src.display.clone(),
         cause: e,
@@ -525,7 +550,7 @@ pub fn open(
     let raw: Box<dyn Read + Send> = match &src.path {
         Some(p) => {
             let file = File::open(p).map_err(io_err)?;
-            match open_mapped(src, file_index, &file, &counter) {
+            match open_mapped(src, file_index, &file, &counter, later) {
                 Some(r) => return Ok(r),
                 None => Box::new(file),
             }
@@ -546,12 +571,14 @@ pub fn open(
 
 /// A reader of a large plain JSON Lines file through a mapping ([`mapped`]); `None` for any
 /// other input (compressed, small, not a regular file, a JSON array, or a system that refuses
-/// the mapping), which is read instead.
+/// the mapping), which is read instead. `later`: first lines provisional ([`lines`]), except
+/// under Extended JSON, whose records are spans numbered as they are framed.
 fn open_mapped(
     src: &InputSource,
     file_index: u32,
     file: &File,
     counter: &Arc<AtomicU64>,
+    later: bool,
 ) -> Option<Box<dyn RecordReader>> {
     let meta = file.metadata().ok()?;
     if src.compression != Compression::None
@@ -573,18 +600,20 @@ fn open_mapped(
         return None;
     }
     let extended = extended_json(src, InputFormat::Jsonl, head);
-    let inner: Box<dyn RecordReader> = Box::new(mapped::MappedLinesReader::new(
+    let reader = mapped::MappedLinesReader::new(
         Arc::clone(&map),
         start,
         file_index,
         src.display.clone(),
         src.max_record_bytes,
         Arc::clone(counter),
-    ));
+    );
     Some(if extended {
-        Box::new(ejson::ExtendedJsonReader::new(inner))
+        Box::new(ejson::ExtendedJsonReader::new(Box::new(reader)))
+    } else if later {
+        Box::new(reader.numbered_later())
     } else {
-        inner
+        Box::new(reader)
     })
 }
 

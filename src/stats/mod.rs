@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use hashbrown::HashMap;
 
+use crate::ingest::lines::BlockLines;
 use crate::ingest::Position;
 use crate::keys::KeyError;
 pub use keymap::KeyMap;
@@ -201,6 +202,9 @@ pub struct Accumulator {
     pub time_missing: u64,
     /// Write counts per (time bucket start, candidate, encoded key), when time hot spots are tracked.
     pub time_buckets: HashMap<(i64, u32, Key), u64>,
+    /// Lines counted in blocks read with provisional line numbers: the positions above are
+    /// numbered from them after the scan ([`Accumulator::number_lines`]).
+    pub block_lines: BlockLines,
 }
 
 impl Accumulator {
@@ -236,10 +240,12 @@ impl Accumulator {
     }
 
     /// Adds another worker's accumulator.
-    pub fn merge(mut self, o: Accumulator) -> Accumulator {
+    pub fn merge(mut self, mut o: Accumulator) -> Accumulator {
         if self.candidates.is_empty() {
+            o.block_lines.merge(self.block_lines);
             return o;
         }
+        self.block_lines.merge(std::mem::take(&mut o.block_lines));
         if o.candidates.is_empty() {
             return self;
         }
@@ -271,6 +277,28 @@ impl Accumulator {
             *self.time_buckets.entry(k).or_default() += v;
         }
         self
+    }
+
+    /// Gives every position kept during the scan its real line, from the lines the workers
+    /// counted ([`crate::ingest::lines`]; a no-op when every block's lines were counted as read).
+    pub fn number_lines(&mut self) {
+        let lines = std::mem::take(&mut self.block_lines);
+        if lines == BlockLines::default() {
+            return;
+        }
+        let table = lines.table();
+        let number_log = |log: &mut IssueLog| {
+            for i in &mut log.first {
+                i.position = table.number(i.position);
+            }
+        };
+        if let Some((_, p)) = &mut self.largest_document {
+            *p = table.number(*p);
+        }
+        number_log(&mut self.invalid_records);
+        for c in &mut self.candidates {
+            c.key_errors.values_mut().for_each(&number_log);
+        }
     }
 }
 
