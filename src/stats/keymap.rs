@@ -585,7 +585,7 @@ impl KeyMap {
         };
         // Which records become rows, by part: this map's, then the deferred map's (all of
         // them in a loose part, else those of keys new here); and whether the part was loose.
-        let plans: Vec<(Vec<u32>, Vec<u32>, bool)> = self
+        let plans: Vec<(Rows, Rows, bool)> = self
             .parts
             .par_iter_mut()
             .zip(other.par_iter_mut())
@@ -599,47 +599,43 @@ impl KeyMap {
                     && a.logging
                     && b.as_ref().is_none_or(|b| b.logging && b.timed == a.timed)
                     && part::few_repeats(a, b.as_deref());
-                let all = |p: &Part| -> Vec<u32> {
-                    records(&p.arena, p.timed)
-                        .map(|(at, _, _)| at as u32)
-                        .collect()
-                };
                 if loose {
-                    return (all(a), b.map(|b| all(b)).unwrap_or_default(), true);
+                    let of_b = b.map(|b| Rows::all(b)).unwrap_or_default();
+                    return (Rows::all(a), of_b, true);
                 }
                 a.flush();
                 let new = match b {
                     Some(b) => {
                         b.flush();
-                        a.absorb(b)
+                        Rows::Listed(a.absorb(b))
                     }
-                    None => Vec::new(),
+                    None => Rows::default(),
                 };
-                (all(a), new, false)
+                (Rows::all(a), new, false)
             })
             .collect();
         let repeats = plans.iter().any(|p| p.2);
-        let mut offsets: Vec<Vec<u32>> = Vec::with_capacity(2 * PARTS);
-        let mut new_offsets = Vec::with_capacity(PARTS);
+        let mut lists: Vec<Rows> = Vec::with_capacity(2 * PARTS);
+        let mut new_lists = Vec::with_capacity(PARTS);
         for (mine, new, _) in plans {
-            offsets.push(mine);
-            new_offsets.push(new);
+            lists.push(mine);
+            new_lists.push(new);
         }
         let mut timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
         let mut arenas: Vec<Vec<u8>> = Vec::with_capacity(2 * PARTS);
         arenas.extend(self.parts.into_iter().map(|p| p.arena));
         if has_other {
-            offsets.extend(new_offsets);
+            lists.extend(new_lists);
             for p in other.into_iter().flatten() {
                 timed.push(p.timed);
                 arenas.push(p.arena);
             }
         }
-        let mut starts = Vec::with_capacity(offsets.len());
+        let mut starts = Vec::with_capacity(lists.len());
         let mut n = 0;
-        for o in &offsets {
+        for l in &lists {
             starts.push(n);
-            n += o.len();
+            n += l.len();
         }
         let folded = std::sync::Mutex::new(None);
         let rows = (0..n)
@@ -650,18 +646,27 @@ impl KeyMap {
                     into: &folded,
                     merge: &merge,
                     part: (0, 0, 0),
+                    next: None,
                 },
                 |f, i| {
-                    // A job's rows are consecutive: its part changes rarely.
-                    let (mut pi, mut lo, hi) = f.part;
+                    // A job's rows are consecutive: its part changes rarely, and the next
+                    // record follows the one before.
+                    let (mut pi, mut lo, mut hi) = f.part;
                     if !(lo..hi).contains(&i) {
                         pi = starts.partition_point(|&s| s <= i) - 1;
                         lo = starts[pi];
-                        f.part = (pi, lo, lo + offsets[pi].len());
+                        hi = lo + lists[pi].len();
+                        f.part = (pi, lo, hi);
                     }
-                    let at = offsets[pi][i - lo] as usize;
                     let arena = &arenas[pi];
+                    let list = &lists[pi];
+                    let at = match (list, f.next) {
+                        (Rows::All { .. }, Some((j, at))) if j == i => at,
+                        _ => list.offset(i - lo, arena, timed[pi]),
+                    };
                     let (key, from) = record_key(arena, at, timed[pi]);
+                    // (The next row's record, if it is in this part.)
+                    f.next = (i + 1 < hi).then_some((i + 1, from + key.len()));
                     let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
                     let acc = f.acc.as_mut().expect("taken only when dropped");
                     add(acc, r, key, record_counts(arena, at, timed[pi]))
@@ -684,6 +689,66 @@ struct Folding<'m, A, M: Fn(A, A) -> A> {
     merge: &'m M,
     /// The part of the job's last row, and its rows' indices (`lo..hi`).
     part: (usize, usize, usize),
+    /// The row after the job's last, when in the same part, and where its record would be
+    /// were it the next record of the arena (it is, in a part all of whose records are rows).
+    next: Option<(usize, usize)>,
+}
+
+/// Records between two marks of [`Rows::All`]: the drain finds a job's first record by walking
+/// at most this many from a mark (a list of every record's offset took 40 MB for 10 M keys at
+/// the drain's peak).
+const MARK_EVERY: usize = 1024;
+
+/// Which records of a part's arena become rows of a drain.
+#[derive(Debug)]
+enum Rows {
+    /// All of them: how many, and the offset of every [`MARK_EVERY`]-th.
+    All { n: usize, marks: Vec<u32> },
+    /// Those at these offsets.
+    Listed(Vec<u32>),
+}
+
+impl Default for Rows {
+    fn default() -> Self {
+        Rows::Listed(Vec::new())
+    }
+}
+
+impl Rows {
+    /// Every record of `p`, marked in one walk over its arena.
+    fn all(p: &Part) -> Rows {
+        let mut n = 0;
+        let mut marks = Vec::new();
+        for (at, _, _) in records(&p.arena, p.timed) {
+            if n % MARK_EVERY == 0 {
+                marks.push(at as u32);
+            }
+            n += 1;
+        }
+        Rows::All { n, marks }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Rows::All { n, .. } => *n,
+            Rows::Listed(v) => v.len(),
+        }
+    }
+
+    /// The offset of the `j`-th row's record in `arena`.
+    fn offset(&self, j: usize, arena: &[u8], timed: bool) -> usize {
+        match self {
+            Rows::Listed(v) => v[j] as usize,
+            Rows::All { marks, .. } => {
+                let mut at = marks[j / MARK_EVERY] as usize;
+                for _ in 0..j % MARK_EVERY {
+                    let (key, from) = record_key(arena, at, timed);
+                    at = from + key.len();
+                }
+                at
+            }
+        }
+    }
 }
 
 impl<A, M: Fn(A, A) -> A> Drop for Folding<'_, A, M> {
