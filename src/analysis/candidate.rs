@@ -1,6 +1,8 @@
 //! Evaluates one candidate: storage verdicts from the projection, the key's domain, the workload,
 //! the layout and time, then the score.
 
+use rayon::prelude::*;
+
 use super::layout::{layout_for, Demand};
 use super::time::{time_eval, time_to_limit, TimeInput};
 use crate::advise::{self, DemandSummary};
@@ -104,7 +106,7 @@ fn data_findings(
         cand,
         stats
             .partitions
-            .iter()
+            .par_iter()
             .map(|p| (stats.key_of(p), p.sample.documents)),
         &cfg.separator,
     ));
