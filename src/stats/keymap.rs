@@ -631,6 +631,9 @@ impl KeyMap {
                 arenas.push(p.arena);
             }
         }
+        // The parts' tables and buffers are gone; the rows, next, are one large allocation of
+        // their own, which does not reuse the holes those left in the threads' heaps.
+        release_freed_memory();
         let mut starts = Vec::with_capacity(lists.len());
         let mut n = 0;
         for l in &lists {
@@ -680,6 +683,21 @@ impl KeyMap {
         (rows, KeyArenas::new(arenas, timed), acc, repeats)
     }
 }
+
+/// Hands the memory freed inside the allocator's heaps back to the system (glibc keeps the
+/// holes that freed tables leave in its threads' heaps resident: 14 MB of the 10 M UUIDs' peak,
+/// which the rows, allocated apart, never reuse). Elsewhere nothing to do.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_freed_memory() {
+    // SAFETY: `malloc_trim` only releases free pages of glibc's heaps; it reads no pointer of
+    // ours and is safe to call from any thread at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_freed_memory() {}
 
 /// One rayon job's accumulator of [`KeyMap::drain_with`]: merged into the shared result when
 /// the job drops it (rayon's `map_init` gives no other way out of a job).
