@@ -138,6 +138,7 @@ impl RecordReader for MappedLinesReader {
         if self.later.is_none() {
             self.next_line += memchr::memchr_iter(b'\n', &data[pos..end]).count() as u64;
         }
+        populate(&self.map, pos, end);
         self.counter
             .fetch_add((end - pos) as u64, Ordering::Relaxed);
         self.pos = end;
@@ -149,6 +150,19 @@ impl RecordReader for MappedLinesReader {
         )))
     }
 }
+
+/// Maps the pages of `start..end` in one call, on the reader's thread, before a worker reads
+/// them (Linux 5.14 and later; elsewhere, and where refused, the worker's reads fault them in a
+/// few at a time, as before). 6 interleaved pairs on the 1 GB shuffled file: system time
+/// 0.25-0.41 -> 0.20-0.28 s.
+#[cfg(target_os = "linux")]
+fn populate(map: &Mmap, start: usize, end: usize) {
+    let from = start / 4096 * 4096;
+    let _ = map.advise_range(memmap2::Advice::PopulateRead, from, end - from);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn populate(_map: &Mmap, _start: usize, _end: usize) {}
 
 /// Drops the pages wholly inside `start..start + len` from the process's mapping (a range whose
 /// records are counted; the pages at its edges may hold another block's records and stay).
