@@ -290,3 +290,60 @@ fn lines_numbered_after_the_scan_are_the_files_own() {
         }
     }
 }
+
+/// Lines numbered after the scan are numbered per file: two mapped files and a gzipped one (read
+/// and counted as it is read) in one run, each with a bad record, give each its own file's line;
+/// the largest document is found in the third file at its line.
+#[test]
+fn lines_numbered_after_the_scan_restart_in_every_file() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_numbered(dir.path(), &[7, 120_001]);
+    let c = write_numbered(dir.path(), &[50_000]);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(b"{\"k\":\"a\"}\n\n{\"k\":\"broken\n{\"k\":\"b\"}\n")
+        .unwrap();
+    let b = dir.path().join("small.jsonl.gz");
+    std::fs::write(&b, gz.finish().unwrap()).unwrap();
+    // The third file's largest document is longer than the first's.
+    let mut text = std::fs::read_to_string(&c).unwrap();
+    text = text.replace("\"big\",\"pad\":\"", "\"big\",\"pad\":\"zzzz");
+    std::fs::write(&c, text).unwrap();
+    for threads in ["1", "2"] {
+        let out = Test::new()
+            .arg("analyze")
+            .args([&a, &b, &c])
+            .args(["-c", "/k", "--skip-invalid", "--format", "json", "-q"])
+            .args(["--threads", threads])
+            .run()
+            .success();
+        let v = out.json();
+        let got: Vec<(String, u64)> = v["input"]["skipped_examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let f = e["file"].as_str().unwrap();
+                (
+                    f.rsplit('/').next().unwrap().to_string(),
+                    e["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want = [
+            ("lines2.jsonl", 7),
+            ("lines2.jsonl", 120_001),
+            ("small.jsonl.gz", 3),
+            ("lines1.jsonl", 50_000),
+        ];
+        let want: Vec<(String, u64)> = want.iter().map(|(f, l)| (f.to_string(), *l)).collect();
+        assert_eq!(got, want, "threads {threads}");
+        assert_eq!(v["input"]["records_skipped"], 4);
+        let largest = &v["input"]["largest_document"];
+        assert_eq!(largest["line"], 133_333);
+        assert!(
+            largest["file"].as_str().unwrap().ends_with("lines1.jsonl"),
+            "{largest}"
+        );
+    }
+}
