@@ -634,52 +634,48 @@ impl KeyMap {
         // The parts' tables and buffers are gone; the rows, next, are one large allocation of
         // their own, which does not reuse the holes those left in the threads' heaps.
         release_freed_memory();
-        let mut starts = Vec::with_capacity(lists.len());
-        let mut n = 0;
+        // One job per part, each walking its arena front to back and writing its rows into
+        // its own stretch of the rows (their first-touch page faults shared among the threads).
+        let n: usize = lists.iter().map(Rows::len).sum();
+        let mut rows: Vec<R> = Vec::with_capacity(n);
+        let mut stretches = Vec::with_capacity(lists.len());
+        let mut rest = &mut rows.spare_capacity_mut()[..n];
         for l in &lists {
-            starts.push(n);
-            n += l.len();
+            let (mine, others) = rest.split_at_mut(l.len());
+            stretches.push(mine);
+            rest = others;
         }
-        let folded = std::sync::Mutex::new(None);
-        let rows = (0..n)
+        let acc = stretches
             .into_par_iter()
-            .map_init(
-                || Folding {
-                    acc: Some(init()),
-                    into: &folded,
-                    merge: &merge,
-                    part: (0, 0, 0),
-                    next: None,
-                },
-                |f, i| {
-                    // A job's rows are consecutive: its part changes rarely, and the next
-                    // record follows the one before.
-                    let (mut pi, mut lo, mut hi) = f.part;
-                    if !(lo..hi).contains(&i) {
-                        pi = starts.partition_point(|&s| s <= i) - 1;
-                        lo = starts[pi];
-                        hi = lo + lists[pi].len();
-                        f.part = (pi, lo, hi);
-                    }
-                    let arena = &arenas[pi];
-                    let list = &lists[pi];
-                    let at = match (list, f.next) {
-                        (Rows::All { .. }, Some((j, at))) if j == i => at,
-                        _ => list.offset(i - lo, arena, timed[pi]),
-                    };
-                    let (key, from) = record_key(arena, at, timed[pi]);
-                    // (The next row's record, if it is in this part.)
-                    f.next = (i + 1 < hi).then_some((i + 1, from + key.len()));
+            .enumerate()
+            .map(|(pi, out)| {
+                let (arena, timed) = (&arenas[pi], timed[pi]);
+                let mut acc = init();
+                // Writes the row of the record at `at` into `slot`; where the next record starts.
+                let mut row = |slot: &mut std::mem::MaybeUninit<R>, at: usize| {
+                    let (key, from) = record_key(arena, at, timed);
                     let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
-                    let acc = f.acc.as_mut().expect("taken only when dropped");
-                    add(acc, r, key, record_counts(arena, at, timed[pi]))
-                },
-            )
-            .collect();
-        let acc = folded
-            .into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .unwrap_or_else(init);
+                    slot.write(add(&mut acc, r, key, record_counts(arena, at, timed)));
+                    from + key.len()
+                };
+                match &lists[pi] {
+                    Rows::All(_) => {
+                        let end = out.iter_mut().fold(0, |at, slot| row(slot, at));
+                        debug_assert_eq!(end, arena.len(), "every record of part {pi} a row");
+                    }
+                    Rows::Listed(v) => {
+                        for (slot, &at) in out.iter_mut().zip(v) {
+                            row(slot, at as usize);
+                        }
+                    }
+                }
+                acc
+            })
+            .reduce(&init, &merge);
+        // SAFETY: the stretches cover the first `n` slots, one after another, and each job
+        // wrote every slot of its stretch (`Rows::len` slots: an `All` part's records, a
+        // `Listed` part's offsets); a job that panicked instead ends the drain before this.
+        unsafe { rows.set_len(n) };
         (rows, KeyArenas::new(arenas, timed), acc, repeats)
     }
 }
@@ -699,29 +695,11 @@ fn release_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn release_freed_memory() {}
 
-/// One rayon job's accumulator of [`KeyMap::drain_with`]: merged into the shared result when
-/// the job drops it (rayon's `map_init` gives no other way out of a job).
-struct Folding<'m, A, M: Fn(A, A) -> A> {
-    acc: Option<A>,
-    into: &'m std::sync::Mutex<Option<A>>,
-    merge: &'m M,
-    /// The part of the job's last row, and its rows' indices (`lo..hi`).
-    part: (usize, usize, usize),
-    /// The row after the job's last, when in the same part, and where its record would be
-    /// were it the next record of the arena (it is, in a part all of whose records are rows).
-    next: Option<(usize, usize)>,
-}
-
-/// Records between two marks of [`Rows::All`]: the drain finds a job's first record by walking
-/// at most this many from a mark (a list of every record's offset took 40 MB for 10 M keys at
-/// the drain's peak).
-const MARK_EVERY: usize = 1024;
-
 /// Which records of a part's arena become rows of a drain.
 #[derive(Debug)]
 enum Rows {
-    /// All of them: how many, and the offset of every [`MARK_EVERY`]-th.
-    All { n: usize, marks: Vec<u32> },
+    /// All of them, this many.
+    All(usize),
     /// Those at these offsets.
     Listed(Vec<u32>),
 }
@@ -733,50 +711,17 @@ impl Default for Rows {
 }
 
 impl Rows {
-    /// Every record of `p`, marked in one walk over its arena.
+    /// Every record of `p`: its indexed keys and its records not yet indexed (the arena holds
+    /// nothing else, `Part::consolidate` dropping the records it folds), counted without a walk
+    /// over the arena (a walk was 4 % of the 10 M UUIDs' samples).
     fn all(p: &Part) -> Rows {
-        let mut n = 0;
-        let mut marks = Vec::new();
-        for (at, _, _) in records(&p.arena, p.timed) {
-            if n % MARK_EVERY == 0 {
-                marks.push(at as u32);
-            }
-            n += 1;
-        }
-        Rows::All { n, marks }
+        Rows::All(p.keys + p.unindexed)
     }
 
     fn len(&self) -> usize {
         match self {
-            Rows::All { n, .. } => *n,
+            Rows::All(n) => *n,
             Rows::Listed(v) => v.len(),
-        }
-    }
-
-    /// The offset of the `j`-th row's record in `arena`.
-    fn offset(&self, j: usize, arena: &[u8], timed: bool) -> usize {
-        match self {
-            Rows::Listed(v) => v[j] as usize,
-            Rows::All { marks, .. } => {
-                let mut at = marks[j / MARK_EVERY] as usize;
-                for _ in 0..j % MARK_EVERY {
-                    let (key, from) = record_key(arena, at, timed);
-                    at = from + key.len();
-                }
-                at
-            }
-        }
-    }
-}
-
-impl<A, M: Fn(A, A) -> A> Drop for Folding<'_, A, M> {
-    fn drop(&mut self) {
-        if let Some(a) = self.acc.take() {
-            let mut into = self.into.lock().unwrap_or_else(|e| e.into_inner());
-            *into = Some(match into.take() {
-                Some(b) => (self.merge)(b, a),
-                None => a,
-            });
         }
     }
 }
