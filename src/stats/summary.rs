@@ -797,6 +797,7 @@ fn level_stats(
     }
 }
 
+mod radix;
 mod sort;
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 
 use rayon::prelude::*;
 
-use super::PartitionRow;
+use super::{radix, PartitionRow};
 use crate::stats::keymap::KeyArenas;
 
 /// Runs of at most this many rows are sorted by comparing their remaining key bytes.
@@ -103,36 +103,18 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         return;
     }
     let parallel = rows.len() >= PARALLEL_RUN;
-    // Where the rows, sorted, start runs of equal sort keys whose keys go on (16 bytes in the
-    // window): the next window decides among them.
-    let mut starts: Vec<usize> = Vec::new();
-    let mut mark = |n: usize, key_at: &dyn Fn(usize) -> (u128, u8)| {
-        let mut i = 0;
-        while i < n {
-            let k = key_at(i);
-            let mut j = i + 1;
-            while j < n && key_at(j) == k {
-                j += 1;
-            }
-            if j - i > 1 && k.1 == 16 {
-                starts.extend([i, j]);
-            }
-            i = j;
-        }
-    };
-    if d == 0 {
+    // Where the rows, sorted, start and end runs of equal sort keys whose keys go on (16 bytes
+    // in the window): the next window decides among them.
+    let goes_on = |k: &(u128, u8)| k.1 == 16;
+    let starts = if d == 0 {
         // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
         // would need 320 MB for one).
-        if parallel && rows.par_iter().all(|p| p.key.len() >= 16) {
-            // Every head is 16 bytes of its key: the heads alone order them (ids, URLs).
-            rows.par_sort_unstable_by_key(|p| p.key.head128());
-        } else if parallel {
-            rows.par_sort_unstable_by_key(head_key);
-        } else {
-            rows.sort_unstable_by_key(head_key);
-        }
-        let r = &*rows;
-        mark(r.len(), &|i| head_key(&r[i]));
+        radix::sort_by_head(
+            rows,
+            &|p: &PartitionRow| p.key.head128(),
+            &head_key,
+            &goes_on,
+        )
     } else {
         // Each row's window, and how many bytes past `d` it shares with the first row's key:
         // when every key shares 16 or more, the windows are all equal and the rows skip ahead
@@ -157,16 +139,12 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
             return refine(rows, arenas, d + shared);
         }
         let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
-        if parallel {
-            order.par_sort_unstable_by_key(by_window);
-        } else {
-            order.sort_unstable_by_key(by_window);
-        }
+        let head = |o: &(u128, u32, u32, u8)| o.0;
+        let starts = radix::sort_by_head(&mut order, &head, &by_window, &goes_on);
         let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
         rows.copy_from_slice(&sorted);
-        drop(sorted);
-        mark(order.len(), &|i| by_window(&order[i]));
-    }
+        starts
+    };
     let mut runs: Vec<&mut [PartitionRow]> = Vec::with_capacity(starts.len() / 2);
     let mut rest = rows;
     let mut at = 0;
