@@ -207,12 +207,14 @@ impl CandidateStats {
     }
 }
 
-/// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel).
-fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) {
+/// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel); returns whether two rows
+/// may hold equal keys ([`sort::sort_by_key`]).
+fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) -> bool {
     // Keys are distinct (or, before `combine_repeats`, equal keys' rows are combined whatever
     // their order), so the unstable sort has one result.
-    sort::sort_by_key(partitions, arenas);
+    let may_repeat = sort::sort_by_key(partitions, arenas);
     crate::timing::mark("summary: sorted");
+    may_repeat
 }
 
 /// Combines the rows of a key into one (rows sorted by key; a loose drain leaves a key one
@@ -485,8 +487,7 @@ pub fn drain(mut map: KeyMap) -> Drained {
         DrainAcc::merge,
     );
     crate::timing::mark("summary: rows");
-    if repeats {
-        sort_by_key(&mut partitions, &arenas);
+    if repeats && sort_by_key(&mut partitions, &arenas) {
         combine_repeats(&mut partitions, &mut arenas, &mut seen);
     }
     Drained {

@@ -28,10 +28,12 @@ const SMALL_RUN: usize = 24;
 const PARALLEL_RUN: usize = 1 << 13;
 
 /// Sorts rows by their keys' bytes (keys may repeat: equal keys end up adjacent, in an
-/// unspecified order among themselves).
-pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) {
+/// unspecified order among themselves). Returns whether two rows may hold equal keys: false
+/// when the sort found no two rows sharing a head and a length (ids: a loose drain's rows then
+/// need no pass to combine repeats).
+pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) -> bool {
     let d = shared_prefix(rows, arenas);
-    refine(rows, arenas, if d >= 16 { d } else { 0 });
+    refine(rows, arenas, if d >= 16 { d } else { 0 })
 }
 
 /// How many leading bytes every key shares, when all their heads are equal (else 0, without a
@@ -96,25 +98,35 @@ fn head_key(p: &PartitionRow) -> (u128, u8) {
     (p.key.head128(), p.key.len().min(16) as u8)
 }
 
-/// Sorts `rows`, all of whose keys are at least `d` bytes long and share their first `d` bytes.
-fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
+/// Sorts `rows`, all of whose keys are at least `d` bytes long and share their first `d` bytes;
+/// returns whether two of them may hold equal keys (true unless the first step saw no two rows
+/// of equal sort keys).
+fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
     if rows.len() <= SMALL_RUN {
         rows.sort_unstable_by(|a, b| arenas.get(a.key)[d..].cmp(&arenas.get(b.key)[d..]));
-        return;
+        return true;
     }
     let parallel = rows.len() >= PARALLEL_RUN;
     // Where the rows, sorted, start and end runs of equal sort keys whose keys go on (16 bytes
     // in the window): the next window decides among them.
     let goes_on = |k: &(u128, u8)| k.1 == 16;
-    let starts = if d == 0 {
+    let (starts, may_repeat) = if d == 0 {
         // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
-        // would need 320 MB for one).
-        radix::sort_by_head(
+        // would need 320 MB for one). Every run of equal sort keys, to tell whether any key
+        // can repeat; those of 16 bytes go on.
+        let runs = radix::sort_by_head(
             rows,
             &|p: &PartitionRow| p.key.head128(),
             &head_key,
-            &goes_on,
-        )
+            &|_| true,
+        );
+        let may_repeat = !runs.is_empty();
+        let starts: Vec<usize> = (runs.chunks_exact(2))
+            .filter(|r| goes_on(&head_key(&rows[r[0]])))
+            .flatten()
+            .copied()
+            .collect();
+        (starts, may_repeat)
     } else {
         // Each row's window, and how many bytes past `d` it shares with the first row's key:
         // when every key shares 16 or more, the windows are all equal and the rows skip ahead
@@ -143,7 +155,7 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         let starts = radix::sort_by_head(&mut order, &head, &by_window, &goes_on);
         let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
         rows.copy_from_slice(&sorted);
-        starts
+        (starts, true)
     };
     let mut runs: Vec<&mut [PartitionRow]> = Vec::with_capacity(starts.len() / 2);
     let mut rest = rows;
@@ -156,13 +168,15 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) {
         at = pair[1];
     }
     if parallel {
-        runs.into_par_iter()
-            .for_each(|run| refine(run, arenas, d + 16));
+        runs.into_par_iter().for_each(|run| {
+            refine(run, arenas, d + 16);
+        });
     } else {
         for run in runs {
             refine(run, arenas, d + 16);
         }
     }
+    may_repeat
 }
 
 #[cfg(test)]
