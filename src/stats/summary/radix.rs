@@ -331,7 +331,7 @@ const AHEAD: usize = 8;
 
 /// Asks for the cache line at `p` (which may be past the slice: a prefetch does not fault).
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+pub(super) fn prefetch<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
     unsafe {

@@ -26,6 +26,8 @@ const SMALL_RUN: usize = 24;
 /// Runs of at least this many rows are sorted on the rayon pool, and their sub-runs refined
 /// there.
 const PARALLEL_RUN: usize = 1 << 13;
+/// How many rows ahead a window's key is asked for.
+const KEYS_AHEAD: usize = 16;
 
 /// Sorts rows by their keys' bytes (keys may repeat: equal keys end up adjacent, in an
 /// unspecified order among themselves). Returns whether two rows may hold equal keys: false
@@ -134,6 +136,11 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
         // step, not three).
         let first = &arenas.get(rows[0].key)[d..];
         let key_of = |(i, p): (usize, &PartitionRow)| {
+            // The rows are in their heads' order, their keys scattered over the arenas: ask for
+            // a key some rows ahead, so that its cache miss overlaps this one's.
+            if let Some(q) = rows.get(i + KEYS_AHEAD) {
+                radix::prefetch(arenas.get(q.key)[d..].as_ptr());
+            }
             let key = arenas.get(p.key);
             let (w, n) = window(key, d);
             let shared = common_prefix(&key[d..], first).min(u32::MAX as usize);
