@@ -72,7 +72,36 @@ fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[
             }
             local.profiler.add(&v, time)
         }
-        Err(e) => bad(local, at, format!("invalid JSON: {e}")),
+        Err(e) => {
+            let (line, column) = error_position(at, &e);
+            bad(
+                local,
+                (at.0, line, column),
+                format!("invalid JSON: {}", without_position(&e)),
+            )
+        }
+    }
+}
+
+/// Where in the file serde_json's error is: it counts lines and columns from the record's
+/// start (`at`), from 1.
+fn error_position(at: (&str, u64, u64), e: &serde_json::Error) -> (u64, u64) {
+    let (l, c) = (e.line() as u64, e.column() as u64);
+    if l <= 1 {
+        (at.1, at.2 + c.saturating_sub(1))
+    } else {
+        (at.1 + l - 1, c.max(1))
+    }
+}
+
+/// serde_json's message without its " at line L column C" (relative to the record, where the
+/// report gives the file's line and column).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let tail = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&tail) {
+        Some(m) => m.to_owned(),
+        None => text,
     }
 }
 
@@ -230,6 +259,40 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// The skipped records' examples of a profile of `text` in a file named with `suffix`.
+    fn skipped(text: &str, suffix: &str) -> Vec<Located> {
+        let mut f = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f.flush().unwrap();
+        let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+        scan(&inputs, &ScanConfig::new(1, true, false, false))
+            .unwrap()
+            .skipped_examples
+    }
+
+    #[test]
+    fn a_bad_record_is_placed_at_its_line_and_column_in_the_file() {
+        // serde_json counts from the record's start: the report gives the file's line and
+        // column, without serde's own "at line 1 column 12".
+        let bad = skipped(
+            "{\"id\": \"a\"}\n\n{\"id\": [1, 2\n{\"id\": \"b\"}\n",
+            ".jsonl",
+        );
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].line, bad[0].column), (3, 12));
+        assert_eq!(bad[0].message, "invalid JSON: EOF while parsing a list");
+        // A record of a JSON array over three lines, starting at column 3 of line 2: the bad
+        // `tru` is on its third line (the file's fourth), and serde stops at the `}` after it,
+        // column 8.
+        let bad = skipped(
+            "[\n  {\"id\": \"a\",\n   \"b\":\n    tru},\n  {\"id\": \"c\"}\n]\n",
+            ".json",
+        );
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].line, bad[0].column), (4, 8));
+        assert_eq!(bad[0].message, "invalid JSON: expected ident");
+    }
 
     #[test]
     fn a_document_bound_profiles_the_same_whole_blocks_with_any_threads() {
