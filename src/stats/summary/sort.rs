@@ -4,10 +4,12 @@
 //! Rows are sorted by 16-byte windows of their keys, one window deeper at each step: first by
 //! the head stored in the row (no key bytes read), then each run of rows whose keys agree so
 //! far by the next window, read once per row from the arenas into a small array of integer
-//! keys. Hierarchical keys (`tenant>user`), prefixed ids (`tenant-00032`) and URLs, whose heads
-//! are nearly all equal within a run, are thus sorted by integer comparisons in parallel, not by
-//! comparing their bytes through the arenas on one thread (a comparison sort reads two keys at
-//! random per comparison; this reads each key once per window).
+//! keys. Each step sorts by those 128-bit integers ([`super::radix`]: a radix sort on both cores,
+//! or a quicksort where most are equal) and returns the runs of equal windows for the next.
+//! Hierarchical keys (`tenant>user`), prefixed ids (`tenant-00032`) and URLs, whose heads are
+//! nearly all equal within a run, are thus sorted as integers in parallel, not by comparing their
+//! bytes through the arenas on one thread (a comparison sort reads two keys at random per
+//! comparison; this reads each key once per window).
 //!
 //! The order is exactly the keys' byte order: within a run every key is at least `d` bytes
 //! long and shares its first `d` bytes, and keys are ordered by (the window of bytes
