@@ -257,6 +257,10 @@ struct Worker<'p> {
     check_utf8: bool,
 }
 
+/// Bytes of whole lines validated as UTF-8 at a time (see [`Worker::block`]): small enough to
+/// stay in the level-1 and level-2 caches until the scanner reads them.
+const UTF8_CHUNK: usize = 32 << 10;
+
 impl<'p> Worker<'p> {
     fn new(plan: &'p KeyPlan, opts: &'p ScanOptions) -> Self {
         Worker {
@@ -269,17 +273,29 @@ impl<'p> Worker<'p> {
 
     fn block(&mut self, block: &Block, acc: &mut Accumulator) {
         let mut values: Vec<Extracted<'_>> = Vec::with_capacity(self.plan.trie.slot_count());
-        // Validate UTF-8 once per block, and hand each record its slice of the text; only a
-        // block that fails is checked record by record, to find and report the bad ones.
-        let text = simdutf8::basic::from_utf8(block.data()).ok();
-        self.check_utf8 = text.is_none();
-        let text_of = |from: usize, to: usize| text.and_then(|t| t.get(from..to));
         match &block.framing {
             Framing::Lines { first_line } => {
                 let data = block.data();
                 let mut start = 0;
                 let mut line = *first_line;
+                // UTF-8 is validated a chunk of whole lines at a time, just before the chunk's
+                // records are scanned, so the scanner reads bytes the validation has just
+                // brought into the cache (a whole 2 MB block validated first was read twice
+                // from memory). A chunk that fails is checked record by record, to find and
+                // report the bad ones.
+                let mut chunk: Option<&str> = None;
+                let (mut chunk_from, mut chunk_to) = (0, 0);
                 while start < data.len() {
+                    if start >= chunk_to {
+                        chunk_from = start;
+                        chunk_to = match data.get(start + UTF8_CHUNK..) {
+                            Some(rest) => memchr::memchr(b'\n', rest)
+                                .map_or(data.len(), |i| start + UTF8_CHUNK + i + 1),
+                            None => data.len(),
+                        };
+                        chunk = simdutf8::basic::from_utf8(&data[chunk_from..chunk_to]).ok();
+                        self.check_utf8 = chunk.is_none();
+                    }
                     let end = memchr::memchr(b'\n', &data[start..])
                         .map(|i| start + i)
                         .unwrap_or(data.len());
@@ -293,7 +309,9 @@ impl<'p> Worker<'p> {
                             line,
                             column: 1,
                         };
-                        let t = text_of(start, start + rec.len());
+                        let t = chunk.and_then(|c| {
+                            c.get(start - chunk_from..start - chunk_from + rec.len())
+                        });
                         self.record(rec, t, pos, None, &mut values, acc);
                     }
                     start = end + 1;
@@ -303,6 +321,11 @@ impl<'p> Worker<'p> {
                     .record(block.file, *first_line, line - *first_line);
             }
             Framing::Spans(spans) => {
+                // Validate UTF-8 once per block, and hand each record its slice of the text;
+                // only a block that fails is checked record by record.
+                let text = simdutf8::basic::from_utf8(block.data()).ok();
+                self.check_utf8 = text.is_none();
+                let text_of = |from: usize, to: usize| text.and_then(|t| t.get(from..to));
                 for s in spans {
                     let pos = Position {
                         file: block.file,

@@ -347,3 +347,56 @@ fn lines_numbered_after_the_scan_restart_in_every_file() {
         );
     }
 }
+
+/// A mapped file's UTF-8 is validated a chunk of lines at a time (`pipeline::Worker::block`):
+/// bad bytes in the first line of a block, in a line of a later chunk and in the last line of
+/// the file are each reported at their line and column, and every other record counts, its
+/// multi-byte keys included, whatever the thread count.
+#[test]
+fn invalid_utf8_is_placed_at_its_line_in_any_chunk_of_a_mapped_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: u64 = 200_000;
+    let bad = [1u64, 703, 150_001, lines];
+    let mut s: Vec<u8> = Vec::new();
+    for l in 1..=lines {
+        if bad.contains(&l) {
+            // Column 20: the byte after the 19 of `{"k":"k1","pad":"ab`.
+            s.extend_from_slice(b"{\"k\":\"k1\",\"pad\":\"ab\xffcd\"}\n");
+        } else {
+            // Three keys: two ASCII, one of two-byte and three-byte characters.
+            let k = ["k0", "k1", "\u{e9}\u{4e2d}"][(l % 3) as usize];
+            s.extend_from_slice(format!("{{\"k\":\"{k}\",\"pad\":\"{l:0>40}\"}}\n").as_bytes());
+        }
+    }
+    assert!(s.len() > 8 << 20, "large enough to be mapped");
+    let p = dir.path().join("utf8.jsonl");
+    std::fs::write(&p, &s).unwrap();
+    let mut reports = Vec::new();
+    for threads in ["1", "2"] {
+        let out = analyze(&p, &["-c", "/k", "--skip-invalid", "--top", "3"], threads);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let skipped: Vec<(u64, u64)> = v["input"]["skipped_examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(skipped, bad.map(|l| (l, 20)), "threads {threads}");
+        assert_eq!(v["input"]["records_analyzed"], lines - 4);
+        let c = &v["candidates"][0];
+        assert_eq!(c["logical_partitions"], 3, "threads {threads}");
+        // Lines 2, 5, ... (l % 3 == 2) hold the multi-byte key: 66,667 of the 200,000 lines,
+        // one of them bad (1, 703, 150,001 and 200,000 are 1, 1, 1 and 2 mod 3).
+        let docs = |key: &str| {
+            c["top_partitions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["key"] == key)
+                .map(|t| t["documents"].as_f64().unwrap())
+        };
+        assert_eq!(docs("\u{e9}\u{4e2d}"), Some(66_666.0), "threads {threads}");
+        reports.push(out);
+    }
+    assert_eq!(reports[0], reports[1]);
+}
