@@ -444,6 +444,15 @@ impl KeyMap {
     /// Whether the kept keys may cost more than `budget` (the bound [`KeyMap::settle`] checks
     /// first: cheap, no table built).
     pub fn may_exceed(&mut self, budget: u64) -> bool {
+        let settled = || self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost());
+        let buffered: u64 = (self.parts.iter())
+            .map(|p| p.buffered_cost_bound(COST_PER_KEY))
+            .sum();
+        if settled() + buffered <= budget {
+            // Within the budget even were every buffered document a new key: the buffers
+            // are left to fill (a flush after every block counted them a few at a time).
+            return false;
+        }
         self.flush_buffers();
         self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost()) > budget
     }

@@ -78,6 +78,12 @@ impl Part {
         self.pending.len()
     }
 
+    /// At most what the buffered documents would add to the part's cost (`cost_per_key` and
+    /// its bytes a key), were each a new key.
+    pub(super) fn buffered_cost_bound(&self, cost_per_key: u64) -> u64 {
+        self.pending.len() as u64 * (cost_per_key + INLINE as u64) + self.pending_arena.len() as u64
+    }
+
     /// The offset of `key`'s record (hash `hash`), appended with empty counts if new.
     #[inline]
     pub(super) fn record(&mut self, hash: u64, key: &[u8]) -> usize {

@@ -693,3 +693,35 @@ fn a_fresh_map_is_untouched_and_a_used_one_is_not() {
     r.raise_to(1);
     assert!(!r.is_untouched(), "a sampling level");
 }
+
+#[test]
+fn may_exceed_decides_as_if_flushed_and_leaves_buffers_it_need_not_count() {
+    // 3,000 new keys in one part: past BUFFER_FROM, 1,976 go through the buffer, flushed
+    // each time it fills (256), so 1,976 - 7 * 256 = 184 wait. The check after a block
+    // decides what a flushed map would, flushing only when the buffered documents, counted as
+    // new keys, could pass the budget.
+    let keys = part0_keys(3_000);
+    let (mut m, mut direct) = (KeyMap::default(), KeyMap::default());
+    for k in &keys {
+        m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+        direct.add(k, 1, 10, i64::MAX, i64::MIN);
+    }
+    assert_eq!(m.parts[0].buffered(), 184);
+    let exact = direct.cost();
+
+    // One byte under the exact cost: over, as the flushed map says.
+    let mut over = m.clone();
+    assert!(over.may_exceed(exact - 1));
+    assert!(direct.clone().may_exceed(exact - 1));
+    assert_eq!(over.parts[0].buffered(), 0, "counted to decide");
+    // The exact cost, under the bound: within, decided after counting.
+    let mut at = m.clone();
+    assert!(!at.may_exceed(exact));
+    assert!(!direct.clone().may_exceed(exact));
+    assert_eq!(at.parts[0].buffered(), 0, "counted to decide");
+    // Room for every waiting document as a new key: nothing counted.
+    let mut roomy = m.clone();
+    assert!(!roomy.may_exceed(exact + 184 * (COST_PER_KEY + 16)));
+    assert_eq!(roomy.parts[0].buffered(), 184, "left to fill");
+    assert_eq!(drained(roomy), drained(direct));
+}
