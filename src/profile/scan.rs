@@ -73,14 +73,33 @@ fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[
             local.profiler.add(&v, time)
         }
         Err(e) => {
-            let (line, column) = error_position(at, &e);
-            bad(
-                local,
-                (at.0, line, column),
-                format!("invalid JSON: {}", without_position(&e)),
-            )
+            let (line, column, message) = match own_reading(bytes) {
+                Some(own) => {
+                    let (line, column) = ingest::locate(bytes, own.offset, at.1, at.2);
+                    (line, column, own.message.to_owned())
+                }
+                None => {
+                    let (line, column) = error_position(at, &e);
+                    (
+                        line,
+                        column,
+                        format!("invalid JSON: {}", without_position(&e)),
+                    )
+                }
+            };
+            bad(local, (at.0, line, column), message)
         }
     }
+}
+
+/// What the candidates' scan ([`crate::keys::extract`]) finds wrong with a record serde_json
+/// rejected, so that a bad record is described alike whether `analyze` was given candidates or
+/// searched for them, and by `fields`: the scan says where a value goes wrong (the start of
+/// `tru`), serde_json where it gave up (the character after). `None` where the scan accepts
+/// the record (serde_json checks more, e.g. nesting depth): serde_json's reason is reported.
+fn own_reading(bytes: &[u8]) -> Option<crate::keys::extract::ScanError> {
+    let trie = crate::keys::extract::PathTrie::new();
+    crate::keys::extract::scan_document(bytes, &trie, &mut Vec::new()).err()
 }
 
 /// Where in the file serde_json's error is: it counts lines and columns from the record's
@@ -280,18 +299,66 @@ mod tests {
             ".jsonl",
         );
         assert_eq!(bad.len(), 1);
-        assert_eq!((bad[0].line, bad[0].column), (3, 12));
-        assert_eq!(bad[0].message, "invalid JSON: EOF while parsing a list");
+        // The line ends after column 12: the record ends at 13, inside the list.
+        assert_eq!((bad[0].line, bad[0].column), (3, 13));
+        assert_eq!(bad[0].message, "unexpected end of record inside an array");
         // A record of a JSON array over three lines, starting at column 3 of line 2: the bad
-        // `tru` is on its third line (the file's fourth), and serde stops at the `}` after it,
-        // column 8.
+        // `tru` is on its third line (the file's fourth), from column 5.
         let bad = skipped(
             "[\n  {\"id\": \"a\",\n   \"b\":\n    tru},\n  {\"id\": \"c\"}\n]\n",
             ".json",
         );
         assert_eq!(bad.len(), 1);
-        assert_eq!((bad[0].line, bad[0].column), (4, 8));
-        assert_eq!(bad[0].message, "invalid JSON: expected ident");
+        assert_eq!((bad[0].line, bad[0].column), (4, 5));
+        assert_eq!(
+            bad[0].message,
+            "invalid literal: expected true, false or null"
+        );
+        // A number past f64's range, which the candidates' scan accepts (it checks the
+        // grammar) and serde_json refuses: serde_json's reason, at its place (the last digit).
+        let bad = skipped("{\"a\": 1e400}\n", ".jsonl");
+        assert_eq!(bad.len(), 1);
+        assert_eq!((bad[0].line, bad[0].column), (1, 11));
+        assert_eq!(bad[0].message, "invalid JSON: number out of range");
+    }
+
+    /// A bad record gets the same line, column and message from the profiling pass (the
+    /// automatic search, `fields`) as from the candidates' scan.
+    #[test]
+    fn the_profile_and_the_candidates_scan_describe_a_bad_record_alike() {
+        for (text, suffix) in [
+            ("{\"id\": \"a\"}\n{\"id\": \"b\n", ".jsonl"),
+            ("{\"id\": 1}\n{\"id\": 01}\n", ".jsonl"),
+            ("{\"id\": 1}\n{\"id\": \"\\q\"}\n", ".jsonl"),
+            ("[{\"id\": 1},\n {\"id\" 2}]\n", ".json"),
+        ] {
+            let profiled = skipped(text, suffix);
+            let mut f = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();
+            f.write_all(text.as_bytes()).unwrap();
+            let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+            let id = crate::keys::spec::parse_candidate("/id").unwrap();
+            let plan = crate::keys::KeyPlan::new(&[id], "-");
+            let opts = crate::pipeline::ScanOptions {
+                threads: 1,
+                skip_invalid: true,
+                max_record_bytes: ingest::DEFAULT_MAX_RECORD_BYTES,
+                ..Default::default()
+            };
+            let acc = crate::pipeline::scan(&inputs, &plan, &opts).unwrap();
+            let scanned = &acc.invalid_records.first;
+            assert_eq!(profiled.len(), 1, "{text:?}");
+            assert_eq!(scanned.len(), 1, "{text:?}");
+            let p = scanned[0].position;
+            assert_eq!(
+                (
+                    profiled[0].line,
+                    profiled[0].column,
+                    profiled[0].message.as_str()
+                ),
+                (p.line, p.column, scanned[0].message.as_str()),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
