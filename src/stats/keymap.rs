@@ -392,11 +392,9 @@ impl KeyMap {
     /// Raises the sampling level until the kept keys' [`KeyMap::cost`] is within `budget`.
     /// Returns whether the level changed.
     pub fn settle(&mut self, budget: u64) -> bool {
-        self.flush_buffers();
         // The union costs at most the sum, and unindexed records at most as much as keys of
         // their own: within the budget, nothing would be dropped.
-        let bound = self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost());
-        if bound <= budget {
+        if !self.may_exceed(budget) {
             return false;
         }
         self.flush();
@@ -444,17 +442,22 @@ impl KeyMap {
     /// Whether the kept keys may cost more than `budget` (the bound [`KeyMap::settle`] checks
     /// first: cheap, no table built).
     pub fn may_exceed(&mut self, budget: u64) -> bool {
-        let settled = || self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost());
         let buffered: u64 = (self.parts.iter())
             .map(|p| p.buffered_cost_bound(COST_PER_KEY))
             .sum();
-        if settled() + buffered <= budget {
+        if self.counted_cost_bound() + buffered <= budget {
             // Within the budget even were every buffered document a new key: the buffers
             // are left to fill (a flush after every block counted them a few at a time).
             return false;
         }
         self.flush_buffers();
-        self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost()) > budget
+        self.counted_cost_bound() > budget
+    }
+
+    /// The cost of the counted keys, this map's and a deferred map's (an upper bound: a key in
+    /// both, or in several unindexed records, is charged each time).
+    fn counted_cost_bound(&self) -> u64 {
+        self.own_cost() + self.deferred.as_ref().map_or(0, |o| o.own_cost())
     }
 
     /// Raises this map to `level` when it is below (a level another map of the same scan

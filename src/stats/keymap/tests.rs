@@ -723,5 +723,11 @@ fn may_exceed_decides_as_if_flushed_and_leaves_buffers_it_need_not_count() {
     let mut roomy = m.clone();
     assert!(!roomy.may_exceed(exact + 184 * (COST_PER_KEY + 16)));
     assert_eq!(roomy.parts[0].buffered(), 184, "left to fill");
+    // A one-thread scan's check (`settle`) decides the same way.
+    let mut settled = m.clone();
+    assert!(!settled.settle(exact + 184 * (COST_PER_KEY + 16)));
+    assert_eq!(settled.parts[0].buffered(), 184, "left to fill");
+    assert!(!settled.settle(exact));
+    assert_eq!(settled.parts[0].buffered(), 0, "counted to decide");
     assert_eq!(drained(roomy), drained(direct));
 }
