@@ -18,6 +18,8 @@
 //! in digit order, and every head in a slice shares the bits above its digit); rows of equal
 //! heads meet in one run and `key` orders them.
 
+use std::marker::PhantomData;
+
 use rayon::prelude::*;
 
 /// The bits of a digit (2,048 buckets: 10 M random ids leave each a few thousand rows, which
@@ -33,24 +35,6 @@ const PARALLEL: usize = 1 << 16;
 /// A large slice's digit is chosen from every this-many-th row's head (and checked against
 /// every row's as they are counted): a pass less over the rows.
 const SAMPLE_EVERY: usize = 64;
-
-/// Sorts `v` by `key`, whose most significant part is `head`: rows whose heads differ must
-/// compare as their heads do (`key` only decides among equal heads). Unstable: rows of equal
-/// keys end up adjacent, in an unspecified order. Returns the runs of two or more rows of
-/// equal keys for which `keep` holds, as (first, past the last) pairs in order: found where
-/// the rows are sorted, while they are in cache (a pass over 10 M rows afterwards was a sixth
-/// of their sort).
-pub(super) fn sort_by_head<T, K, H, F, G>(v: &mut [T], head: &H, key: &F, keep: &G) -> Vec<usize>
-where
-    T: Copy + Send + Sync,
-    K: Ord,
-    H: Fn(&T) -> u128 + Sync,
-    F: Fn(&T) -> K + Sync,
-    G: Fn(&K) -> bool + Sync,
-{
-    let order = Order { head, key, keep };
-    order.sort(v, 0, &mut Scratch::default())
-}
 
 /// What sorting a small slice needs beside it, kept from one slice to the next (a bucket of
 /// 40-byte rows is megabytes: allocated afresh, each would be mapped and faulted in again).
@@ -68,23 +52,43 @@ impl<T> Default for Scratch<T> {
     }
 }
 
-/// The orders [`sort_by_head`] was given.
-struct Order<'a, H, F, G> {
+/// An order of rows `T` by `key`, whose most significant part is `head`: rows whose heads
+/// differ must compare as their heads do (`key` only decides among equal heads); and which runs
+/// of equal keys [`Order::sort`] reports: those for which `keep` holds.
+pub(super) struct Order<'a, T, K, H, F, G> {
     head: &'a H,
     key: &'a F,
     keep: &'a G,
+    rows: PhantomData<fn(&T) -> K>,
 }
 
-impl<H, F, G> Order<'_, H, F, G> {
+impl<'a, T, K, H, F, G> Order<'a, T, K, H, F, G>
+where
+    T: Copy + Send + Sync,
+    K: Ord,
+    H: Fn(&T) -> u128 + Sync,
+    F: Fn(&T) -> K + Sync,
+    G: Fn(&K) -> bool + Sync,
+{
+    pub(super) fn new(head: &'a H, key: &'a F, keep: &'a G) -> Self {
+        Order {
+            head,
+            key,
+            keep,
+            rows: PhantomData,
+        }
+    }
+
+    /// Sorts `v`. Unstable: rows of equal keys end up adjacent, in an unspecified order.
+    /// Returns the runs of two or more rows of equal keys for which `keep` holds, as (first,
+    /// past the last) pairs in order: found where the rows are sorted, while they are in cache
+    /// (a pass over 10 M rows afterwards was a sixth of their sort).
+    pub(super) fn sort(&self, v: &mut [T]) -> Vec<usize> {
+        self.sort_from(v, 0, &mut Scratch::default())
+    }
+
     /// Sorts `v`, which starts at row `base` of the whole, and returns its runs.
-    fn sort<T, K>(&self, v: &mut [T], base: usize, scratch: &mut Scratch<T>) -> Vec<usize>
-    where
-        T: Copy + Send + Sync,
-        K: Ord,
-        H: Fn(&T) -> u128 + Sync,
-        F: Fn(&T) -> K + Sync,
-        G: Fn(&K) -> bool + Sync,
-    {
+    fn sort_from(&self, v: &mut [T], base: usize, scratch: &mut Scratch<T>) -> Vec<usize> {
         let (head, key) = (self.head, self.key);
         if v.len() <= TINY {
             v.sort_unstable_by_key(key);
@@ -139,13 +143,13 @@ impl<H, F, G> Order<'_, H, F, G> {
         if parallel {
             let runs: Vec<Vec<usize>> = buckets
                 .into_par_iter()
-                .map_init(Scratch::default, |s, (at, b)| self.sort(b, at, s))
+                .map_init(Scratch::default, |s, (at, b)| self.sort_from(b, at, s))
                 .collect();
             runs.concat()
         } else {
             let mut runs = Vec::new();
             for (at, b) in buckets {
-                runs.extend(self.sort(b, at, scratch));
+                runs.extend(self.sort_from(b, at, scratch));
             }
             runs
         }
@@ -155,13 +159,7 @@ impl<H, F, G> Order<'_, H, F, G> {
     /// (the highest bit where the heads differ) down, and the row's index. The proxies sort as
     /// integers, without a row moved or a key read; rows whose 48 bits are equal are ordered by
     /// `key`, and the rows are then gathered in order once.
-    fn sort_by_proxy<T, K>(&self, v: &mut [T], top: u32, scratch: &mut Scratch<T>)
-    where
-        T: Copy,
-        K: Ord,
-        H: Fn(&T) -> u128,
-        F: Fn(&T) -> K,
-    {
+    fn sort_by_proxy(&self, v: &mut [T], top: u32, scratch: &mut Scratch<T>) {
         debug_assert!(v.len() <= SMALL);
         let (head, key) = (self.head, self.key);
         let align = 127 - top;
@@ -192,13 +190,7 @@ impl<H, F, G> Order<'_, H, F, G> {
 
     /// The runs of sorted `v` (starting at row `base` of the whole): two or more adjacent rows
     /// of equal keys for which `keep` holds.
-    fn runs<T, K>(&self, v: &[T], base: usize, parallel: bool) -> Vec<usize>
-    where
-        T: Sync,
-        K: Ord,
-        F: Fn(&T) -> K + Sync,
-        G: Fn(&K) -> bool + Sync,
-    {
+    fn runs(&self, v: &[T], base: usize, parallel: bool) -> Vec<usize> {
         let same = |i: usize| {
             let k = (self.key)(&v[i]);
             (self.keep)(&k) && (self.key)(&v[i + 1]) == k
@@ -369,9 +361,8 @@ mod tests {
             }
             i = j;
         }
-        let runs = sort_by_head(&mut v, &|t: &Row| t.0, &|t: &Row| *t, &|k: &Row| {
-            k.1.is_multiple_of(2)
-        });
+        let even = |k: &Row| k.1.is_multiple_of(2);
+        let runs = Order::new(&|t: &Row| t.0, &|t: &Row| *t, &even).sort(&mut v);
         assert_eq!(v, want);
         assert_eq!(runs, want_runs);
     }

@@ -118,12 +118,13 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
         // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
         // would need 320 MB for one). Every run of equal sort keys, to tell whether any key
         // can repeat; those of 16 bytes go on.
-        let runs = radix::sort_by_head(
-            rows,
-            &|p: &PartitionRow| p.key.head128(),
-            &head_key,
-            &|_| true,
-        );
+        let runs = radix::Order::new(&|p: &PartitionRow| p.key.head128(), &head_key, &|_: &(
+            u128,
+            u8,
+        )| {
+            true
+        })
+        .sort(rows);
         let may_repeat = !runs.is_empty();
         let starts: Vec<usize> = (runs.chunks_exact(2))
             .filter(|r| goes_on(&head_key(&rows[r[0]])))
@@ -161,7 +162,7 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
         }
         let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
         let head = |o: &(u128, u32, u32, u8)| o.0;
-        let starts = radix::sort_by_head(&mut order, &head, &by_window, &goes_on);
+        let starts = radix::Order::new(&head, &by_window, &goes_on).sort(&mut order);
         let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
         rows.copy_from_slice(&sorted);
         (starts, true)
