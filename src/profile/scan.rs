@@ -96,7 +96,8 @@ fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[
 /// rejected, so that a bad record is described alike whether `analyze` was given candidates or
 /// searched for them, and by `fields`: the scan says where a value goes wrong (the start of
 /// `tru`), serde_json where it gave up (the character after). `None` where the scan accepts
-/// the record (serde_json checks more, e.g. nesting depth): serde_json's reason is reported.
+/// the record (serde_json checks more, e.g. a number past f64's range): serde_json's reason
+/// is reported.
 fn own_reading(bytes: &[u8]) -> Option<crate::keys::extract::ScanError> {
     let trie = crate::keys::extract::PathTrie::new();
     crate::keys::extract::scan_document(bytes, &trie, &mut Vec::new()).err()
