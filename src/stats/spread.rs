@@ -1,8 +1,10 @@
 //! The spread of a quantity over logical partitions: its five-number summary
 //! ([`Distribution`]) and, for stored bytes, how unevenly it is shared ([`Skew`]: Gini,
-//! entropy, top shares), with the ascending runs of sizes the Lorenz curve is drawn from. Every
-//! sum runs in the sizes' own order (the partitions' key order), so results are bit for bit the
-//! same whatever the thread count.
+//! entropy, top shares), with the ascending runs of sizes the Lorenz curve is drawn from. Results
+//! are bit for bit the same whatever the thread count: the skew's sums run over the ascending
+//! runs of equal sizes, one term per run, so they do not depend on the sizes' order at all; the
+//! plain totals (a mean, the sum of sizes) are the caller's, summed in a fixed order (the
+//! partitions' key order, in fixed chunks: `summary`).
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -44,18 +46,20 @@ pub struct Skew {
 #[cfg(test)]
 fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
     let mut d = DistributionAcc::new();
+    let mut sum = -0.0;
     for v in values {
         d.add(v);
+        sum += v;
     }
-    d.finish()
+    d.finish(sum)
 }
 
-/// A [`Distribution`] built one value at a time, in the values' order (the mean's sum).
+/// A [`Distribution`] built one value at a time, in any order, or in parts merged; the mean's
+/// sum is the caller's ([`DistributionAcc::finish`]), summed in an order it fixes.
 pub(super) struct DistributionAcc {
     h: Histogram<u64>,
     min: f64,
     max: f64,
-    sum: f64,
     n: usize,
     /// Equal values are recorded at once (a histogram record costs more than the rest of
     /// [`DistributionAcc::add`]): most partitions of a unique key hold one document, and their
@@ -69,7 +73,6 @@ impl DistributionAcc {
             h: Histogram::<u64>::new_with_bounds(1, 1 << 62, 3).expect("valid bounds"),
             min: f64::INFINITY,
             max: 0.0,
-            sum: 0.0,
             n: 0,
             pending: Tally::new(),
         }
@@ -81,11 +84,23 @@ impl DistributionAcc {
         (self.pending).add(round_to_count(v), |r, k| h.saturating_record_n(r, k as u64));
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        self.sum += v;
         self.n += 1;
     }
 
-    pub(super) fn finish(mut self) -> Distribution {
+    /// Both accumulators' values: the same histogram, ends and count as one that saw them all.
+    pub(super) fn merge(&mut self, mut o: DistributionAcc) {
+        let h = &mut self.h;
+        (self.pending).flush(|r, k| h.saturating_record_n(r, k as u64));
+        let oh = &mut o.h;
+        (o.pending).flush(|r, k| oh.saturating_record_n(r, k as u64));
+        self.h.add(&o.h).expect("histograms of the same bounds");
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.n += o.n;
+    }
+
+    /// The summary, its mean from `sum`, the sum of the values added.
+    pub(super) fn finish(mut self, sum: f64) -> Distribution {
         let h = &mut self.h;
         (self.pending).flush(|r, k| h.saturating_record_n(r, k as u64));
         let (min, max, n) = (self.min, self.max, self.n);
@@ -101,7 +116,7 @@ impl DistributionAcc {
             p90: q(0.9),
             p99: q(0.99),
             max,
-            mean: self.sum / n as f64,
+            mean: sum / n as f64,
         }
     }
 }
@@ -178,7 +193,7 @@ pub(super) struct Sizes {
     pub(super) skew: Skew,
     /// Ascending runs of equal sizes (empty when the sizes sum to zero).
     pub(super) runs: Vec<(f64, usize)>,
-    /// The sum, in the sizes' own order.
+    /// The sum (the caller's, [`skew_of_counted`]).
     pub(super) total: f64,
 }
 
@@ -190,16 +205,14 @@ const MAX_RUNS: usize = 1 << 16;
 /// sizes, a handful of values), else sorted.
 #[cfg(test)]
 fn sorted_runs(values: impl Iterator<Item = f64>, n: usize) -> Vec<(f64, usize)> {
-    runs_of(counted_sizes(values, n))
+    runs_of(counted_sizes(values, n).0)
 }
 
-/// Sizes counted by value (at most [`MAX_RUNS`] distinct), the rest kept as they come, with
-/// the sum of all of them in the order they came.
+/// Sizes counted by value (at most [`MAX_RUNS`] distinct), the rest kept as they come.
 pub(super) struct Counted {
     counts: hashbrown::HashMap<u64, usize>,
     rest: Vec<f64>,
     n: usize,
-    total: f64,
     /// Counted sizes are tallied in a small cache first (neighbouring partitions mostly share
     /// their size, or take one of a few hundred sizes), and added to the map when evicted.
     pending: Tally,
@@ -207,13 +220,15 @@ pub(super) struct Counted {
     hint: usize,
 }
 
-/// One pass over the sizes: their count, their sum (in order) and their [`Counted`] values.
-fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> Counted {
+/// One pass over the sizes: their [`Counted`] values and their sum (in their order).
+fn counted_sizes(values: impl Iterator<Item = f64>, hint: usize) -> (Counted, f64) {
     let mut c = Counted::new(hint);
+    let mut total = -0.0;
     for v in values {
         c.add(v);
+        total += v;
     }
-    c.finish()
+    (c.finish(), total)
 }
 
 impl Counted {
@@ -223,7 +238,6 @@ impl Counted {
             counts: hashbrown::HashMap::new(),
             rest: Vec::new(),
             n: 0,
-            total: 0.0,
             pending: Tally::new(),
             hint,
         }
@@ -232,7 +246,6 @@ impl Counted {
     #[inline]
     pub(super) fn add(&mut self, v: f64) {
         self.n += 1;
-        self.total += v;
         let bits = v.to_bits();
         if self.pending.bump(bits) {
             return;
@@ -253,6 +266,17 @@ impl Counted {
         let c = &mut self.counts;
         (self.pending).flush(|b, k| *c.entry(b).or_insert(0) += k);
         self
+    }
+
+    /// Both sets of sizes ([`runs_of`] gives the runs of all of them).
+    pub(super) fn merge(self, o: Counted) -> Counted {
+        let (mut a, b) = (self.finish(), o.finish());
+        a.n += b.n;
+        for (bits, m) in b.counts {
+            *a.counts.entry(bits).or_insert(0) += m;
+        }
+        a.rest.extend(b.rest);
+        a
     }
 }
 
@@ -347,17 +371,14 @@ fn runs_of(c: Counted) -> Vec<(f64, usize)> {
 }
 
 pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
-    // Two passes over the sizes: the count, the sum and the counted values; then the variance
-    // and the entropy, each summed in the sizes' order as before (so bit for bit the same).
-    skew_of_counted(counted_sizes(values(), values().size_hint().0), values)
+    let (counted, total) = counted_sizes(values(), values().size_hint().0);
+    skew_of_counted(counted, total)
 }
 
-/// [`skew_of`] when the first pass is done: `counted` holds the sizes `values()` gives again.
-pub(super) fn skew_of_counted<I: Iterator<Item = f64>>(
-    counted: Counted,
-    values: impl Fn() -> I,
-) -> Sizes {
-    let (n, total) = (counted.n, counted.total);
+/// The skew of the sizes `counted` holds, which sum to `total` (summed in the caller's order).
+/// One pass over their ascending runs: no second pass over the sizes themselves.
+pub(super) fn skew_of_counted(counted: Counted, total: f64) -> Sizes {
+    let n = counted.n;
     if n == 0 || total <= 0.0 {
         return Sizes {
             skew: Skew::default(),
@@ -368,33 +389,25 @@ pub(super) fn skew_of_counted<I: Iterator<Item = f64>>(
     let nf = n as f64;
     let mean = total / nf;
     let runs = runs_of(counted);
-    // Σ (i + 1)·vᵢ over the ascending sizes, one addition at a time as `f64: Sum` adds.
-    let mut weighted = -0.0f64;
-    let mut i = 0usize;
+    // Σ (i + 1)·vᵢ over the ascending sizes (Gini), Σ (vᵢ - mean)² and Σ -pᵢ·ln pᵢ: each run
+    // of m equal sizes adds one term, m times a size's (for Gini, v times the run's ranks
+    // `before + 1 ..= before + m`, whose sum is exact in f64 below 2^26 partitions). The sums
+    // thus depend on the sizes alone, not on their order or on how the rows were shared among
+    // threads, and carry one rounding per run where adding every size carried one per size.
+    // (-0.0 is the neutral element `f64: Sum` starts from.)
+    let (mut weighted, mut squares, mut h) = (-0.0f64, -0.0f64, -0.0f64);
+    let mut before = 0.0f64;
     for &(v, m) in &runs {
-        for _ in 0..m {
-            i += 1;
-            weighted += i as f64 * v;
+        let m = m as f64;
+        weighted += v * (m * before + m * (m + 1.0) / 2.0);
+        squares += m * (v - mean).powi(2);
+        if v > 0.0 {
+            let p = v / total;
+            h += m * (-p * p.ln());
         }
+        before += m;
     }
     let gini = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
-    // (-0.0 is the neutral element `f64: Sum` starts from.)
-    // A size seen recently has the same entropy term: its logarithm is not taken again
-    // (direct-mapped by size; the sums still add every term, in order).
-    let mut memo = vec![(f64::NAN.to_bits(), 0.0f64); TALLY_SLOTS];
-    let (squares, h) = values().fold((-0.0f64, -0.0f64), |(sq, h), v| {
-        let h = if v > 0.0 {
-            let m = &mut memo[Tally::slot(v.to_bits())];
-            if v.to_bits() != m.0 {
-                let p = v / total;
-                *m = (v.to_bits(), -p * p.ln());
-            }
-            h + m.1
-        } else {
-            h
-        };
-        (sq + (v - mean).powi(2), h)
-    });
     let var = squares / nf;
     let max = runs.last().map_or(0.0, |r| r.0);
     let entropy = if n == 1 { 1.0 } else { h / nf.ln() };
@@ -446,39 +459,31 @@ mod tests {
         );
     }
 
-    /// The skew as computed before runs: sums over a sorted copy.
-    fn skew_by_sorting(values: &[f64]) -> (f64, f64, f64) {
-        let n = values.len() as f64;
-        let total: f64 = values.iter().sum();
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let weighted: f64 = sorted
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i as f64 + 1.0) * v)
-            .sum();
-        let top = values.len().div_ceil(100).max(1);
-        let top_sum: f64 = sorted[values.len() - top..].iter().sum();
-        (
-            (2.0 * weighted) / (n * total) - (n + 1.0) / n,
-            sorted[values.len() - 1] / total,
-            top_sum / total,
-        )
+    /// A deterministic shuffle (xorshift, Fisher-Yates).
+    fn shuffled(values: &[f64], seed: u64) -> Vec<f64> {
+        let mut v = values.to_vec();
+        let mut x = seed | 1;
+        for i in (1..v.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            v.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        v
     }
 
     #[test]
-    fn skew_from_runs_equals_a_sorted_copy_bit_for_bit() {
-        // Few distinct sizes (counted) and more than MAX_RUNS (sorted, the counted ones mixed
-        // back in): both give exactly the sums over a sorted copy.
+    fn skew_depends_on_the_sizes_not_their_order() {
+        // Few distinct sizes (counted), more than MAX_RUNS (sorted, the counted ones mixed back
+        // in), and runs of equal sizes next to each other with distinct sizes past MAX_RUNS (a
+        // run under way when the counting stops): shuffled or sorted, the same skew, bit for
+        // bit (the sum of sizes given in the same order each time, as the summary fixes it).
         let few: Vec<f64> = (0..200_000u64)
             .map(|i| (50 + i * 7 % 13) as f64 + 0.1)
             .collect();
         let many: Vec<f64> = (0..200_000u64)
             .map(|i| ((i * 2_654_435_761) % 150_001) as f64 * 1.37 + (i % 3) as f64)
             .collect();
-        // Runs of equal sizes next to each other (as partitions in key order mostly come),
-        // with a size that repeats only after others and distinct sizes past MAX_RUNS, so a
-        // run is under way when the counting stops.
         let runs: Vec<f64> = (0..300_000u64)
             .map(|i| match i {
                 0..100_000 => (i / 1_000 % 7) as f64 * 3.5 + 1.0,
@@ -487,25 +492,40 @@ mod tests {
             })
             .collect();
         for v in [&few, &many, &runs] {
-            let s = skew(v);
-            let (gini, top1, top1pct) = skew_by_sorting(v);
-            assert_eq!(s.gini.to_bits(), gini.max(0.0).to_bits());
-            assert_eq!(s.top1_share.to_bits(), top1.to_bits());
-            assert_eq!(s.top1pct_share.to_bits(), top1pct.to_bits());
-            // The variance and the entropy: every term added in the sizes' order, each
-            // logarithm as if taken anew.
             let total: f64 = v.iter().sum();
-            let mean = total / v.len() as f64;
-            let (sq, h) = v.iter().fold((-0.0f64, -0.0f64), |(sq, h), &x| {
-                let p = x / total;
-                (
-                    sq + (x - mean).powi(2),
-                    if x > 0.0 { h + -p * p.ln() } else { h },
-                )
-            });
-            let cv = (sq / v.len() as f64).sqrt() / mean;
-            assert_eq!(s.cv.to_bits(), cv.to_bits());
-            assert_eq!(s.entropy.to_bits(), (h / (v.len() as f64).ln()).to_bits());
+            let of = |values: &[f64]| {
+                let (counted, _) = counted_sizes(values.iter().copied(), values.len());
+                skew_of_counted(counted, total).skew
+            };
+            let mut sorted = v.clone();
+            sorted.sort_by(f64::total_cmp);
+            let (a, b, c) = (of(v), of(&shuffled(v, 7)), of(&sorted));
+            assert_eq!(a, b);
+            assert_eq!(a, c);
+            // Against the plain definitions over a sorted copy (one addition per size).
+            let n = v.len() as f64;
+            let weighted: f64 = (sorted.iter().enumerate())
+                .map(|(i, x)| (i as f64 + 1.0) * x)
+                .sum();
+            let mean = total / n;
+            let squares: f64 = v.iter().map(|x| (x - mean).powi(2)).sum();
+            let h: f64 = (v.iter().filter(|&&x| x > 0.0))
+                .map(|x| -(x / total) * (x / total).ln())
+                .sum();
+            let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1e-3);
+            assert!(close(
+                a.gini,
+                (2.0 * weighted) / (n * total) - (n + 1.0) / n
+            ));
+            assert!(close(a.cv, (squares / n).sqrt() / mean));
+            assert!(close(a.entropy, h / n.ln()));
+            let top = v.len().div_ceil(100);
+            let top_sum: f64 = sorted[v.len() - top..].iter().sum();
+            assert_eq!(
+                a.top1_share.to_bits(),
+                (sorted[v.len() - 1] / total).to_bits()
+            );
+            assert_eq!(a.top1pct_share.to_bits(), (top_sum / total).to_bits());
         }
         assert_eq!(
             sorted_runs(runs.iter().copied(), runs.len()).len(),
@@ -513,6 +533,56 @@ mod tests {
         );
         assert!(sorted_runs(few.iter().copied(), few.len()).len() == 13);
         assert!(sorted_runs(many.iter().copied(), many.len()).len() > MAX_RUNS);
+    }
+
+    #[test]
+    fn skew_of_millions_of_near_equal_sizes_is_exact() {
+        // 10 M unique ids' partitions hold one document each, their sizes a few values apart:
+        // Gini is a difference of two numbers near 1, so a sum that loses 1e-10 of itself loses
+        // a 1e-7 of Gini. Here 3 M sizes of 2,511, 2,521 and 2,531 bytes (Σ rank × size passes
+        // 2^53, where adding one term at a time starts to round), and the exact values from
+        // integers: Gini = (2W - (n + 1)T) / (nT) with W = Σ rank × size, and
+        // n²·variance = n·Σ size² - T².
+        let counts = [(2511u64, 600_001u64), (2521, 1_899_999), (2531, 500_000)];
+        let values: Vec<f64> = counts
+            .iter()
+            .flat_map(|&(v, m)| std::iter::repeat_n(v as f64, m as usize))
+            .collect();
+        let values = shuffled(&values, 11);
+        let (n, t): (u128, u128) = counts.iter().fold((0, 0), |(n, t), &(v, m)| {
+            (n + m as u128, t + (v * m) as u128)
+        });
+        let (mut w, mut before, mut sq) = (0u128, 0u128, 0u128);
+        for &(v, m) in &counts {
+            let (v, m) = (v as u128, m as u128);
+            w += v * (m * before + m * (m + 1) / 2);
+            sq += m * v * v;
+            before += m;
+        }
+        let gini = (2 * w - (n + 1) * t) as f64 / (n * t) as f64;
+        let cv = ((n * sq - t * t) as f64).sqrt() / t as f64;
+        let (counted, total) = counted_sizes(values.iter().copied(), values.len());
+        assert_eq!(total, t as f64, "integers below 2^53 sum exactly");
+        let s = skew_of_counted(counted, total).skew;
+        let rel = |x: f64, y: f64| ((x - y) / y).abs();
+        assert!(rel(s.gini, gini) < 1e-12, "{} against {gini}", s.gini);
+        assert!(rel(s.cv, cv) < 1e-12, "{} against {cv}", s.cv);
+        // Adding the ranked sizes one at a time, in order, misses by far more than that.
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let weighted =
+            (sorted.iter().enumerate()).fold(-0.0f64, |a, (i, x)| a + (i as f64 + 1.0) * x);
+        let nf = n as f64;
+        let one_at_a_time = (2.0 * weighted) / (nf * total) - (nf + 1.0) / nf;
+        assert!(
+            rel(one_at_a_time, gini) > 1e-9,
+            "{one_at_a_time} against {gini}"
+        );
+        // Equal sizes: no skew, and an entropy of exactly 1 but for the last bit.
+        let equal = vec![2530.0; 3_000_000];
+        let e = skew(&equal);
+        assert_eq!((e.gini, e.cv), (0.0, 0.0));
+        assert!((e.entropy - 1.0).abs() < 1e-15, "{}", e.entropy);
     }
 
     #[test]

@@ -247,13 +247,56 @@ fn combine_repeats(rows: &mut Vec<PartitionRow>, arenas: &mut KeyArenas, seen: &
     crate::timing::mark("summary: repeats combined");
 }
 
-/// What the spreads take from the pass over the rows that sums the totals: the distributions
-/// of projected documents and bytes per partition, and the sample's stored bytes per partition
-/// counted for the skew (each pass over millions of rows is a read of all of them).
+/// The rows are summed in chunks of this many, each in key order, and the chunks' sums added
+/// in key order: the sums are the same whatever the thread count, each chunk summed on
+/// whichever thread takes it.
+const SUM_CHUNK: usize = 1 << 16;
+
+/// Sums over rows, each from -0.0 (as `Sum` starts) in key order.
+#[derive(Debug, Clone, Copy)]
+struct RowSums {
+    documents: u64,
+    /// Projected documents.
+    projected: f64,
+    /// Projected stored bytes.
+    bytes: f64,
+    /// The sample's stored bytes (as the skew measures them).
+    sample: f64,
+}
+
+impl RowSums {
+    const ZERO: RowSums = RowSums {
+        documents: 0,
+        projected: -0.0,
+        bytes: -0.0,
+        sample: -0.0,
+    };
+
+    fn add(&mut self, o: &RowSums) {
+        self.documents += o.documents;
+        self.projected += o.projected;
+        self.bytes += o.bytes;
+        self.sample += o.sample;
+    }
+}
+
+/// What the pass over the rows that sums the totals learns (each pass over millions of rows is
+/// a read of all of them): the distributions of projected documents and bytes per partition,
+/// the sample's stored bytes per partition counted for the skew, the largest partitions, and
+/// each chunk's sums, in key order.
 struct SpreadsAcc {
     documents: DistributionAcc,
     bytes: DistributionAcc,
     sizes: Counted,
+    /// (bytes, index), largest first; ties by index, which is key order.
+    best: Vec<(f64, usize)>,
+    /// Each chunk's sums, in key order.
+    chunks: Vec<RowSums>,
+}
+
+/// Larger bytes first; ties by index, which is key order.
+fn larger_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
 }
 
 /// The sample's stored bytes of a row, as the skew measures them.
@@ -547,9 +590,9 @@ pub fn summarize_drained(
         ..
     } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let (kept_documents, mut total_bytes, by_bytes, spreads) =
-        totals_and_largest(&partitions, &rows_scale, top);
-    let documents = kept_documents + dropped.documents;
+    let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top);
+    let mut total_bytes = sums.bytes;
+    let documents = sums.documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
     let (mut max_key_bytes, mut max_key) = match &max_key_seen {
@@ -581,8 +624,8 @@ pub fn summarize_drained(
         sampling = Some(est.sampling);
     }
 
-    // The prefixes and the skew's second pass (its variance and entropy need the mean) are
-    // independent passes over the rows: on both cores.
+    // The prefixes (passes over the rows) and the skew (a sort of the sizes, when they take
+    // many values) are independent: on both cores.
     let (levels, sizes) = rayon::join(
         || -> Vec<LevelStats> {
             (1..hierarchical_levels)
@@ -592,13 +635,12 @@ pub fn summarize_drained(
                 })
                 .collect()
         },
-        || {
-            let values = || partitions.iter().map(|p| sample_bytes(p, overhead_bytes));
-            skew_of_counted(spreads.sizes.finish(), values)
-        },
+        || skew_of_counted(spreads.sizes.finish(), sums.sample),
     );
-    let (documents_per_partition, bytes_per_partition) =
-        (spreads.documents.finish(), spreads.bytes.finish());
+    let (documents_per_partition, bytes_per_partition) = (
+        spreads.documents.finish(sums.projected),
+        spreads.bytes.finish(sums.bytes),
+    );
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
@@ -623,36 +665,82 @@ pub fn summarize_drained(
     }
 }
 
-/// The rows' sample documents, their projected bytes (summed in key order from -0.0, as `Sum`
-/// does, so the total is the same bit for bit), the indices of the `top` largest partitions by
-/// bytes, largest first (ties: key order), and the spreads' first pass: one pass over the
-/// sorted rows, with a short sorted list.
+/// The rows' sums (in fixed chunks, [`SUM_CHUNK`]), the indices of the `top` largest
+/// partitions by bytes, largest first (ties: key order), and the spreads: one pass over the
+/// sorted rows, each thread taking a stretch of whole chunks.
 fn totals_and_largest(
     partitions: &[PartitionRow],
     scale: &RowScale,
     top: usize,
-) -> (u64, f64, Vec<usize>, SpreadsAcc) {
-    // (bytes, index), largest first; ties by index, which is key order.
-    let larger_first = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
-    let mut best: Vec<(f64, usize)> = Vec::with_capacity(top + 1);
-    let (mut documents, mut bytes) = (0u64, -0.0f64);
-    let mut spreads = SpreadsAcc {
-        documents: DistributionAcc::new(),
-        bytes: DistributionAcc::new(),
-        sizes: Counted::new(partitions.len()),
-    };
+) -> (RowSums, Vec<usize>, SpreadsAcc) {
+    use rayon::prelude::*;
+    let chunks = partitions.len().div_ceil(SUM_CHUNK);
+    let shares = rayon::current_num_threads().clamp(1, chunks.max(1));
+    let hint = partitions.len() / shares + 1;
+    let mut parts: Vec<SpreadsAcc> = (0..shares)
+        .into_par_iter()
+        .map(|t| {
+            let (first, end) = (t * chunks / shares, (t + 1) * chunks / shares);
+            let mut acc = SpreadsAcc {
+                documents: DistributionAcc::new(),
+                bytes: DistributionAcc::new(),
+                sizes: Counted::new(hint),
+                best: Vec::with_capacity(top + 1),
+                chunks: Vec::with_capacity(end - first),
+            };
+            for c in first..end {
+                let from = c * SUM_CHUNK;
+                let rows = &partitions[from..(from + SUM_CHUNK).min(partitions.len())];
+                let sums = chunk_pass(rows, from, scale, top, &mut acc);
+                acc.chunks.push(sums);
+            }
+            acc
+        })
+        .collect();
+    let mut acc = parts.remove(0);
+    for p in parts {
+        acc.documents.merge(p.documents);
+        acc.bytes.merge(p.bytes);
+        acc.sizes = acc.sizes.merge(p.sizes);
+        acc.best.extend(p.best);
+        acc.chunks.extend(p.chunks);
+    }
+    acc.best.sort_unstable_by(larger_first);
+    acc.best.truncate(top);
+    let by_bytes = acc.best.iter().map(|&(_, i)| i).collect();
+    let mut sums = RowSums::ZERO;
+    for c in &acc.chunks {
+        sums.add(c);
+    }
+    (sums, by_bytes, acc)
+}
+
+/// One chunk of rows (the first is row `from`) into `acc`; returns the chunk's sums.
+fn chunk_pass(
+    rows: &[PartitionRow],
+    from: usize,
+    scale: &RowScale,
+    top: usize,
+    acc: &mut SpreadsAcc,
+) -> RowSums {
+    let mut sums = RowSums::ZERO;
     let mut memo: Option<(u64, f64)> = None;
-    for (i, p) in partitions.iter().enumerate() {
+    let best = &mut acc.best;
+    for (i, p) in (from..).zip(rows) {
         // As `RowScale::documents` and `RowScale::bytes` compute them.
         let c = p.sample;
         let f = scale.memo_factor(&mut memo, c.documents);
         let sample = sample_bytes(p, scale.overhead_bytes);
-        let b = sample * f;
-        documents += c.documents;
-        bytes += b;
-        spreads.documents.add(c.documents as f64 * f);
-        spreads.bytes.add(b);
-        spreads.sizes.add(sample);
+        let (d, b) = (c.documents as f64 * f, sample * f);
+        sums.add(&RowSums {
+            documents: c.documents,
+            projected: d,
+            bytes: b,
+            sample,
+        });
+        acc.documents.add(d);
+        acc.bytes.add(b);
+        acc.sizes.add(sample);
         let row = (b, i);
         if best.len() == top {
             match best.last() {
@@ -664,8 +752,7 @@ fn totals_and_largest(
         best.insert(at, row);
         best.truncate(top);
     }
-    let by_bytes = best.into_iter().map(|(_, i)| i).collect();
-    (documents, bytes, by_bytes, spreads)
+    sums
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`

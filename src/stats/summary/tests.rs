@@ -224,3 +224,50 @@ fn prefix_groups_past_the_heads_have_every_member_and_its_bytes() {
         60.0 * 10.0 + 59.0 * 60.0 / 2.0
     );
 }
+
+#[test]
+fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
+    // 150,000 keys (three chunks of rows: the last short) seen 1 to 7 times, projected by a
+    // factor that rounds (1.1 per document): the totals are the chunks' key-order sums added
+    // in key order, computed here from the sorted keys, and the same bits on 1, 2 and 3 threads.
+    let build = || {
+        let mut map = KeyMap::default();
+        for i in 0..150_000u64 {
+            let key = crate::keys::encode_strings(&[Some(&format!("k{:07}", i * 7_919 % 150_000))]);
+            let docs = 1 + i % 7;
+            map.add(&key, docs, docs * 97 + i % 13, i64::MAX, i64::MIN);
+        }
+        map
+    };
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        pool.install(|| summarize(build(), 1, &|_| 1.1, 20.0, 5))
+    };
+    let one = run(1);
+    assert!(one.partitions.len() > 2 * SUM_CHUNK);
+    let mut want = -0.0f64;
+    for chunk in one.partitions.chunks(SUM_CHUNK) {
+        want += chunk.iter().fold(-0.0f64, |s, p| {
+            s + (p.sample.minified_bytes as f64 + 20.0 * p.sample.documents as f64) * 1.1
+        });
+    }
+    assert_eq!(one.total_bytes.to_bits(), want.to_bits());
+    let sequential = (one.partitions.iter()).fold(-0.0f64, |s, p| s + one.bytes_of(p));
+    assert!((one.total_bytes - sequential).abs() <= 1e-12 * sequential);
+    for threads in [2, 3] {
+        let s = run(threads);
+        assert_eq!(s.total_bytes.to_bits(), one.total_bytes.to_bits());
+        assert_eq!(s.bytes_per_partition, one.bytes_per_partition);
+        assert_eq!(s.documents_per_partition, one.documents_per_partition);
+        assert_eq!(s.skew, one.skew);
+        assert_eq!(s.by_bytes, one.by_bytes);
+    }
+    // The largest: 7 documents, 7 × 97 + 12 bytes (i = 6 + 91k with i % 13 = 12), key order
+    // among equals.
+    let top = &one.partitions[one.by_bytes[0]];
+    assert_eq!(top.sample.documents, 7);
+    assert_eq!(top.sample.minified_bytes, 7 * 97 + 12);
+}
