@@ -77,9 +77,38 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
 
 /// A partition's 95 % byte range: its document range times its own mean stored bytes.
 pub fn bytes_range(stats: &CandidateStats, p: &PartitionRow, proj: &Projector) -> [f64; 2] {
-    let per_doc = stats.bytes_of(p) / stats.documents_of(p).max(f64::MIN_POSITIVE);
-    let (lo, hi) = proj.documents_range(p.sample.documents);
-    [lo * per_doc, hi * per_doc]
+    RangeMemo::default().bytes_range(stats, p, proj)
+}
+
+/// [`bytes_range`] over many rows: what depends on a row's count alone (its projected documents
+/// and their range) is worked out once per run of rows sharing a count (most rows of a unique
+/// key hold one document), the same numbers either way.
+#[derive(Default)]
+struct RangeMemo {
+    last: Option<(u64, f64, (f64, f64))>,
+}
+
+impl RangeMemo {
+    #[inline]
+    fn bytes_range(
+        &mut self,
+        stats: &CandidateStats,
+        p: &PartitionRow,
+        proj: &Projector,
+    ) -> [f64; 2] {
+        let c = p.sample.documents;
+        let (documents, (lo, hi)) = match self.last {
+            Some((n, d, r)) if n == c => (d, r),
+            _ => {
+                let d = stats.documents_of(p);
+                let r = proj.documents_range(c);
+                self.last = Some((c, d, r));
+                (d, r)
+            }
+        };
+        let per_doc = stats.bytes_of(p) / documents.max(f64::MIN_POSITIVE);
+        [lo * per_doc, hi * per_doc]
+    }
 }
 
 /// The key named for production's largest partition when a slice's extrapolation puts it
@@ -107,20 +136,23 @@ pub fn project_sizes(
         }
     };
     let none = (0.0f64, usize::MAX);
-    let (low, heavy) = (stats.partitions.par_iter().enumerate())
+    let (low, heavy, _) = (stats.partitions.par_iter().enumerate())
         .fold(
-            || (none, none),
-            |(low, heavy), (i, p)| {
-                let [lo, hi] = bytes_range(stats, p, proj);
+            || (none, none, RangeMemo::default()),
+            |(low, heavy, mut memo), (i, p)| {
+                let [lo, hi] = memo.bytes_range(stats, p, proj);
                 let heavy = if p.sample.documents >= HEAVY_MIN_COUNT && hi > heavy.0 {
                     (hi, i)
                 } else {
                     heavy
                 };
-                (if lo > low.0 { (lo, i) } else { low }, heavy)
+                (if lo > low.0 { (lo, i) } else { low }, heavy, memo)
             },
         )
-        .reduce(|| (none, none), |a, b| (better(a.0, b.0), better(a.1, b.1)));
+        .reduce(
+            || (none, none, RangeMemo::default()),
+            |a, b| (better(a.0, b.0), better(a.1, b.1), a.2),
+        );
     let named = |(v, i): Best| {
         (
             v,
