@@ -44,11 +44,11 @@ pub struct Skew {
 }
 
 #[cfg(test)]
-fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
+pub(super) fn distribution(values: impl Iterator<Item = f64>) -> Distribution {
     let mut d = DistributionAcc::new();
     let mut sum = -0.0;
     for v in values {
-        d.add(v);
+        d.add_n(v, 1);
         sum += v;
     }
     d.finish(sum)
@@ -78,13 +78,16 @@ impl DistributionAcc {
         }
     }
 
+    /// `v`, `k` (at least 1) times.
     #[inline]
-    pub(super) fn add(&mut self, v: f64) {
+    pub(super) fn add_n(&mut self, v: f64, k: usize) {
         let h = &mut self.h;
-        (self.pending).add(round_to_count(v), |r, k| h.saturating_record_n(r, k as u64));
+        (self.pending).add_n(round_to_count(v), k, |r, m| {
+            h.saturating_record_n(r, m as u64)
+        });
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        self.n += 1;
+        self.n += k;
     }
 
     /// Both accumulators' values: the same histogram, ends and count as one that saw them all.
@@ -245,19 +248,25 @@ impl Counted {
 
     #[inline]
     pub(super) fn add(&mut self, v: f64) {
-        self.n += 1;
+        self.add_n(v, 1);
+    }
+
+    /// `v`, `k` (at least 1) times.
+    #[inline]
+    pub(super) fn add_n(&mut self, v: f64, k: usize) {
+        self.n += k;
         let bits = v.to_bits();
-        if self.pending.bump(bits) {
+        if self.pending.bump_n(bits, k) {
             return;
         }
         let c = &mut self.counts;
         if self.rest.is_empty() && (c.len() < MAX_RUNS || c.contains_key(&bits)) {
-            (self.pending).insert(bits, |b, k| *c.entry(b).or_insert(0) += k);
+            (self.pending).insert_n(bits, k, |b, m| *c.entry(b).or_insert(0) += m);
         } else {
             if self.rest.is_empty() {
                 self.rest.reserve(self.hint);
             }
-            self.rest.push(v);
+            self.rest.extend(std::iter::repeat_n(v, k));
         }
     }
 
@@ -303,33 +312,33 @@ impl Tally {
         (v.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
     }
 
-    /// Counts `v` once more if it is being tallied; false if not.
+    /// Counts `v` `k` more times if it is being tallied; false if not.
     #[inline]
-    fn bump(&mut self, v: u64) -> bool {
+    fn bump_n(&mut self, v: u64, k: usize) -> bool {
         let s = &mut self.slots[Self::slot(v)];
         if s.1 > 0 && s.0 == v {
-            s.1 += 1;
+            s.1 += k;
             true
         } else {
             false
         }
     }
 
-    /// Starts tallying `v` (not being tallied) at 1, handing on the value it displaces.
+    /// Starts tallying `v` (not being tallied) at `k`, handing on the value it displaces.
     #[inline]
-    fn insert(&mut self, v: u64, mut out: impl FnMut(u64, usize)) {
+    fn insert_n(&mut self, v: u64, k: usize, mut out: impl FnMut(u64, usize)) {
         let s = &mut self.slots[Self::slot(v)];
         if s.1 > 0 {
             out(s.0, s.1);
         }
-        *s = (v, 1);
+        *s = (v, k);
     }
 
-    /// Counts `v` once more, tallied or not.
+    /// Counts `v` `k` more times, tallied or not.
     #[inline]
-    fn add(&mut self, v: u64, out: impl FnMut(u64, usize)) {
-        if !self.bump(v) {
-            self.insert(v, out);
+    fn add_n(&mut self, v: u64, k: usize, out: impl FnMut(u64, usize)) {
+        if !self.bump_n(v, k) {
+            self.insert_n(v, k, out);
         }
     }
 

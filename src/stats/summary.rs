@@ -302,7 +302,13 @@ fn larger_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
 /// The sample's stored bytes of a row, as the skew measures them.
 #[inline]
 fn sample_bytes(p: &PartitionRow, overhead_bytes: f64) -> f64 {
-    p.sample.minified_bytes as f64 + overhead_bytes * p.sample.documents as f64
+    sample_bytes_of(p.sample, overhead_bytes)
+}
+
+/// The sample's stored bytes of a partition of these counts.
+#[inline]
+fn sample_bytes_of(c: SampleCounts, overhead_bytes: f64) -> f64 {
+    c.minified_bytes as f64 + overhead_bytes * c.documents as f64
 }
 
 /// The kept keys of a sampled candidate, and what the report needs from them.
@@ -725,7 +731,19 @@ fn chunk_pass(
 ) -> RowSums {
     let mut sums = RowSums::ZERO;
     let mut memo: Option<(u64, f64)> = None;
+    // A row's spreads depend on its sample counts alone: rows of equal counts (most rows of a
+    // unique key: one document of one of a few sizes) are tallied, and their values recorded
+    // once per tally.
+    let mut tally = PairTally::new();
     let best = &mut acc.best;
+    let (documents, bytes, sizes) = (&mut acc.documents, &mut acc.bytes, &mut acc.sizes);
+    let mut record = |c: SampleCounts, k: usize| {
+        let f = scale.factor(c.documents);
+        let sample = sample_bytes_of(c, scale.overhead_bytes);
+        documents.add_n(c.documents as f64 * f, k);
+        bytes.add_n(sample * f, k);
+        sizes.add_n(sample, k);
+    };
     for (i, p) in (from..).zip(rows) {
         // As `RowScale::documents` and `RowScale::bytes` compute them.
         let c = p.sample;
@@ -738,9 +756,7 @@ fn chunk_pass(
             bytes: b,
             sample,
         });
-        acc.documents.add(d);
-        acc.bytes.add(b);
-        acc.sizes.add(sample);
+        tally.add(c, &mut record);
         let row = (b, i);
         if best.len() == top {
             match best.last() {
@@ -752,7 +768,51 @@ fn chunk_pass(
         best.insert(at, row);
         best.truncate(top);
     }
+    tally.flush(&mut record);
     sums
+}
+
+/// Slots of a [`PairTally`].
+const PAIR_SLOTS: usize = 256;
+
+/// Counts of recent sample counts, direct-mapped: a pair's count grows here and is handed on
+/// when another pair takes its slot or at the end (as `spread`'s tally does for one value).
+struct PairTally {
+    slots: Box<[(SampleCounts, usize); PAIR_SLOTS]>,
+}
+
+impl PairTally {
+    fn new() -> PairTally {
+        let none = SampleCounts {
+            documents: 0,
+            minified_bytes: 0,
+        };
+        PairTally {
+            slots: Box::new([(none, 0); PAIR_SLOTS]),
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, c: SampleCounts, out: &mut impl FnMut(SampleCounts, usize)) {
+        let h =
+            (c.minified_bytes ^ c.documents.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let s = &mut self.slots[(h >> 56) as usize];
+        if s.1 > 0 && s.0 == c {
+            s.1 += 1;
+        } else {
+            if s.1 > 0 {
+                out(s.0, s.1);
+            }
+            *s = (c, 1);
+        }
+    }
+
+    fn flush(&mut self, out: &mut impl FnMut(SampleCounts, usize)) {
+        for s in self.slots.iter_mut().filter(|s| s.1 > 0) {
+            out(s.0, s.1);
+            s.1 = 0;
+        }
+    }
 }
 
 /// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`

@@ -227,15 +227,17 @@ fn prefix_groups_past_the_heads_have_every_member_and_its_bytes() {
 
 #[test]
 fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
-    // 150,000 keys (three chunks of rows: the last short) seen 1 to 7 times, projected by a
-    // factor that rounds (1.1 per document): the totals are the chunks' key-order sums added
-    // in key order, computed here from the sorted keys, and the same bits on 1, 2 and 3 threads.
+    // 150,000 keys (three chunks of rows: the last short) seen 1 to 7 times, of about 7,000
+    // pairs of counts (more than the pass's tally holds, so pairs are handed on and come back),
+    // projected by a factor that rounds (1.1 per document): the totals are the chunks'
+    // key-order sums added in key order, computed here from the sorted keys, the spreads those
+    // of the rows taken one by one, and all the same bits on 1, 2 and 3 threads.
     let build = || {
         let mut map = KeyMap::default();
         for i in 0..150_000u64 {
             let key = crate::keys::encode_strings(&[Some(&format!("k{:07}", i * 7_919 % 150_000))]);
             let docs = 1 + i % 7;
-            map.add(&key, docs, docs * 97 + i % 13, i64::MAX, i64::MIN);
+            map.add(&key, docs, docs * 97 + i % 1_013, i64::MAX, i64::MIN);
         }
         map
     };
@@ -257,6 +259,28 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
     assert_eq!(one.total_bytes.to_bits(), want.to_bits());
     let sequential = (one.partitions.iter()).fold(-0.0f64, |s, p| s + one.bytes_of(p));
     assert!((one.total_bytes - sequential).abs() <= 1e-12 * sequential);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs();
+    let check = |got: Distribution, values: Vec<f64>| {
+        let want = super::super::spread::distribution(values.into_iter());
+        let ends = |d: Distribution| (d.min, d.p50, d.p90, d.p99, d.max);
+        assert_eq!(ends(got), ends(want));
+        assert!(close(got.mean, want.mean));
+    };
+    let rows = || one.partitions.iter();
+    check(
+        one.bytes_per_partition,
+        rows().map(|p| one.bytes_of(p)).collect(),
+    );
+    check(
+        one.documents_per_partition,
+        rows().map(|p| one.documents_of(p)).collect(),
+    );
+    let sizes: Vec<f64> = (one.partitions.iter())
+        .map(|p| p.sample.minified_bytes as f64 + 20.0 * p.sample.documents as f64)
+        .collect();
+    let want = skew(&sizes);
+    assert!(close(one.skew.gini, want.gini) && close(one.skew.cv, want.cv));
+    assert!(close(one.skew.entropy, want.entropy) && close(one.skew.top1_share, want.top1_share));
     for threads in [2, 3] {
         let s = run(threads);
         assert_eq!(s.total_bytes.to_bits(), one.total_bytes.to_bits());
@@ -265,9 +289,8 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
         assert_eq!(s.skew, one.skew);
         assert_eq!(s.by_bytes, one.by_bytes);
     }
-    // The largest: 7 documents, 7 × 97 + 12 bytes (i = 6 + 91k with i % 13 = 12), key order
-    // among equals.
+    // The largest: 7 documents, 7 × 97 + 1,012 bytes (i ≡ 6 mod 7 and i ≡ 1,012 mod 1,013).
     let top = &one.partitions[one.by_bytes[0]];
     assert_eq!(top.sample.documents, 7);
-    assert_eq!(top.sample.minified_bytes, 7 * 97 + 12);
+    assert_eq!(top.sample.minified_bytes, 7 * 97 + 1_012);
 }
