@@ -12,6 +12,7 @@
 #   prefixed   long shared prefixes (tenant-00000032, user-000123456): hierarchical keys whose
 #              16-byte heads are shared within a tenant, 4 candidates
 #   unique     10 M random UUIDs, /id
+#   unique50   the same ids with a 50-value key beside them (issue #28's own file), /id
 #   ten        the prefixed file, 10 candidates at once (two near-unique: /id and /url)
 #   nested     the prefixed file, nested paths (/ctx/org/unit/id, /device/os and a pair)
 #   auto       the prefixed file, `analyze FILE` with no candidate (the automatic search); the
@@ -23,7 +24,7 @@
 #                   order alternating from round to round
 #   BENCH_DOCS      documents per file (default: the generator's, 2 M and 10 M)
 #   BENCH_THREADS   threads for both tools (default 2)
-#   BENCH_SHAPES    which shapes (default: all seven)
+#   BENCH_SHAPES    which shapes (default: all eight)
 #   PKADVISOR_BIN   use this binary instead of building one
 #   BENCH_PROFILE   release (default), profiling (release with line tables, for perf) or
 #                   debug (a check of the harness only)
@@ -35,7 +36,7 @@ cd "$ROOT"
 
 RUNS="${BENCH_RUNS:-3}"
 THREADS="${BENCH_THREADS:-2}"
-SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique ten nested auto}"
+SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested auto}"
 DOCS="${BENCH_DOCS:-}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 VENV=bench-data/venv
@@ -111,6 +112,7 @@ for shape in $SHAPES; do
         clustered) file=$(data highcard-clustered --shape highcard --order clustered); cands=$FOUR ;;
         prefixed) file=$(data prefixed --shape prefixed); cands=$FOUR ;;
         unique) file=$(data unique --shape unique-id); cands='/id' ;;
+        unique50) file=$(data unique50 --shape unique-id50); cands='/id' ;;
         ten) file=$(data prefixed --shape prefixed); cands=$TEN ;;
         nested) file=$(data prefixed --shape prefixed); cands=$NESTED ;;
         auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;

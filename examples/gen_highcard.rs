@@ -11,6 +11,9 @@
 //! `/tenantId>/userId` has ~1.8 M distinct keys), `device.type` one of 4.
 //! `unique-id` (default 10,000,000 lines, ~55 bytes each): a unique `id` per line (a bijective
 //! mix of the line number), plus a small number.
+//! `unique-id50` (default 10,000,000 lines, ~68 bytes each): the same ids with a key of 50
+//! values beside them, `"k":"v07"`, and the line number in full (issue #28's own file: 10 M
+//! UUIDs plus a 50-value key, 677 MB).
 //! `prefixed` (default 2,000,000 lines, ~560 bytes each): the `highcard` population with long
 //! shared prefixes (issue #28): `tenantId` `tenant-00000032`, `userId` `user-000123456`, a
 //! `url` `https://api.example.com/v1/tenants/tenant-00000032/users/user-000123456/items/N`
@@ -190,14 +193,20 @@ fn highcard(
     Ok(written)
 }
 
-fn unique_id(w: &mut dyn Write, docs: u64, seed: u64) -> io::Result<u64> {
+fn unique_id(w: &mut dyn Write, docs: u64, seed: u64, key50: bool) -> io::Result<u64> {
     let mut line = Vec::with_capacity(128);
     let mut written = 0;
     for n in 0..docs {
         line.clear();
         line.extend_from_slice(b"{\"id\":\"");
         push_id(&mut line, n, seed);
-        writeln!(line, "\",\"n\":{}}}", n % 1000)?;
+        if key50 {
+            // The line number in full, as the issue's file had it (its 677 MB).
+            let k = (n ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+            writeln!(line, "\",\"k\":\"v{:02}\",\"n\":{n}}}", k % 50)?;
+        } else {
+            writeln!(line, "\",\"n\":{}}}", n % 1000)?;
+        }
         w.write_all(&line)?;
         written += line.len() as u64;
     }
@@ -225,7 +234,7 @@ fn run() -> Result<(), String> {
             }
             _ => {
                 return Err(format!(
-                    "unknown argument {a} (--shape highcard|prefixed|unique-id, --order shuffled|clustered, --out, --docs, --seed)"
+                    "unknown argument {a} (--shape highcard|prefixed|unique-id|unique-id50, --order shuffled|clustered, --out, --docs, --seed)"
                 ))
             }
         }
@@ -240,10 +249,11 @@ fn run() -> Result<(), String> {
     let res = match shape.as_str() {
         "highcard" => highcard(&mut w, docs.unwrap_or(2_000_000), seed, false, clustered),
         "prefixed" => highcard(&mut w, docs.unwrap_or(2_000_000), seed, true, clustered),
-        "unique-id" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed),
+        "unique-id" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed, false),
+        "unique-id50" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed, true),
         s => {
             return Err(format!(
-                "unknown --shape {s} (highcard, prefixed or unique-id)"
+                "unknown --shape {s} (highcard, prefixed, unique-id or unique-id50)"
             ))
         }
     };
