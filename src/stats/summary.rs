@@ -93,15 +93,36 @@ impl RowScale {
     /// Projected documents of a partition with these sample counts.
     #[inline]
     pub fn documents(&self, c: SampleCounts) -> f64 {
-        c.documents as f64 * self.factor(c.documents)
+        self.project(c, self.factor(c.documents)).documents
     }
 
     /// Projected stored bytes of a partition with these sample counts. An estimate.
     #[inline]
     pub fn bytes(&self, c: SampleCounts) -> f64 {
-        (c.minified_bytes as f64 + self.overhead_bytes * c.documents as f64)
-            * self.factor(c.documents)
+        self.project(c, self.factor(c.documents)).bytes
     }
+
+    /// A partition's sample stored bytes and its projection by `f`, the scale of its count
+    /// (looked up by the caller: passes over many rows look it up once per run of a count).
+    #[inline]
+    fn project(&self, c: SampleCounts, f: f64) -> RowValues {
+        let sample = sample_bytes_of(c, self.overhead_bytes);
+        RowValues {
+            documents: c.documents as f64 * f,
+            bytes: sample * f,
+            sample,
+        }
+    }
+}
+
+/// What [`RowScale::project`] gives a partition.
+struct RowValues {
+    /// Projected documents.
+    documents: f64,
+    /// Projected stored bytes.
+    bytes: f64,
+    /// The sample's stored bytes, as the skew measures them.
+    sample: f64,
 }
 
 /// Distinct prefixes at one level of a hierarchical key.
@@ -299,13 +320,7 @@ fn larger_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
     b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
 }
 
-/// The sample's stored bytes of a row, as the skew measures them.
-#[inline]
-fn sample_bytes(p: &PartitionRow, overhead_bytes: f64) -> f64 {
-    sample_bytes_of(p.sample, overhead_bytes)
-}
-
-/// The sample's stored bytes of a partition of these counts.
+/// The sample's stored bytes of a partition of these counts, as the skew measures them.
 #[inline]
 fn sample_bytes_of(c: SampleCounts, overhead_bytes: f64) -> f64 {
     c.minified_bytes as f64 + overhead_bytes * c.documents as f64
@@ -349,7 +364,7 @@ impl Sampled<'_> {
             .iter()
             .filter(|p| !always_kept(self.arenas.get(p.key)))
             .fold((0.0, 0.0), |(s, b), p| {
-                let sample = p.sample.minified_bytes as f64 + overhead * p.sample.documents as f64;
+                let sample = sample_bytes_of(p.sample, overhead);
                 (s + sample, b + self.rows_scale.bytes(p.sample))
             });
         let factor = if kept_sample > 0.0 {
@@ -738,26 +753,22 @@ fn chunk_pass(
     let best = &mut acc.best;
     let (documents, bytes, sizes) = (&mut acc.documents, &mut acc.bytes, &mut acc.sizes);
     let mut record = |c: SampleCounts, k: usize| {
-        let f = scale.factor(c.documents);
-        let sample = sample_bytes_of(c, scale.overhead_bytes);
-        documents.add_n(c.documents as f64 * f, k);
-        bytes.add_n(sample * f, k);
-        sizes.add_n(sample, k);
+        let v = scale.project(c, scale.factor(c.documents));
+        documents.add_n(v.documents, k);
+        bytes.add_n(v.bytes, k);
+        sizes.add_n(v.sample, k);
     };
     for (i, p) in (from..).zip(rows) {
-        // As `RowScale::documents` and `RowScale::bytes` compute them.
         let c = p.sample;
-        let f = scale.memo_factor(&mut memo, c.documents);
-        let sample = sample_bytes(p, scale.overhead_bytes);
-        let (d, b) = (c.documents as f64 * f, sample * f);
+        let v = scale.project(c, scale.memo_factor(&mut memo, c.documents));
         sums.add(&RowSums {
             documents: c.documents,
-            projected: d,
-            bytes: b,
-            sample,
+            projected: v.documents,
+            bytes: v.bytes,
+            sample: v.sample,
         });
         tally.add(c, &mut record);
-        let row = (b, i);
+        let row = (v.bytes, i);
         if best.len() == top {
             match best.last() {
                 Some(w) if larger_first(&row, w).is_lt() => {}
