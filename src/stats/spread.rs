@@ -188,7 +188,8 @@ impl<'a> RunCursor<'a> {
 
 /// Skew measures of a list of non-negative sizes.
 pub fn skew(values: &[f64]) -> Skew {
-    skew_of(|| values.iter().copied()).skew
+    let (counted, total) = counted_sizes(values.iter().copied(), values.len());
+    skew_of_counted(counted, total).skew
 }
 
 /// Sizes per partition, measured: their skew, their ascending runs and their sum.
@@ -377,11 +378,6 @@ fn runs_of(c: Counted) -> Vec<(f64, usize)> {
         .collect();
     runs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     runs
-}
-
-pub(super) fn skew_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Sizes {
-    let (counted, total) = counted_sizes(values(), values().size_hint().0);
-    skew_of_counted(counted, total)
 }
 
 /// The skew of the sizes `counted` holds, which sum to `total` (summed in the caller's order).
