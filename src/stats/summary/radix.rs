@@ -6,7 +6,9 @@
 //! on one thread. Here, for a large slice, one pass counts the rows per digit (the 11 bits of
 //! the head from the highest bit where heads differ down, chosen from a sample of the heads and
 //! checked by the count), and one pass moves each row once into its digit's bucket (in place,
-//! the "American flag" permutation: no second array, which 10 M rows would need 400 MB for).
+//! the "American flag" permutation: no second array, which 10 M rows would need 400 MB for; on
+//! every core, each moving rows within its own stripe of each bucket, PARADIS-style, then on
+//! one thread for the few rows whose buckets' stripes filled up on another core).
 //! The buckets are sorted the same way on the rayon pool; a bucket of at most 65,536 rows,
 //! which fits in a core's cache, is sorted through 8-byte proxies (48 bits of head and an
 //! index) and gathered once.
@@ -287,19 +289,153 @@ fn histogram<T: Sync, D: Fn(&T) -> usize + Sync, H: Fn(&T) -> u128 + Sync>(
         .expect("a row")
 }
 
-/// Moves every row into its digit's bucket (buckets in digit order, of `counts` rows each):
-/// each bucket's unplaced rows are taken in turn and swapped along to their buckets' next free
-/// places until a row of that bucket comes back.
-fn permute<T: Copy, D: Fn(&T) -> usize>(v: &mut [T], digit: &D, counts: &[usize]) {
-    let mut next = vec![0usize; BUCKETS];
-    let mut end = vec![0usize; BUCKETS];
+/// Moves every row into its digit's bucket (buckets in digit order, of `counts` rows each).
+/// A large slice is first worked on by every thread of the pool at once ([`speculate`] and
+/// [`repair`]); the rows those rounds leave are placed by [`cycle`] on this thread.
+fn permute<T: Copy + Send + Sync, D: Fn(&T) -> usize + Sync>(
+    v: &mut [T],
+    digit: &D,
+    counts: &[usize],
+) {
+    permute_from(v, digit, counts, PARALLEL_PERMUTE);
+}
+
+/// [`permute`], with rows moved by every thread while at least `parallel` are unplaced.
+fn permute_from<T: Copy + Send + Sync, D: Fn(&T) -> usize + Sync>(
+    v: &mut [T],
+    digit: &D,
+    counts: &[usize],
+    parallel: usize,
+) {
+    let mut next = Vec::with_capacity(counts.len());
+    let mut end = Vec::with_capacity(counts.len());
     let mut at = 0;
-    for b in 0..BUCKETS {
-        next[b] = at;
-        at += counts[b];
-        end[b] = at;
+    for &n in counts {
+        next.push(at);
+        at += n;
+        end.push(at);
     }
-    for b in 0..BUCKETS {
+    let threads = rayon::current_num_threads();
+    if threads > 1 {
+        loop {
+            let left: usize = next.iter().zip(&end).map(|(a, b)| b - a).sum();
+            if left < parallel.max(1) {
+                break;
+            }
+            // Each bucket's rows not in place, cut into one stripe per thread.
+            let stripes: Vec<Vec<(usize, usize)>> = (0..threads)
+                .map(|i| {
+                    (next.iter().zip(&end))
+                        .map(|(&a, &b)| {
+                            (a + (b - a) * i / threads, a + (b - a) * (i + 1) / threads)
+                        })
+                        .collect()
+                })
+                .collect();
+            let rows = Shared(v.as_mut_ptr());
+            let placed: Vec<Vec<usize>> = stripes
+                .par_iter()
+                // SAFETY: the threads' stripes are disjoint ranges of `v` (each bucket's
+                // unplaced rows cut at different points), and each call touches only its own.
+                .map(|s| unsafe { speculate(&rows, s, digit) })
+                .collect();
+            let done = repair(v, &stripes, &placed, &mut next);
+            if done < left / 2 {
+                // Rows whose buckets' stripes filled up on other threads: a round that placed
+                // few of them would only repeat; the cycles below place every one.
+                break;
+            }
+        }
+    }
+    cycle(v, digit, &mut next, &end);
+}
+
+/// A pointer to the rows that the threads of [`permute`] share, each writing its own stripes.
+struct Shared<T>(*mut T);
+
+// SAFETY: `Shared` is only handed to [`speculate`], whose callers give each thread disjoint rows.
+unsafe impl<T: Send> Send for Shared<T> {}
+unsafe impl<T: Send> Sync for Shared<T> {}
+
+/// One thread's part of a round of [`permute`] (the speculative permutation of PARADIS, Cho et
+/// al., VLDB 2015): the cycles of [`cycle`] confined to this thread's stripe of each bucket
+/// (`stripes[b]`, a range of the rows). A row whose bucket's stripe is already full is set
+/// aside at the end of the stripe it came from. Returns, per bucket, where its stripe's rows
+/// in place end: `stripes[b].0..` that are in bucket `b`, the rest of the stripe set aside.
+///
+/// # Safety
+///
+/// Every stripe lies within the rows `rows` points to, and no other thread reads or writes
+/// them while this runs.
+unsafe fn speculate<T: Copy, D: Fn(&T) -> usize>(
+    rows: &Shared<T>,
+    stripes: &[(usize, usize)],
+    digit: &D,
+) -> Vec<usize> {
+    let p = rows.0;
+    let (mut next, mut end): (Vec<usize>, Vec<usize>) = stripes.iter().copied().unzip();
+    for b in 0..stripes.len() {
+        while next[b] < end[b] {
+            // SAFETY (here and below): `next[d] < end[d]` keeps every access inside stripe
+            // `d` of this thread.
+            let mut x = unsafe { *p.add(next[b]) };
+            let mut d = digit(&x);
+            while d != b && next[d] < end[d] {
+                prefetch(p.wrapping_add(next[d] + AHEAD));
+                unsafe { std::ptr::swap(&mut x, p.add(next[d])) };
+                next[d] += 1;
+                d = digit(&x);
+            }
+            if d == b {
+                unsafe { *p.add(next[b]) = x };
+                next[b] += 1;
+            } else {
+                // Bucket `d`'s stripe is full: `x` goes to the end of this stripe, set aside,
+                // and the unplaced row there to the front, where `x` was taken from.
+                end[b] -= 1;
+                unsafe {
+                    let last = p.add(end[b]);
+                    *p.add(next[b]) = *last;
+                    *last = x;
+                }
+            }
+        }
+    }
+    next
+}
+
+/// Ends a round of [`permute`]: in each bucket, swaps the rows set aside among its first
+/// places with rows in place beyond them, so that the bucket's placed rows come first, and
+/// moves `next` past them. Returns how many rows the round placed.
+fn repair<T>(
+    v: &mut [T],
+    stripes: &[Vec<(usize, usize)>],
+    placed: &[Vec<usize>],
+    next: &mut [usize],
+) -> usize {
+    let mut done = 0;
+    for (b, next) in next.iter_mut().enumerate() {
+        let in_place: usize = (stripes.iter().zip(placed))
+            .map(|(s, p)| p[b] - s[b].0)
+            .sum();
+        let mid = *next + in_place;
+        // Set aside below `mid`, and in place from `mid` on: as many of one as of the other.
+        let low = (stripes.iter().zip(placed)).flat_map(|(s, p)| p[b]..s[b].1.min(mid));
+        let high = (stripes.iter().zip(placed)).flat_map(|(s, p)| s[b].0.max(mid)..p[b]);
+        for (l, h) in low.zip(high) {
+            v.swap(l, h);
+        }
+        *next = mid;
+        done += in_place;
+    }
+    done
+}
+
+/// Places the rows left unplaced (`next[b]..end[b]` of each bucket `b`, as many rows as are in
+/// bucket `b`): each bucket's unplaced rows are taken in turn and swapped along to their
+/// buckets' next free places until a row of that bucket comes back.
+fn cycle<T: Copy, D: Fn(&T) -> usize>(v: &mut [T], digit: &D, next: &mut [usize], end: &[usize]) {
+    for b in 0..next.len() {
         while next[b] < end[b] {
             let mut x = v[next[b]];
             let mut d = digit(&x);
@@ -317,6 +453,9 @@ fn permute<T: Copy, D: Fn(&T) -> usize>(v: &mut [T], digit: &D, counts: &[usize]
         }
     }
 }
+
+/// Slices with at least this many rows unplaced have them moved by every thread of the pool.
+const PARALLEL_PERMUTE: usize = 1 << 20;
 
 /// How many rows ahead of a bucket's next free place [`permute`] asks for memory.
 const AHEAD: usize = 8;
@@ -418,6 +557,63 @@ mod tests {
         check((0..100_000u32).rev().map(|i| (5, i / 3)).collect());
         check(vec![(3, 2), (1, 2), (3, 2), (2, 0)]);
         check(vec![]);
+    }
+
+    /// Moves `v` (rows of a bucket and an id) into buckets by `permute_from` on a pool of
+    /// `threads`, the rounds on every thread while 64 or more rows are unplaced, and checks
+    /// that every bucket's place holds its rows, each row once.
+    fn check_permute(v: Vec<(u32, u32)>, buckets: usize, threads: usize) {
+        let mut counts = vec![0usize; buckets];
+        v.iter().for_each(|r| counts[r.0 as usize] += 1);
+        let mut got = v.clone();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        pool.expect("a pool")
+            .install(|| permute_from(&mut got, &|r: &(u32, u32)| r.0 as usize, &counts, 64));
+        let mut at = 0;
+        for (b, &n) in counts.iter().enumerate() {
+            let wrong = got[at..at + n].iter().find(|r| r.0 as usize != b);
+            assert_eq!(wrong, None, "bucket {b} of {buckets}, {threads} threads");
+            at += n;
+        }
+        let mut ids: Vec<u32> = got.iter().map(|r| r.1).collect();
+        ids.sort_unstable();
+        let mut want: Vec<u32> = v.iter().map(|r| r.1).collect();
+        want.sort_unstable();
+        assert_eq!(ids, want, "every row once");
+    }
+
+    #[test]
+    fn rows_moved_on_several_threads_land_in_their_buckets() {
+        let mut s = 11;
+        for threads in [2, 3, 4] {
+            // Random buckets, a few or many; most rows in one bucket; rows already in place
+            // and in reverse order.
+            for buckets in [2, 7, 300] {
+                let v = (0..20_000u32).map(|i| ((lcg(&mut s) % buckets) as u32, i));
+                check_permute(v.collect(), buckets as usize, threads);
+            }
+            let skewed =
+                (0..20_000u32).map(|i| (u32::from(!lcg(&mut s).is_multiple_of(10)) * 3, i));
+            check_permute(skewed.collect(), 5, threads);
+            check_permute(
+                (0..20_000u32).map(|i| (i / 1_000, i)).collect(),
+                20,
+                threads,
+            );
+            check_permute(
+                (0..20_000u32).map(|i| (19 - i / 1_000, i)).collect(),
+                20,
+                threads,
+            );
+            // Each thread's stripes (a half of a bucket's rows on 2 threads) hold rows of one
+            // bucket only, thread 0's of bucket 0: its stripe of bucket 1 holds rows its
+            // stripe of bucket 0, full of rows in place, cannot take. A first round sets them
+            // aside on every thread, and the repair and later rounds must place them.
+            let n = 24_000u32;
+            let stripe = |i: u32| (i % (n / 2)) * threads as u32 / (n / 2);
+            let crossed = (0..n).map(|i| (stripe(i) % 2, i));
+            check_permute(crossed.collect(), 2, threads);
+        }
     }
 
     #[test]
