@@ -294,3 +294,52 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
     assert_eq!(top.sample.documents, 7);
     assert_eq!(top.sample.minified_bytes, 7 * 97 + 1_012);
 }
+
+#[test]
+fn the_largest_key_is_the_first_in_key_order_among_equal_sizes() {
+    // 5,000 keys of 23 bytes sharing their first 16 encoded bytes (their heads equal: the
+    // whole keys decide), added in a scrambled order beside shorter keys: the largest key is
+    // the smallest of the 23-byte ones. A 23-byte key of a smaller head then takes its place
+    // (the heads decide).
+    let largest = |extra: Option<&str>| {
+        let mut map = KeyMap::default();
+        for i in 0..5_000u64 {
+            let id = format!("tenant-0000000000-{:05}", (i * 7_919) % 5_000 + 1);
+            map.add(
+                &crate::keys::encode_strings(&[Some(&id)]),
+                1,
+                10,
+                i64::MAX,
+                i64::MIN,
+            );
+            let short = format!("k{i}");
+            map.add(
+                &crate::keys::encode_strings(&[Some(&short)]),
+                1,
+                10,
+                i64::MAX,
+                i64::MIN,
+            );
+        }
+        if let Some(k) = extra {
+            map.add(
+                &crate::keys::encode_strings(&[Some(k)]),
+                1,
+                10,
+                i64::MAX,
+                i64::MIN,
+            );
+        }
+        let s = summarize(map, 1, &|_| 1.0, 0.0, 3);
+        (s.max_key_bytes, s.max_key)
+    };
+    let first = serde_json::json!("tenant-0000000000-00001");
+    assert_eq!(largest(None), (23, first.clone()));
+    assert_eq!(
+        largest(Some("tenant-0000000000-00000")).1,
+        serde_json::json!("tenant-0000000000-00000")
+    );
+    assert_eq!(largest(Some("tenant-0000000000-99999")).1, first);
+    let other = "a-key-of-23-bytes-also!";
+    assert_eq!(largest(Some(other)), (23, serde_json::json!(other)));
+}
