@@ -577,6 +577,17 @@ impl KeyMap {
         (rows, arenas, repeats)
     }
 
+    /// The [`head`]s of the first `per_part` records of each part (of this map and of a map
+    /// merged into it), in storage order: a sample of the keys a drain will hand out, to guess
+    /// their spread before it.
+    pub fn head_sample(&self, per_part: usize) -> Vec<[u64; 2]> {
+        let deferred = self.deferred.iter().flat_map(|d| d.parts.iter());
+        (self.parts.iter().chain(deferred))
+            .flat_map(|p| records(&p.arena, p.timed).take(per_part))
+            .map(|(_, key, _)| head(key))
+            .collect()
+    }
+
     /// [`KeyMap::drain`] that also folds every row into an accumulator as it is built
     /// (a second pass over millions of keys would read them all again): `add` sees each row
     /// once, in some thread's `init()` accumulator, and `merge` combines them in an order that

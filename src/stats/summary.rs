@@ -10,6 +10,7 @@ pub use super::spread::{skew, Distribution, Skew};
 use super::spread::{skew_of_counted, Counted, DistributionAcc};
 use super::SampleCounts;
 use crate::keys::{self, prefix_len};
+use radix::FirstDigit;
 
 /// One logical partition: its key and sample counts (40 bytes; its projected documents and
 /// bytes come from [`RowScale`], [`CandidateStats::documents_of`] and
@@ -230,10 +231,14 @@ impl CandidateStats {
 
 /// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel); returns whether two rows
 /// may hold equal keys ([`sort::sort_by_key`]).
-fn sort_by_key(partitions: &mut [PartitionRow], arenas: &KeyArenas) -> bool {
+fn sort_by_key(
+    partitions: &mut [PartitionRow],
+    arenas: &KeyArenas,
+    first: Option<FirstDigit>,
+) -> bool {
     // Keys are distinct (or, before `combine_repeats`, equal keys' rows are combined whatever
     // their order), so the unstable sort has one result.
-    let may_repeat = sort::sort_by_key(partitions, arenas);
+    let may_repeat = sort::sort_by_key(partitions, arenas, first);
     crate::timing::mark("summary: sorted");
     may_repeat
 }
@@ -415,11 +420,14 @@ struct DrainAcc {
     /// counts below [`SMALL_COUNTS`] by index, larger ones in `large_counts`.
     keys_by_count: Vec<u64>,
     large_counts: hashbrown::HashMap<u64, u64>,
+    /// The rows' first digit for their sort, counted as they are written.
+    first: Option<FirstDigit>,
 }
 
 impl DrainAcc {
-    fn new(level: u32) -> DrainAcc {
+    fn new(level: u32, first: Option<FirstDigit>) -> DrainAcc {
         DrainAcc {
+            first,
             level,
             undefined_documents: 0,
             null_documents: 0,
@@ -443,6 +451,9 @@ impl DrainAcc {
         let kb = shape.value_bytes;
         if Self::bigger(&self.max_key, kb, head, key) {
             self.max_key = Some((kb, head, key.to_vec()));
+        }
+        if let Some(f) = &mut self.first {
+            f.add((u128::from(head[0]) << 64) | u128::from(head[1]));
         }
         // A key kept by sampling stands for 2^level keys; Undefined and Null for themselves.
         let w = if special { 1 } else { 1u64 << self.level };
@@ -487,6 +498,10 @@ impl DrainAcc {
         for (c, w) in o.large_counts {
             *self.large_counts.entry(c).or_default() += w;
         }
+        self.first = match (self.first, o.first) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            _ => None,
+        };
         if let Some((kb, head, key)) = o.max_key {
             if Self::bigger(&self.max_key, kb, head, &key) {
                 self.max_key = Some((kb, head, key));
@@ -540,8 +555,12 @@ pub struct Drained {
 /// sees one row per key.
 pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
+    // The sort's first digit is counted as the rows are written, at a digit guessed from the
+    // first keys of each part.
+    let sample = map.head_sample(32).into_iter();
+    let first = FirstDigit::guess(sample.map(|h| (u128::from(h[0]) << 64) | u128::from(h[1])));
     let (mut partitions, mut arenas, mut seen, repeats) = map.drain_with(
-        || DrainAcc::new(level),
+        || DrainAcc::new(level, first.clone()),
         |seen, key, bytes, c| {
             seen.add(bytes, key.head, c.documents);
             PartitionRow {
@@ -555,7 +574,7 @@ pub fn drain(mut map: KeyMap) -> Drained {
         DrainAcc::merge,
     );
     crate::timing::mark("summary: rows");
-    if repeats && sort_by_key(&mut partitions, &arenas) {
+    if repeats && sort_by_key(&mut partitions, &arenas, seen.first.take()) {
         combine_repeats(&mut partitions, &mut arenas, &mut seen);
     }
     Drained {
@@ -604,16 +623,17 @@ pub fn summarize_drained(
         sorted,
     } = d;
     let rows_scale = RowScale::new(d_counts.into_iter(), scale, overhead_bytes);
-    if !sorted {
-        sort_by_key(&mut partitions, &arenas);
-    }
     let DrainAcc {
         undefined_documents,
         null_documents,
         defined_keys,
         max_key: max_key_seen,
+        first,
         ..
     } = seen;
+    if !sorted {
+        sort_by_key(&mut partitions, &arenas, first);
+    }
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top);
     let mut total_bytes = sums.bytes;

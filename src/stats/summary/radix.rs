@@ -86,23 +86,42 @@ where
     /// past the last) pairs in order: found where the rows are sorted, while they are in cache
     /// (a pass over 10 M rows afterwards was a sixth of their sort).
     pub(super) fn sort(&self, v: &mut [T]) -> Vec<usize> {
-        self.sort_from(v, 0, &mut Scratch::default())
+        self.sort_counted(v, None)
+    }
+
+    /// [`Order::sort`], its first digit perhaps counted already (`first`, over the heads of
+    /// exactly these rows): a pass less over them when the count is at the digit the sort
+    /// takes.
+    pub(super) fn sort_counted(&self, v: &mut [T], first: Option<FirstDigit>) -> Vec<usize> {
+        debug_assert!(first
+            .as_ref()
+            .is_none_or(|f| f.counts.iter().sum::<usize>() == v.len()));
+        self.sort_from(v, 0, &mut Scratch::default(), first)
     }
 
     /// Sorts `v`, which starts at row `base` of the whole, and returns its runs.
-    fn sort_from(&self, v: &mut [T], base: usize, scratch: &mut Scratch<T>) -> Vec<usize> {
+    fn sort_from(
+        &self,
+        v: &mut [T],
+        base: usize,
+        scratch: &mut Scratch<T>,
+        first: Option<FirstDigit>,
+    ) -> Vec<usize> {
         let (head, key) = (self.head, self.key);
         if v.len() <= TINY {
             v.sort_unstable_by_key(key);
             return self.runs(v, base, false);
         }
         let parallel = v.len() >= PARALLEL;
-        let (mut lo, mut hi) = if v.len() <= SMALL {
+        let first = first.filter(|_| v.len() > SMALL);
+        let (mut lo, mut hi) = if let Some(f) = &first {
+            (f.lo, f.hi)
+        } else if v.len() <= SMALL {
             bounds(v.iter(), head)
         } else {
             bounds(v.iter().step_by(SAMPLE_EVERY), head)
         };
-        if lo == hi && v.len() > SMALL {
+        if lo == hi && v.len() > SMALL && first.is_none() {
             (lo, hi) = bounds_par(v, head);
         }
         if lo == hi || (v.len() > SMALL && piled_up(v, head)) {
@@ -122,16 +141,22 @@ where
         }
         // The digit: the `DIGIT_BITS` bits from the highest where the heads differ down. Chosen
         // from a sample of the heads, it is right if every head shares the bits above it with
-        // the sample's, which counting the digits checks.
+        // the sample's, which counting the digits checks. Counts made as the rows were written
+        // come with every head's bounds: they serve when made at that digit.
         let mut top = top_bit(lo, hi);
-        let counts = loop {
-            let shift = top.saturating_sub(DIGIT_BITS - 1);
-            let (counts, lo, hi) = histogram(v, &|t: &T| digit(head(t), shift), head);
-            let all = top_bit(lo, hi);
-            if all == top {
-                break counts;
+        let counted = first.filter(|f| f.shift == top.saturating_sub(DIGIT_BITS - 1));
+        let counts = if let Some(f) = counted {
+            f.counts
+        } else {
+            loop {
+                let shift = top.saturating_sub(DIGIT_BITS - 1);
+                let (counts, lo, hi) = histogram(v, &|t: &T| digit(head(t), shift), head);
+                let all = top_bit(lo, hi);
+                if all == top {
+                    break counts;
+                }
+                top = all;
             }
-            top = all;
         };
         let shift = top.saturating_sub(DIGIT_BITS - 1);
         permute(v, &|t: &T| digit(head(t), shift), &counts);
@@ -145,13 +170,15 @@ where
         if parallel {
             let runs: Vec<Vec<usize>> = buckets
                 .into_par_iter()
-                .map_init(Scratch::default, |s, (at, b)| self.sort_from(b, at, s))
+                .map_init(Scratch::default, |s, (at, b)| {
+                    self.sort_from(b, at, s, None)
+                })
                 .collect();
             runs.concat()
         } else {
             let mut runs = Vec::new();
             for (at, b) in buckets {
-                runs.extend(self.sort_from(b, at, scratch));
+                runs.extend(self.sort_from(b, at, scratch, None));
             }
             runs
         }
@@ -214,6 +241,51 @@ where
             k += 1;
         }
         runs
+    }
+}
+
+/// A large sort's first digit, counted by whoever wrote the rows (the drain, as it builds
+/// them: a pass over 10 M rows less): the digit's shift, guessed from a sample of the heads
+/// before the rows were written; how many rows have each digit; the smallest and largest head.
+/// [`Order::sort_counted`] takes the counts when every head shares the bits above the digit
+/// (as the sample's did), and counts again at the right digit otherwise.
+#[derive(Debug, Clone)]
+pub(super) struct FirstDigit {
+    shift: u32,
+    counts: Vec<usize>,
+    lo: u128,
+    hi: u128,
+}
+
+impl FirstDigit {
+    /// Nothing counted yet, at the digit a sort of `sample`'s heads would take; `None` when
+    /// they are all equal (no digit to guess).
+    pub(super) fn guess(sample: impl Iterator<Item = u128>) -> Option<FirstDigit> {
+        let (lo, hi) = sample.fold((u128::MAX, u128::MIN), |(lo, hi), h| (lo.min(h), hi.max(h)));
+        (lo < hi).then(|| FirstDigit {
+            shift: top_bit(lo, hi).saturating_sub(DIGIT_BITS - 1),
+            counts: vec![0; BUCKETS],
+            lo: u128::MAX,
+            hi: u128::MIN,
+        })
+    }
+
+    /// Counts a row of head `h`.
+    #[inline]
+    pub(super) fn add(&mut self, h: u128) {
+        self.counts[digit(h, self.shift)] += 1;
+        (self.lo, self.hi) = (self.lo.min(h), self.hi.max(h));
+    }
+
+    /// The counts of both's rows (at the same digit).
+    pub(super) fn merge(mut self, o: FirstDigit) -> FirstDigit {
+        debug_assert_eq!(self.shift, o.shift);
+        self.counts
+            .iter_mut()
+            .zip(o.counts)
+            .for_each(|(a, b)| *a += b);
+        (self.lo, self.hi) = (self.lo.min(o.lo), self.hi.max(o.hi));
+        self
     }
 }
 
@@ -488,7 +560,12 @@ mod tests {
 
     /// Sorts `v` and checks the order against a comparison sort, and the runs (of rows equal in
     /// head and tie-break, kept when the tie-break is even) against a walk over the sorted rows.
-    fn check(mut v: Vec<Row>) {
+    fn check(v: Vec<Row>) {
+        check_counted(v, None);
+    }
+
+    /// [`check`] of a sort given the first digit's counts `first`.
+    fn check_counted(mut v: Vec<Row>, first: Option<FirstDigit>) {
         let mut want = v.clone();
         want.sort_unstable();
         let mut want_runs = Vec::new();
@@ -501,7 +578,7 @@ mod tests {
             i = j;
         }
         let even = |k: &Row| k.1.is_multiple_of(2);
-        let runs = Order::new(&|t: &Row| t.0, &|t: &Row| *t, &even).sort(&mut v);
+        let runs = Order::new(&|t: &Row| t.0, &|t: &Row| *t, &even).sort_counted(&mut v, first);
         assert_eq!(v, want);
         assert_eq!(runs, want_runs);
     }
@@ -557,6 +634,30 @@ mod tests {
         check((0..100_000u32).rev().map(|i| (5, i / 3)).collect());
         check(vec![(3, 2), (1, 2), (3, 2), (2, 0)]);
         check(vec![]);
+    }
+
+    #[test]
+    fn first_digits_counted_beforehand_serve_or_are_counted_again() {
+        // 200,000 rows of random heads and repeats, their first digit counted in two halves
+        // merged (as the drain's parts are): at the digit a sample of them takes, the counts
+        // serve; at a digit guessed from a narrow sample (the low bits of a few heads), the
+        // sort must count again at the right digit, or rows would land in wrong buckets.
+        let mut s = 5;
+        let mut v: Vec<Row> = (0..200_000u32)
+            .map(|i| ((u128::from(lcg(&mut s)) << 70) ^ u128::from(lcg(&mut s)), i))
+            .collect();
+        v.extend_from_within(500..700);
+        let spread: Vec<u128> = v.iter().step_by(50).map(|r| r.0).collect();
+        let narrow: Vec<u128> = v.iter().take(10).map(|r| r.0 & 0xffff).collect();
+        for sample in [spread, narrow] {
+            let guess = FirstDigit::guess(sample.into_iter()).expect("heads differ");
+            let (mut a, mut b) = (guess.clone(), guess);
+            let (x, y) = v.split_at(v.len() / 3);
+            x.iter().for_each(|r| a.add(r.0));
+            y.iter().for_each(|r| b.add(r.0));
+            check_counted(v.clone(), Some(a.merge(b)));
+        }
+        assert!(FirstDigit::guess([7u128, 7, 7].into_iter()).is_none());
     }
 
     /// Moves `v` (rows of a bucket and an id) into buckets by `permute_from` on a pool of

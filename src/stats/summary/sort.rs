@@ -20,7 +20,8 @@
 
 use rayon::prelude::*;
 
-use super::{radix, PartitionRow};
+use super::radix::{self, FirstDigit};
+use super::PartitionRow;
 use crate::stats::keymap::KeyArenas;
 
 /// Runs of at most this many rows are sorted by comparing their remaining key bytes.
@@ -34,10 +35,15 @@ const KEYS_AHEAD: usize = 16;
 /// Sorts rows by their keys' bytes (keys may repeat: equal keys end up adjacent, in an
 /// unspecified order among themselves). Returns whether two rows may hold equal keys: false
 /// when the sort found no two rows sharing a head and a length (ids: a loose drain's rows then
-/// need no pass to combine repeats).
-pub(super) fn sort_by_key(rows: &mut [PartitionRow], arenas: &KeyArenas) -> bool {
+/// need no pass to combine repeats). `first`: the heads' first digit, if counted as the rows
+/// were written ([`FirstDigit`]).
+pub(super) fn sort_by_key(
+    rows: &mut [PartitionRow],
+    arenas: &KeyArenas,
+    first: Option<FirstDigit>,
+) -> bool {
     let d = shared_prefix(rows, arenas);
-    refine(rows, arenas, if d >= 16 { d } else { 0 })
+    refine(rows, arenas, if d >= 16 { d } else { 0 }, first)
 }
 
 /// How many leading bytes every key shares, when all their heads are equal (else 0, without a
@@ -104,8 +110,13 @@ fn head_key(p: &PartitionRow) -> (u128, u8) {
 
 /// Sorts `rows`, all of whose keys are at least `d` bytes long and share their first `d` bytes;
 /// returns whether two of them may hold equal keys (true unless the first step saw no two rows
-/// of equal sort keys).
-fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
+/// of equal sort keys). `first`: the heads' first digit, counted beforehand (used at `d` 0).
+fn refine(
+    rows: &mut [PartitionRow],
+    arenas: &KeyArenas,
+    d: usize,
+    first: Option<FirstDigit>,
+) -> bool {
     if rows.len() <= SMALL_RUN {
         rows.sort_unstable_by(|a, b| arenas.get(a.key)[d..].cmp(&arenas.get(b.key)[d..]));
         return true;
@@ -124,7 +135,7 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
         )| {
             true
         })
-        .sort(rows);
+        .sort_counted(rows, first);
         let may_repeat = !runs.is_empty();
         let starts: Vec<usize> = (runs.chunks_exact(2))
             .filter(|r| goes_on(&head_key(&rows[r[0]])))
@@ -158,7 +169,7 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
         let shared = order.iter().map(|o| o.2).min().unwrap_or(0) as usize;
         if shared >= 16 {
             drop(order);
-            return refine(rows, arenas, d + shared);
+            return refine(rows, arenas, d + shared, None);
         }
         let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
         let head = |o: &(u128, u32, u32, u8)| o.0;
@@ -179,11 +190,11 @@ fn refine(rows: &mut [PartitionRow], arenas: &KeyArenas, d: usize) -> bool {
     }
     if parallel {
         runs.into_par_iter().for_each(|run| {
-            refine(run, arenas, d + 16);
+            refine(run, arenas, d + 16, None);
         });
     } else {
         for run in runs {
-            refine(run, arenas, d + 16);
+            refine(run, arenas, d + 16, None);
         }
     }
     may_repeat
@@ -209,7 +220,7 @@ mod tests {
 
     fn sorted(keys: &[Vec<u8>]) -> Vec<Vec<u8>> {
         let (arenas, mut rows) = rows_of(keys.iter().map(|k| &k[..]));
-        sort_by_key(&mut rows, &arenas);
+        sort_by_key(&mut rows, &arenas, None);
         rows.iter().map(|p| arenas.get(p.key).to_vec()).collect()
     }
 
