@@ -583,14 +583,18 @@ mod tests {
         assert_eq!(runs, want_runs);
     }
 
+    /// `n` rows of random heads (their top bits in use) and ids, from seed `s`.
+    fn random_rows(mut s: u64, n: u32) -> Vec<Row> {
+        (0..n)
+            .map(|i| ((u128::from(lcg(&mut s)) << 75) ^ u128::from(lcg(&mut s)), i))
+            .collect()
+    }
+
     #[test]
     fn random_heads_sort_as_a_comparison_sort() {
         // Random 128-bit heads (every digit of the first levels in use), enough rows for the
         // parallel path and a level of buckets, and a few hundred repeated rows.
-        let mut s = 1;
-        let mut v: Vec<Row> = (0..300_000u32)
-            .map(|i| ((u128::from(lcg(&mut s)) << 75) ^ u128::from(lcg(&mut s)), i))
-            .collect();
+        let mut v = random_rows(1, 300_000);
         v.extend_from_within(1_000..1_300);
         v.extend_from_within(2_000..2_010);
         check(v);
@@ -642,10 +646,7 @@ mod tests {
         // merged (as the drain's parts are): at the digit a sample of them takes, the counts
         // serve; at a digit guessed from a narrow sample (the low bits of a few heads), the
         // sort must count again at the right digit, or rows would land in wrong buckets.
-        let mut s = 5;
-        let mut v: Vec<Row> = (0..200_000u32)
-            .map(|i| ((u128::from(lcg(&mut s)) << 70) ^ u128::from(lcg(&mut s)), i))
-            .collect();
+        let mut v = random_rows(5, 200_000);
         v.extend_from_within(500..700);
         let spread: Vec<u128> = v.iter().step_by(50).map(|r| r.0).collect();
         let narrow: Vec<u128> = v.iter().take(10).map(|r| r.0 & 0xffff).collect();
