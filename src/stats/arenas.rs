@@ -15,6 +15,12 @@ pub fn head(key: &[u8]) -> [u64; 2] {
     [w(0), w(8)]
 }
 
+/// A [`head`] as one number, ordered as the head.
+#[inline]
+pub fn head_number(head: [u64; 2]) -> u128 {
+    (u128::from(head[0]) << 64) | u128::from(head[1])
+}
+
 /// Bits of [`KeyRef::len_part`] that hold the arena: a map's parts, then those of a map merged
 /// into it at its last merge ([`super::keymap::KeyMap::drain`]).
 const PART_BITS: u32 = 7;
@@ -44,7 +50,7 @@ impl KeyRef {
     /// The head as one number (ordered as the head).
     #[inline]
     pub fn head128(self) -> u128 {
-        (u128::from(self.head[0]) << 64) | u128::from(self.head[1])
+        head_number(self.head)
     }
 
     /// The key's length in bytes.

@@ -34,7 +34,7 @@
 
 use hashbrown::HashTable;
 
-pub use super::arenas::{head, KeyArenas, KeyRef};
+pub use super::arenas::{head, head_number, KeyArenas, KeyRef};
 pub use super::record::{key_hash, PARTS};
 use super::record::{COUNTS, TIMES};
 use super::sampling::{always_kept, kept, Dropped, COST_PER_KEY, MAX_LEVEL};
@@ -577,14 +577,14 @@ impl KeyMap {
         (rows, arenas, repeats)
     }
 
-    /// The [`head`]s of the first `per_part` records of each part (of this map and of a map
-    /// merged into it), in storage order: a sample of the keys a drain will hand out, to guess
-    /// their spread before it.
-    pub fn head_sample(&self, per_part: usize) -> Vec<[u64; 2]> {
+    /// The [`head`]s (as numbers, [`head_number`]) of the first `per_part` records of each part
+    /// (of this map and of a map merged into it), in storage order: a sample of the keys a drain
+    /// will hand out, to guess their spread before it.
+    pub fn head_sample(&self, per_part: usize) -> Vec<u128> {
         let deferred = self.deferred.iter().flat_map(|d| d.parts.iter());
         (self.parts.iter().chain(deferred))
             .flat_map(|p| records(&p.arena, p.timed).take(per_part))
-            .map(|(_, key, _)| head(key))
+            .map(|(_, key, _)| head_number(head(key)))
             .collect()
     }
 

@@ -438,7 +438,8 @@ impl DrainAcc {
         }
     }
 
-    fn add(&mut self, key: &[u8], head: [u64; 2], documents: u64) {
+    /// Learns from the row `r` of `key`, of `documents` documents.
+    fn add(&mut self, key: &[u8], r: KeyRef, documents: u64) {
         let shape = keys::key_shape(key);
         if shape.undefined {
             self.undefined_documents += documents;
@@ -449,11 +450,11 @@ impl DrainAcc {
         let special = always_kept(key);
         self.defined_keys += u64::from(!special);
         let kb = shape.value_bytes;
-        if Self::bigger(&self.max_key, kb, head, key) {
-            self.max_key = Some((kb, head, key.to_vec()));
+        if Self::bigger(&self.max_key, kb, r.head, key) {
+            self.max_key = Some((kb, r.head, key.to_vec()));
         }
         if let Some(f) = &mut self.first {
-            f.add((u128::from(head[0]) << 64) | u128::from(head[1]));
+            f.add(r.head128());
         }
         // A key kept by sampling stands for 2^level keys; Undefined and Null for themselves.
         let w = if special { 1 } else { 1u64 << self.level };
@@ -557,12 +558,11 @@ pub fn drain(mut map: KeyMap) -> Drained {
     let (level, dropped) = map.take_sampling();
     // The sort's first digit is counted as the rows are written, at a digit guessed from the
     // first keys of each part.
-    let sample = map.head_sample(32).into_iter();
-    let first = FirstDigit::guess(sample.map(|h| (u128::from(h[0]) << 64) | u128::from(h[1])));
+    let first = FirstDigit::guess(map.head_sample(32).into_iter());
     let (mut partitions, mut arenas, mut seen, repeats) = map.drain_with(
         || DrainAcc::new(level, first.clone()),
         |seen, key, bytes, c| {
-            seen.add(bytes, key.head, c.documents);
+            seen.add(bytes, key, c.documents);
             PartitionRow {
                 key,
                 sample: SampleCounts {
