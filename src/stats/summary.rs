@@ -5,12 +5,17 @@
 use serde::{Deserialize, Serialize};
 
 use super::keymap::{KeyArenas, KeyMap, KeyRef};
-use super::sampling::{always_kept, KeySampling};
+use super::sampling::KeySampling;
+use super::spread::skew_of_counted;
 pub use super::spread::{skew, Distribution, Skew};
-use super::spread::{skew_of_counted, Counted, DistributionAcc};
 use super::SampleCounts;
-use crate::keys::{self, prefix_len};
-use radix::FirstDigit;
+use crate::keys;
+pub use drain::{drain, Drained};
+use drain::{sort_by_key, DrainAcc};
+use prefix::level_stats;
+pub use prefix::{prefix_groups, PrefixGroup};
+use sampled::Sampled;
+use totals::totals_and_largest;
 
 /// One logical partition: its key and sample counts (40 bytes; its projected documents and
 /// bytes come from [`RowScale`], [`CandidateStats::documents_of`] and
@@ -126,6 +131,12 @@ struct RowValues {
     sample: f64,
 }
 
+/// The sample's stored bytes of a partition of these counts, as the skew measures them.
+#[inline]
+fn sample_bytes_of(c: SampleCounts, overhead_bytes: f64) -> f64 {
+    c.minified_bytes as f64 + overhead_bytes * c.documents as f64
+}
+
 /// Distinct prefixes at one level of a hierarchical key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LevelStats {
@@ -229,299 +240,6 @@ impl CandidateStats {
     }
 }
 
-/// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel); returns whether two rows
-/// may hold equal keys ([`sort::sort_by_key`]).
-fn sort_by_key(
-    partitions: &mut [PartitionRow],
-    arenas: &KeyArenas,
-    first: Option<FirstDigit>,
-) -> bool {
-    // Keys are distinct (or, before `combine_repeats`, equal keys' rows are combined whatever
-    // their order), so the unstable sort has one result.
-    let may_repeat = sort::sort_by_key(partitions, arenas, first);
-    crate::timing::mark("summary: sorted");
-    may_repeat
-}
-
-/// Combines the rows of a key into one (rows sorted by key; a loose drain leaves a key one
-/// row per record, [`KeyMap::drain`]): counts added, times merged into the first row's record,
-/// and the drain's tallies told that rows of `a` and `b` documents were one key of `a + b`.
-fn combine_repeats(rows: &mut Vec<PartitionRow>, arenas: &mut KeyArenas, seen: &mut DrainAcc) {
-    let mut w = 0;
-    for r in 0..rows.len() {
-        let row = rows[r];
-        if w > 0 {
-            let into = &mut rows[w - 1];
-            if into.key.head128() == row.key.head128()
-                && arenas.get(into.key) == arenas.get(row.key)
-            {
-                seen.combine(
-                    arenas.get(row.key),
-                    into.sample.documents,
-                    row.sample.documents,
-                );
-                into.sample.documents += row.sample.documents;
-                into.sample.minified_bytes += row.sample.minified_bytes;
-                arenas.merge_times(into.key, row.key);
-                continue;
-            }
-        }
-        rows[w] = row;
-        w += 1;
-    }
-    rows.truncate(w);
-    crate::timing::mark("summary: repeats combined");
-}
-
-/// The rows are summed in chunks of this many, each in key order, and the chunks' sums added
-/// in key order: the sums are the same whatever the thread count, each chunk summed on
-/// whichever thread takes it.
-const SUM_CHUNK: usize = 1 << 16;
-
-/// Sums over rows, each from -0.0 (as `Sum` starts) in key order.
-#[derive(Debug, Clone, Copy)]
-struct RowSums {
-    documents: u64,
-    /// Projected documents.
-    projected: f64,
-    /// Projected stored bytes.
-    bytes: f64,
-    /// The sample's stored bytes (as the skew measures them).
-    sample: f64,
-}
-
-impl RowSums {
-    const ZERO: RowSums = RowSums {
-        documents: 0,
-        projected: -0.0,
-        bytes: -0.0,
-        sample: -0.0,
-    };
-
-    fn add(&mut self, o: &RowSums) {
-        self.documents += o.documents;
-        self.projected += o.projected;
-        self.bytes += o.bytes;
-        self.sample += o.sample;
-    }
-}
-
-/// What the pass over the rows that sums the totals learns (each pass over millions of rows is
-/// a read of all of them): the distributions of projected documents and bytes per partition,
-/// the sample's stored bytes per partition counted for the skew, the largest partitions, and
-/// each chunk's sums, in key order.
-struct SpreadsAcc {
-    documents: DistributionAcc,
-    bytes: DistributionAcc,
-    sizes: Counted,
-    /// (bytes, index), largest first; ties by index, which is key order.
-    best: Vec<(f64, usize)>,
-    /// Each chunk's sums, in key order.
-    chunks: Vec<RowSums>,
-}
-
-/// Larger bytes first; ties by index, which is key order.
-fn larger_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
-    b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
-}
-
-/// The sample's stored bytes of a partition of these counts, as the skew measures them.
-#[inline]
-fn sample_bytes_of(c: SampleCounts, overhead_bytes: f64) -> f64 {
-    c.minified_bytes as f64 + overhead_bytes * c.documents as f64
-}
-
-/// The kept keys of a sampled candidate, and what the report needs from them.
-struct Sampled<'a> {
-    partitions: &'a [PartitionRow],
-    arenas: &'a KeyArenas,
-    rows_scale: &'a RowScale,
-    weight: u64,
-    defined_keys: u64,
-    overhead_bytes: f64,
-    /// Whether keys were sampled by their first level (hierarchical keys).
-    hierarchical: bool,
-}
-
-/// The estimates a sampled candidate's statistics use.
-struct SampledEstimates {
-    logical_partitions: u64,
-    /// Projected bytes of the dropped keys.
-    dropped_bytes: f64,
-    sampling: KeySampling,
-}
-
-impl Sampled<'_> {
-    /// The logical partitions behind the kept keys, with their interval
-    /// ([`super::sampling::partitions_estimate`]: kept × 2^level for one-level keys, kept plus a
-    /// sketch of the dropped keys for hierarchical ones); the dropped keys' bytes are projected
-    /// like the kept keys' bytes on average.
-    fn estimates(
-        &self,
-        dropped: &super::sampling::Dropped,
-        scale: &(dyn Fn(u64) -> f64 + Sync),
-    ) -> SampledEstimates {
-        let kept = self.partitions.len() as u64;
-        let special = kept - self.defined_keys;
-        let overhead = self.overhead_bytes;
-        let (kept_sample, kept_projected) = self
-            .partitions
-            .iter()
-            .filter(|p| !always_kept(self.arenas.get(p.key)))
-            .fold((0.0, 0.0), |(s, b), p| {
-                let sample = sample_bytes_of(p.sample, overhead);
-                (s + sample, b + self.rows_scale.bytes(p.sample))
-            });
-        let factor = if kept_sample > 0.0 {
-            kept_projected / kept_sample
-        } else {
-            scale(1)
-        };
-        let dropped_sample = dropped.minified_bytes as f64 + overhead * dropped.documents as f64;
-        let (docs_bound, bytes_bound) = dropped.largest_bounds();
-        let partitions = super::sampling::partitions_estimate(
-            kept,
-            special,
-            self.weight.trailing_zeros(),
-            dropped,
-            self.hierarchical,
-        );
-        SampledEstimates {
-            logical_partitions: partitions.estimate,
-            dropped_bytes: dropped_sample * factor,
-            sampling: KeySampling {
-                memory_limit_bytes: 0,
-                kept_fraction: 1.0 / self.weight as f64,
-                kept_keys: kept,
-                dropped_documents: dropped.documents,
-                dropped_largest_documents_bound: docs_bound,
-                dropped_largest_bytes_bound: bytes_bound as f64 + overhead * docs_bound as f64,
-                logical_partitions_low: partitions.low,
-                logical_partitions_high: partitions.high,
-            },
-        }
-    }
-}
-
-/// Document counts below this are tallied in an array ([`DrainAcc::keys_by_count`]).
-const SMALL_COUNTS: usize = 1024;
-
-/// What the drain learns from the key bytes and counts.
-struct DrainAcc {
-    /// The sampling level (0: every key kept).
-    level: u32,
-    undefined_documents: u64,
-    null_documents: u64,
-    defined_keys: u64,
-    /// The largest key value and, among equals, the first key in key order (with its
-    /// [`head`](super::arenas::head), which settles most comparisons without a `memcmp`).
-    max_key: Option<(u64, [u64; 2], Vec<u8>)>,
-    /// Keys by document count, each weighted by the keys it stands for ([`Drained::weighted_counts`]):
-    /// counts below [`SMALL_COUNTS`] by index, larger ones in `large_counts`.
-    keys_by_count: Vec<u64>,
-    large_counts: hashbrown::HashMap<u64, u64>,
-    /// The rows' first digit for their sort, counted as they are written.
-    first: Option<FirstDigit>,
-}
-
-impl DrainAcc {
-    fn new(level: u32, first: Option<FirstDigit>) -> DrainAcc {
-        DrainAcc {
-            first,
-            level,
-            undefined_documents: 0,
-            null_documents: 0,
-            defined_keys: 0,
-            max_key: None,
-            keys_by_count: vec![0; SMALL_COUNTS],
-            large_counts: hashbrown::HashMap::new(),
-        }
-    }
-
-    /// Learns from the row `r` of `key`, of `documents` documents.
-    fn add(&mut self, key: &[u8], r: KeyRef, documents: u64) {
-        let shape = keys::key_shape(key);
-        if shape.undefined {
-            self.undefined_documents += documents;
-        }
-        if shape.null {
-            self.null_documents += documents;
-        }
-        let special = always_kept(key);
-        self.defined_keys += u64::from(!special);
-        let kb = shape.value_bytes;
-        if Self::bigger(&self.max_key, kb, r.head, key) {
-            self.max_key = Some((kb, r.head, key.to_vec()));
-        }
-        if let Some(f) = &mut self.first {
-            f.add(r.head128());
-        }
-        // A key kept by sampling stands for 2^level keys; Undefined and Null for themselves.
-        let w = if special { 1 } else { 1u64 << self.level };
-        self.tally(documents, w, true);
-    }
-
-    /// The tally of one key of `documents` documents.
-    fn tally(&mut self, documents: u64, w: u64, add: bool) {
-        let slot = match self.keys_by_count.get_mut(documents as usize) {
-            Some(k) => k,
-            None => self.large_counts.entry(documents).or_default(),
-        };
-        if add {
-            *slot += w;
-        } else {
-            *slot -= w;
-        }
-        if *slot == 0 && documents as usize >= SMALL_COUNTS {
-            self.large_counts.remove(&documents);
-        }
-    }
-
-    /// Two rows of `key`, of `a` and `b` documents, tallied by [`DrainAcc::add`] as two keys,
-    /// are one key of `a + b` documents.
-    fn combine(&mut self, key: &[u8], a: u64, b: u64) {
-        let special = always_kept(key);
-        self.defined_keys -= u64::from(!special);
-        let w = if special { 1 } else { 1u64 << self.level };
-        self.tally(a, w, false);
-        self.tally(b, w, false);
-        self.tally(a + b, w, true);
-    }
-
-    /// Both accumulators' findings (the largest key: the same whichever order).
-    fn merge(mut self, o: DrainAcc) -> DrainAcc {
-        self.undefined_documents += o.undefined_documents;
-        self.null_documents += o.null_documents;
-        self.defined_keys += o.defined_keys;
-        for (a, b) in self.keys_by_count.iter_mut().zip(&o.keys_by_count) {
-            *a += b;
-        }
-        for (c, w) in o.large_counts {
-            *self.large_counts.entry(c).or_default() += w;
-        }
-        self.first = match (self.first, o.first) {
-            (Some(a), Some(b)) => Some(a.merge(b)),
-            _ => None,
-        };
-        if let Some((kb, head, key)) = o.max_key {
-            if Self::bigger(&self.max_key, kb, head, &key) {
-                self.max_key = Some((kb, head, key));
-            }
-        }
-        self
-    }
-
-    /// Whether `key` (of `kb` value bytes and head `head`) replaces `cur` as the largest.
-    /// Heads order as the keys' first 16 bytes: only equal heads compare the whole keys
-    /// (10 M ids of one length otherwise made a `memcmp` call each).
-    fn bigger(cur: &Option<(u64, [u64; 2], Vec<u8>)>, kb: u64, head: [u64; 2], key: &[u8]) -> bool {
-        match cur {
-            None => true,
-            Some((b, h, k)) => kb > *b || (kb == *b && (head < *h || (head == *h && key < &k[..]))),
-        }
-    }
-}
-
 /// Builds the statistics. `scale(c)` is how many production documents each sampled document of
 /// a key seen `c` times stands for (1.0 = the sample as is; see [`crate::estimate::Projector`]);
 /// `overhead_bytes` is the per-item system-property estimate; `top` partitions are ranked by size.
@@ -534,75 +252,6 @@ pub fn summarize(
     top: usize,
 ) -> CandidateStats {
     summarize_drained(drain(map), hierarchical_levels, scale, overhead_bytes, top)
-}
-
-/// A key map turned into rows (sample counts only, not yet projected), with what the key bytes
-/// told on the way: enough to build the projection ([`Drained::weighted_counts`]) before the
-/// statistics that need it.
-pub struct Drained {
-    partitions: Vec<PartitionRow>,
-    arenas: KeyArenas,
-    level: u32,
-    dropped: super::sampling::Dropped,
-    seen: DrainAcc,
-    /// The rows are already sorted by key.
-    sorted: bool,
-}
-
-/// Drains a key map into rows on the caller's rayon pool, reading each key's bytes once as
-/// its row is built, in storage order (later passes in key order would read them at random).
-/// Where the drain left a key several rows (its loose parts, [`KeyMap::drain`]), the rows are
-/// sorted here and each key's rows combined into one, its tallies corrected: everything after
-/// sees one row per key.
-pub fn drain(mut map: KeyMap) -> Drained {
-    let (level, dropped) = map.take_sampling();
-    // The sort's first digit is counted as the rows are written, at a digit guessed from the
-    // first keys of each part.
-    let first = FirstDigit::guess(map.head_sample(32).into_iter());
-    let (mut partitions, mut arenas, mut seen, repeats) = map.drain_with(
-        || DrainAcc::new(level, first.clone()),
-        |seen, key, bytes, c| {
-            seen.add(bytes, key, c.documents);
-            PartitionRow {
-                key,
-                sample: SampleCounts {
-                    documents: c.documents,
-                    minified_bytes: c.minified_bytes,
-                },
-            }
-        },
-        DrainAcc::merge,
-    );
-    crate::timing::mark("summary: rows");
-    if repeats && sort_by_key(&mut partitions, &arenas, seen.first.take()) {
-        combine_repeats(&mut partitions, &mut arenas, &mut seen);
-    }
-    Drained {
-        partitions,
-        arenas,
-        level,
-        dropped,
-        seen,
-        sorted: repeats,
-    }
-}
-
-impl Drained {
-    /// The keys' document counts, each with how many keys it stands for (2^level for a key
-    /// kept by sampling, 1 for Undefined and Null, which are always kept, and for every key
-    /// when nothing was sampled), summed by count: tallied while draining, not read off the
-    /// rows again.
-    pub fn weighted_counts(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let small = (self.seen.keys_by_count.iter().enumerate())
-            .filter(|&(_, &w)| w > 0)
-            .map(|(c, &w)| (c as u64, w));
-        small.chain(self.seen.large_counts.iter().map(|(&c, &w)| (c, w)))
-    }
-
-    /// No key has an Undefined or Null component.
-    pub fn all_defined(&self) -> bool {
-        self.seen.undefined_documents == 0 && self.seen.null_documents == 0
-    }
 }
 
 /// The statistics of drained rows: `scale` as for [`summarize`].
@@ -640,11 +289,6 @@ pub fn summarize_drained(
     let documents = sums.documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
-    let (mut max_key_bytes, mut max_key) = match &max_key_seen {
-        Some((b, _, k)) => (*b, keys::key_json(k, hierarchical)),
-        None => (0, serde_json::Value::Null),
-    };
-    let weight = 1u64 << level;
     let mut logical_partitions = partitions.len() as u64;
     let mut sampling = None;
     if level > 0 {
@@ -652,33 +296,31 @@ pub fn summarize_drained(
             partitions: &partitions,
             arenas: &arenas,
             rows_scale: &rows_scale,
-            weight,
+            weight: 1u64 << level,
             defined_keys,
             overhead_bytes,
-            hierarchical: hierarchical_levels > 1,
+            hierarchical,
         }
         .estimates(&dropped, scale);
         logical_partitions = est.logical_partitions;
         total_bytes += est.dropped_bytes;
-        if let Some((size, key)) = &dropped.largest_key {
-            if *size > max_key_bytes {
-                max_key_bytes = *size;
-                max_key = keys::key_json(key, hierarchical);
-            }
-        }
         sampling = Some(est.sampling);
     }
-
+    let dropped_largest = dropped.largest_key.as_ref().filter(|_| level > 0);
+    let (max_key_bytes, max_key) =
+        largest_key(max_key_seen.as_ref(), dropped_largest, hierarchical);
     // The prefixes (passes over the rows) and the skew (a sort of the sizes, when they take
     // many values) are independent: on both cores.
+    let dropped = (level > 0).then_some(&dropped);
     let (levels, sizes) = rayon::join(
-        || -> Vec<LevelStats> {
-            (1..hierarchical_levels)
-                .map(|l| {
-                    let dropped = (level > 0).then_some(&dropped);
-                    level_stats(&partitions, &arenas, &rows_scale, l, dropped)
-                })
-                .collect()
+        || {
+            level_stats_all(
+                &partitions,
+                &arenas,
+                &rows_scale,
+                hierarchical_levels,
+                dropped,
+            )
         },
         || skew_of_counted(spreads.sizes.finish(), sums.sample),
     );
@@ -710,278 +352,46 @@ pub fn summarize_drained(
     }
 }
 
-/// The rows' sums (in fixed chunks, [`SUM_CHUNK`]), the indices of the `top` largest
-/// partitions by bytes, largest first (ties: key order), and the spreads: one pass over the
-/// sorted rows, each thread taking a stretch of whole chunks.
-fn totals_and_largest(
-    partitions: &[PartitionRow],
-    scale: &RowScale,
-    top: usize,
-) -> (RowSums, Vec<usize>, SpreadsAcc) {
-    use rayon::prelude::*;
-    let chunks = partitions.len().div_ceil(SUM_CHUNK);
-    let shares = rayon::current_num_threads().clamp(1, chunks.max(1));
-    let hint = partitions.len() / shares + 1;
-    let mut parts: Vec<SpreadsAcc> = (0..shares)
-        .into_par_iter()
-        .map(|t| {
-            let (first, end) = (t * chunks / shares, (t + 1) * chunks / shares);
-            let mut acc = SpreadsAcc {
-                documents: DistributionAcc::new(),
-                bytes: DistributionAcc::new(),
-                sizes: Counted::new(hint),
-                best: Vec::with_capacity(top + 1),
-                chunks: Vec::with_capacity(end - first),
-            };
-            for c in first..end {
-                let from = c * SUM_CHUNK;
-                let rows = &partitions[from..(from + SUM_CHUNK).min(partitions.len())];
-                let sums = chunk_pass(rows, from, scale, top, &mut acc);
-                acc.chunks.push(sums);
-            }
-            acc
-        })
-        .collect();
-    let mut acc = parts.remove(0);
-    for p in parts {
-        acc.documents.merge(p.documents);
-        acc.bytes.merge(p.bytes);
-        acc.sizes = acc.sizes.merge(p.sizes);
-        acc.best.extend(p.best);
-        acc.chunks.extend(p.chunks);
-    }
-    acc.best.sort_unstable_by(larger_first);
-    acc.best.truncate(top);
-    let by_bytes = acc.best.iter().map(|&(_, i)| i).collect();
-    let mut sums = RowSums::ZERO;
-    for c in &acc.chunks {
-        sums.add(c);
-    }
-    (sums, by_bytes, acc)
-}
-
-/// One chunk of rows (the first is row `from`) into `acc`; returns the chunk's sums.
-fn chunk_pass(
-    rows: &[PartitionRow],
-    from: usize,
-    scale: &RowScale,
-    top: usize,
-    acc: &mut SpreadsAcc,
-) -> RowSums {
-    let mut sums = RowSums::ZERO;
-    let mut memo: Option<(u64, f64)> = None;
-    // A row's spreads depend on its sample counts alone: rows of equal counts (most rows of a
-    // unique key: one document of one of a few sizes) are tallied, and their values recorded
-    // once per tally.
-    let mut tally = PairTally::new();
-    let best = &mut acc.best;
-    let (documents, bytes, sizes) = (&mut acc.documents, &mut acc.bytes, &mut acc.sizes);
-    let mut record = |c: SampleCounts, k: usize| {
-        let v = scale.project(c, scale.factor(c.documents));
-        documents.add_n(v.documents, k);
-        bytes.add_n(v.bytes, k);
-        sizes.add_n(v.sample, k);
-    };
-    for (i, p) in (from..).zip(rows) {
-        let c = p.sample;
-        let v = scale.project(c, scale.memo_factor(&mut memo, c.documents));
-        sums.add(&RowSums {
-            documents: c.documents,
-            projected: v.documents,
-            bytes: v.bytes,
-            sample: v.sample,
-        });
-        tally.add(c, &mut record);
-        let row = (v.bytes, i);
-        if best.len() == top {
-            match best.last() {
-                Some(w) if larger_first(&row, w).is_lt() => {}
-                _ => continue,
-            }
-        }
-        let at = best.partition_point(|x| larger_first(x, &row).is_lt());
-        best.insert(at, row);
-        best.truncate(top);
-    }
-    tally.flush(&mut record);
-    sums
-}
-
-/// Slots of a [`PairTally`].
-const PAIR_SLOTS: usize = 256;
-
-/// Counts of recent sample counts, direct-mapped: a pair's count grows here and is handed on
-/// when another pair takes its slot or at the end (as `spread`'s tally does for one value).
-struct PairTally {
-    slots: Box<[(SampleCounts, usize); PAIR_SLOTS]>,
-}
-
-impl PairTally {
-    fn new() -> PairTally {
-        let none = SampleCounts {
-            documents: 0,
-            minified_bytes: 0,
-        };
-        PairTally {
-            slots: Box::new([(none, 0); PAIR_SLOTS]),
-        }
-    }
-
-    #[inline]
-    fn add(&mut self, c: SampleCounts, out: &mut impl FnMut(SampleCounts, usize)) {
-        let h =
-            (c.minified_bytes ^ c.documents.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let s = &mut self.slots[(h >> 56) as usize];
-        if s.1 > 0 && s.0 == c {
-            s.1 += 1;
-        } else {
-            if s.1 > 0 {
-                out(s.0, s.1);
-            }
-            *s = (c, 1);
-        }
-    }
-
-    fn flush(&mut self, out: &mut impl FnMut(SampleCounts, usize)) {
-        for s in self.slots.iter_mut().filter(|s| s.1 > 0) {
-            out(s.0, s.1);
-            s.1 = 0;
-        }
-    }
-}
-
-/// Prefix statistics: the encoding is prefix-free, so partitions sharing the first `level`
-/// components are contiguous in key order.
-/// One group of partitions sharing the first `level` key components.
-#[derive(Debug, Clone)]
-pub struct PrefixGroup<'a> {
-    /// The encoded prefix.
-    pub prefix: &'a [u8],
-    /// The partitions in the group (a range of the sorted partitions).
-    pub members: std::ops::Range<usize>,
-    /// Their projected bytes.
-    pub bytes: f64,
-}
-
-/// Groups partitions (sorted by key) by their first `level` components. The encoding is
-/// prefix-free, so each group is contiguous.
-pub fn prefix_groups<'a>(
-    partitions: &[PartitionRow],
-    arenas: &'a KeyArenas,
-    scale: &RowScale,
-    level: usize,
-) -> Vec<PrefixGroup<'a>> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < partitions.len() {
-        let first = arenas.get(partitions[i].key);
-        let plen = prefix_len(first, level);
-        let prefix = &first[..plen];
-        let mut j = i;
-        let mut bytes = 0.0;
-        if plen < first.len() && plen <= 16 {
-            // The prefix is `level` whole components within the rows' 16-byte heads: a row
-            // belongs to the group when its head starts with the same bytes and it is at least
-            // as long (no key bytes read: in key order they would be read at random).
-            let mask = head_mask(plen);
-            let h = masked(partitions[i].key.head, mask);
-            while j < partitions.len()
-                && masked(partitions[j].key.head, mask) == h
-                && partitions[j].key.len() >= plen
-            {
-                bytes += scale.bytes(partitions[j].sample);
-                j += 1;
-            }
-        } else if plen < first.len() {
-            // The encoding is prefix-free: a key starting with these `level` whole components
-            // has them as its first `level`, so the group is the rows whose key starts with the
-            // prefix, found by galloping (a few key reads per group, not one per row: in key
-            // order each read is a cache miss).
-            let member = |j: usize| arenas.get(partitions[j].key).starts_with(prefix);
-            let (mut lo, mut step) = (i + 1, 1);
-            while lo + step <= partitions.len() && member(lo + step - 1) {
-                lo += step;
-                step *= 2;
-            }
-            let hi = (lo + step).min(partitions.len());
-            j = lo + partitions[lo..hi].partition_point(|p| arenas.get(p.key).starts_with(prefix));
-            bytes = partitions[i..j]
-                .iter()
-                .fold(0.0, |b, p| b + scale.bytes(p.sample));
-        } else {
-            while j < partitions.len() && {
-                let k = arenas.get(partitions[j].key);
-                k.starts_with(prefix) && prefix_len(k, level) == plen
-            } {
-                bytes += scale.bytes(partitions[j].sample);
-                j += 1;
-            }
-        }
-        out.push(PrefixGroup {
-            prefix,
-            members: i..j,
-            bytes,
-        });
-        i = j;
-    }
-    out
-}
-
-/// A mask keeping the first `n` (1..=16) bytes of a head.
-fn head_mask(n: usize) -> [u64; 2] {
-    let top = |bytes: usize| match bytes {
-        0 => 0,
-        8.. => u64::MAX,
-        b => u64::MAX << (64 - 8 * b),
-    };
-    [top(n.min(8)), top(n.saturating_sub(8))]
-}
-
-fn masked(h: [u64; 2], m: [u64; 2]) -> [u64; 2] {
-    [h[0] & m[0], h[1] & m[1]]
-}
-
-/// `weight`: how many prefixes each kept prefix stands for (1 unless keys were sampled).
-fn level_stats(
+/// The prefixes' statistics at each level of a hierarchical key but the last (passes over
+/// the rows, run beside the skew's sort of the sizes).
+fn level_stats_all(
     partitions: &[PartitionRow],
     arenas: &KeyArenas,
-    scale: &RowScale,
-    level: usize,
+    rows_scale: &RowScale,
+    hierarchical_levels: usize,
     dropped: Option<&super::sampling::Dropped>,
-) -> LevelStats {
-    let groups = prefix_groups(partitions, arenas, scale, level);
-    let mut best: Option<(f64, usize)> = None;
-    for g in &groups {
-        if best.is_none_or(|(b, _)| g.bytes > b) {
-            best = Some((g.bytes, g.members.start));
-        }
-    }
-    let special = groups.iter().filter(|g| always_kept(g.prefix)).count() as u64;
-    let (distinct, range) = match dropped {
-        None => (groups.len() as u64, None),
-        Some(d) => {
-            let e = super::sampling::prefixes_estimate(groups.len() as u64, special, level, d);
-            (e.estimate, Some([e.low, e.high]))
-        }
+) -> Vec<LevelStats> {
+    (1..hierarchical_levels)
+        .map(|l| level_stats(partitions, arenas, rows_scale, l, dropped))
+        .collect()
+}
+
+/// The largest key value's size and the key as JSON: the kept keys' largest (`kept`, from the
+/// drain), or the dropped keys' (`dropped`, when keys were sampled) where that is larger;
+/// `(0, null)` when there is none.
+fn largest_key(
+    kept: Option<&(u64, [u64; 2], Vec<u8>)>,
+    dropped: Option<&(u64, Vec<u8>)>,
+    hierarchical: bool,
+) -> (u64, serde_json::Value) {
+    let kept = kept.map(|(b, _, k)| (*b, &k[..]));
+    let largest = match (kept, dropped) {
+        (Some((b, _)), Some((size, key))) if *size > b => Some((*size, &key[..])),
+        (None, Some((size, key))) if *size > 0 => Some((*size, &key[..])),
+        (kept, _) => kept,
     };
-    let (largest_prefix_bytes, largest_prefix) = match best {
-        Some((b, i)) => {
-            let key = arenas.get(partitions[i].key);
-            (b, keys::key_json(&key[..prefix_len(key, level)], true))
-        }
-        None => (0.0, serde_json::Value::Null),
-    };
-    LevelStats {
-        level,
-        distinct_prefixes: distinct,
-        distinct_prefixes_range: range,
-        largest_prefix_bytes,
-        largest_prefix,
+    match largest {
+        Some((b, k)) => (b, keys::key_json(k, hierarchical)),
+        None => (0, serde_json::Value::Null),
     }
 }
 
+mod drain;
+mod prefix;
 mod radix;
+mod sampled;
 mod sort;
+mod totals;
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,8 @@
 //! Tests of [`super`] (`summary.rs`), kept beside it in their own file.
 
+use super::totals::SUM_CHUNK;
 use super::*;
+use crate::stats::sampling::always_kept;
 
 #[test]
 fn summarize_counts_special_partitions_and_levels() {
