@@ -97,3 +97,46 @@ fn every_corpus_case_behaves_as_documented() {
         failures.join("\n")
     );
 }
+
+/// The profiling pass (`fields`, and the automatic search behind `analyze` without candidates)
+/// reads records with serde_json, the candidates' scan with its own reader: every case the
+/// scan accepts whole, the profile accepts too, and counts the same records (`1e400` was
+/// refused by the profile alone).
+#[test]
+fn the_profile_accepts_every_record_the_candidates_scan_accepts() {
+    let manifest: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string("tests/corpus/manifest.json").unwrap())
+            .unwrap();
+    let accepted: Vec<&Value> = manifest
+        .iter()
+        .filter(|c| c["strict_exit"] == 0 && c["extra"].as_array().unwrap().is_empty())
+        .collect();
+    assert!(accepted.len() >= 30, "{} cases", accepted.len());
+    let mut failures = Vec::new();
+    for case in accepted {
+        let name = case["file"].as_str().unwrap();
+        let o = Test::new()
+            .current_dir(&root().join("tests/corpus/files"))
+            .args(["fields", name, "--format", "json", "--quiet"])
+            .output();
+        if !o.status.success() {
+            failures.push(format!("{name}: {}", String::from_utf8_lossy(&o.stderr)));
+            continue;
+        }
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let counted = r["documents"].as_u64().unwrap() + r["non_objects"].as_u64().unwrap();
+        if Some(counted) != case["analyzed"].as_u64() {
+            failures.push(format!(
+                "{name}: profiled {counted}, analyzed {}",
+                case["analyzed"]
+            ));
+        }
+        if name == "huge_number_key.jsonl" && r["numbers_past_double"] != 1 {
+            failures.push(format!(
+                "{name}: numbers_past_double {}",
+                r["numbers_past_double"]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -31,11 +31,20 @@ pub struct FieldsReport {
     pub fields: Vec<FieldProfile>,
     /// Path occurrences not profiled because too many distinct paths exist (2,000 are kept).
     pub untracked_paths: u64,
+    /// Documents holding a number past the range of a double (`1e400`): valid JSON, profiled
+    /// with the number at the largest double of its sign (a key holding one is invalid).
+    /// Absent when none does.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub numbers_past_double: u64,
     /// Seconds the profiling pass took: for the note on standard error only, never in the
     /// output (runs are byte-identical).
     #[serde(skip)]
     #[schemars(skip)]
     pub seconds: f64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The `id` property: Cosmos DB requires it in every item, at most 1,023 bytes, without `/` or `\`.

@@ -356,6 +356,9 @@ pub struct Profiler {
     pub record_bytes: u64,
     /// Values all paths may still keep ([`MAX_VALUES_TOTAL`] at the start).
     pub values_room: usize,
+    /// Documents holding a number past the range of a double, profiled at the largest double
+    /// of its sign (`profile::scan`).
+    pub numbers_past_double: u64,
 }
 
 impl Default for Profiler {
@@ -369,6 +372,7 @@ impl Default for Profiler {
             time_range: None,
             record_bytes: 0,
             values_room: MAX_VALUES_TOTAL,
+            numbers_past_double: 0,
         }
     }
 }
@@ -440,6 +444,7 @@ impl Profiler {
         self.record_bytes += o.record_bytes;
         self.non_objects += o.non_objects;
         self.untracked_paths += o.untracked_paths;
+        self.numbers_past_double += o.numbers_past_double;
         self.bad_ids.0 += o.bad_ids.0;
         if self.bad_ids.1.is_none() {
             self.bad_ids.1 = o.bad_ids.1;

@@ -102,6 +102,7 @@ pub fn run(
         fields: summarize(p, production, name.clone(), o.top),
         time_field: name,
         untracked_paths: p.untracked_paths,
+        numbers_past_double: p.numbers_past_double,
         seconds: started.elapsed().as_secs_f64(),
     })
 }

@@ -65,8 +65,23 @@ struct Local {
 const EXAMPLES: usize = 5;
 
 fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[String]>) {
-    match serde_json::from_slice::<serde_json::Value>(bytes) {
+    let mut clamped = false;
+    let parsed = serde_json::from_slice::<serde_json::Value>(bytes).or_else(|e| {
+        // serde_json refuses a number past f64's range, which the candidates' scan accepts
+        // (the document is counted; only a key holding that number is invalid): profiled
+        // with the number at the largest double of its sign, the record counts here too.
+        match clamp_huge_numbers(bytes) {
+            Some(c) => {
+                let v = serde_json::from_slice(&c).map_err(|_| e);
+                clamped = v.is_ok();
+                v
+            }
+            None => Err(e),
+        }
+    });
+    match parsed {
         Ok(v) => {
+            local.profiler.numbers_past_double += u64::from(clamped);
             if v.is_object() {
                 local.profiler.record_bytes += bytes.len() as u64;
             }
@@ -92,12 +107,54 @@ fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[
     }
 }
 
+/// The record with every number past f64's range (`1e400`, a 400-digit integer) written as the
+/// largest finite double of its sign; `None` when it holds no such number. A lexer of numbers
+/// outside strings only: a record it changes is parsed again, and any other fault is still
+/// reported as serde_json found it.
+fn clamp_huge_numbers(bytes: &[u8]) -> Option<Vec<u8>> {
+    let (mut out, mut copied, mut i) = (None::<Vec<u8>>, 0, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let x = std::str::from_utf8(&bytes[start..i])
+                    .ok()
+                    .and_then(|t| t.parse::<f64>().ok());
+                if let Some(x) = x.filter(|x| x.is_infinite()) {
+                    let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 32));
+                    o.extend_from_slice(&bytes[copied..start]);
+                    let largest = if x < 0.0 { -f64::MAX } else { f64::MAX };
+                    o.extend_from_slice(format!("{largest:e}").as_bytes());
+                    copied = i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.map(|mut o| {
+        o.extend_from_slice(&bytes[copied..]);
+        o
+    })
+}
+
 /// What the candidates' scan ([`crate::keys::extract`]) finds wrong with a record serde_json
 /// rejected, so that a bad record is described alike whether `analyze` was given candidates or
 /// searched for them, and by `fields`: the scan says where a value goes wrong (the start of
 /// `tru`), serde_json where it gave up (the character after). `None` where the scan accepts
-/// the record (serde_json checks more, e.g. a number past f64's range): serde_json's reason
-/// is reported.
+/// the record and serde_json does not (its limits differ from the scan's, e.g. on nesting):
+/// serde_json's reason is reported.
 fn own_reading(bytes: &[u8]) -> Option<crate::keys::extract::ScanError> {
     let trie = crate::keys::extract::PathTrie::new();
     crate::keys::extract::scan_document(bytes, &trie, &mut Vec::new()).err()
@@ -315,12 +372,43 @@ mod tests {
             bad[0].message,
             "invalid literal: expected true, false or null"
         );
-        // A number past f64's range, which the candidates' scan accepts (it checks the
-        // grammar) and serde_json refuses: serde_json's reason, at its place (the last digit).
-        let bad = skipped("{\"a\": 1e400}\n", ".jsonl");
+    }
+
+    /// A number past f64's range is valid JSON to the candidates' scan, which counts the record
+    /// (a key holding the number is invalid, not the document): the profile counts it too, with
+    /// the number at the largest double of its sign, where serde_json alone refused the record.
+    #[test]
+    fn a_number_past_the_range_of_a_double_is_profiled_not_refused() {
+        let text = "{\"a\": 1e400, \"s\": \"-1e999 \\\" 2e400\"}\n{\"a\": -1\
+                    e401}\n{\"a\": 2, \"b\": [1, 2]}\n";
+        let mut f = tempfile::Builder::new()
+            .suffix(".jsonl")
+            .tempfile()
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f.flush().unwrap();
+        let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+        let s = scan(&inputs, &ScanConfig::new(1, false, false, false)).unwrap();
+        assert_eq!((s.profiler.documents, s.skipped), (3, 0));
+        assert_eq!(s.profiler.numbers_past_double, 2);
+        // Numbers only, outside strings, each at the largest double of its sign; the string
+        // that looks like numbers is left as it is.
+        let clamped = clamp_huge_numbers(br#"{"a": 1e400, "s": "-1e999 \" 2e400", "n": [-1e401, 1e3, 1000000000000000000000000]}"#);
+        assert_eq!(
+            String::from_utf8(clamped.unwrap()).unwrap(),
+            r#"{"a": 1.7976931348623157e308, "s": "-1e999 \" 2e400", "n": [-1.7976931348623157e308, 1e3, 1000000000000000000000000]}"#
+        );
+        assert_eq!(
+            clamp_huge_numbers(br#"{"a": 1.7976931348623157e308, "b": 1e-400}"#),
+            None
+        );
+        // A record with another fault is still refused, for that fault.
+        let bad = skipped("{\"a\": 1e400, \"b\": tru}\n", ".jsonl");
         assert_eq!(bad.len(), 1);
-        assert_eq!((bad[0].line, bad[0].column), (1, 11));
-        assert_eq!(bad[0].message, "invalid JSON: number out of range");
+        assert_eq!(
+            bad[0].message,
+            "invalid literal: expected true, false or null"
+        );
     }
 
     /// A bad record gets the same line, column and message from the profiling pass (the

@@ -150,6 +150,13 @@ pub fn blocks(r: &FieldsReport) -> Vec<Block> {
         }
     });
     lines.push(format!("id property: {}", r.id_property.advice));
+    if r.numbers_past_double > 0 {
+        lines.push(format!(
+            "{} documents hold a number past the range of a double (such as 1e400): profiled as \
+             ±1.7976931348623157e308, the largest double; as a key such a number is invalid",
+            count(r.numbers_past_double as f64)
+        ));
+    }
     if r.untracked_paths > 0 {
         lines.push(format!(
             "{} path occurrences were not profiled: more than 2,000 distinct paths",
