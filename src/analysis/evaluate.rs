@@ -145,14 +145,23 @@ fn project_and_summarize(
                     Projector::from_profile(profile, target, one_item)
                 };
                 crate::timing::mark("estimate: projector");
+                // The pass over the rows also finds the extremes of their byte ranges, which
+                // the size projection would otherwise read every row again for.
+                let ranges = summary::DocumentRanges {
+                    range: &|c| proj.documents_range(c),
+                    heavy_from: estimate::HEAVY_MIN_COUNT,
+                };
                 let mut s = summary::summarize_drained(
                     d,
                     cand.levels.len(),
                     &|c| proj.documents(c) / c.max(1) as f64,
                     l.item_overhead_bytes,
                     cfg.top.max(1),
+                    Some(&ranges),
                 );
                 if let Some(k) = s.sampling.as_mut() {
+                    // The projection widens: its ranges are no longer those the pass used.
+                    s.range_extremes = None;
                     k.memory_limit_bytes = cfg.memory_limit;
                     proj.widen_for_key_sampling(
                         k.logical_partitions_low,

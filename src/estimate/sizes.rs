@@ -2,7 +2,7 @@
 //! follow the ranges rather than the point estimates.
 
 use super::{Projector, HEAVY_MIN_COUNT};
-use crate::stats::summary::{CandidateStats, PartitionRow};
+use crate::stats::summary::{CandidateStats, PartitionRow, RangeExtremes};
 
 /// The size facts the storage verdict rests on.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +111,22 @@ impl RangeMemo {
     }
 }
 
+/// The extremes of the partitions' byte ranges in a pass of their own over every row, on
+/// both cores (it is bound by reading the rows): where the summary's pass did not find them
+/// ([`CandidateStats::range_extremes`]).
+fn extremes_pass(stats: &CandidateStats, proj: &Projector) -> RangeExtremes {
+    use rayon::prelude::*;
+    let start = || (RangeExtremes::NONE, RangeMemo::default());
+    let (x, _) = (stats.partitions.par_iter().enumerate())
+        .fold(start, |(mut x, mut memo), (i, p)| {
+            let [lo, hi] = memo.bytes_range(stats, p, proj);
+            x.add(i, lo, hi, p.sample.documents >= HEAVY_MIN_COUNT);
+            (x, memo)
+        })
+        .reduce(start, |a, b| (a.0.merge(b.0), a.1));
+    x
+}
+
 /// The key named for production's largest partition when a slice's extrapolation puts it
 /// above every key the slice holds.
 pub const SLICE_UNSEEN_KEY: &str = "(a key larger than any in the slice, extrapolated)";
@@ -122,37 +138,13 @@ pub fn project_sizes(
     mean_doc_bytes: f64,
     item_bytes: f64,
 ) -> SizeProjection {
-    use rayon::prelude::*;
     let key = |i: usize| crate::keys::key_display(stats.key(i));
     // The largest low end, and the largest high end of a heavy key, each the first in key
-    // order among equals (above 0): a pass over every row, on both cores (it is bound by
-    // reading the rows).
+    // order among equals (above 0): found by the summary's pass over the rows, or else by a
+    // pass of their own.
     type Best = (f64, usize);
-    let better = |a: Best, b: Best| {
-        if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
-            b
-        } else {
-            a
-        }
-    };
-    let none = (0.0f64, usize::MAX);
-    let (low, heavy, _) = (stats.partitions.par_iter().enumerate())
-        .fold(
-            || (none, none, RangeMemo::default()),
-            |(low, heavy, mut memo), (i, p)| {
-                let [lo, hi] = memo.bytes_range(stats, p, proj);
-                let heavy = if p.sample.documents >= HEAVY_MIN_COUNT && hi > heavy.0 {
-                    (hi, i)
-                } else {
-                    heavy
-                };
-                (if lo > low.0 { (lo, i) } else { low }, heavy, memo)
-            },
-        )
-        .reduce(
-            || (none, none, RangeMemo::default()),
-            |a, b| (better(a.0, b.0), better(a.1, b.1), a.2),
-        );
+    let x = (stats.range_extremes).unwrap_or_else(|| extremes_pass(stats, proj));
+    let (low, heavy) = (x.low, x.heavy);
     let named = |(v, i): Best| {
         (
             v,
@@ -236,4 +228,72 @@ fn slice_tail_bytes(
     bytes.truncate(top);
     bytes.sort_by(|a, b| b.total_cmp(a));
     crate::estimate::slice::tail_of(&bytes, t.keys, t.growth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::Target;
+    use crate::stats::summary::{self, DocumentRanges};
+    use crate::stats::KeyMap;
+
+    /// The extremes of the byte ranges found by the summary's pass over the rows are those the
+    /// size projection's own pass finds: on 200,000 keys (four chunks of the pass, so three
+    /// threads each take a share and their findings merge), with heavy and rare keys, and the
+    /// largest ranges tied between keys far apart in key order (the first must be named).
+    #[test]
+    fn the_summary_pass_finds_the_extremes_the_size_pass_finds() {
+        let (mut map, mut counts) = (KeyMap::default(), Vec::new());
+        let mut seed = 7u64;
+        for i in 0..200_000u64 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = seed >> 33;
+            // Keys 7, 50,007, 100,007 and 150,007 tie for the largest of both ends.
+            let (c, per_doc) = match (i % 50_000 == 7, r % 100) {
+                (true, _) => (400, 999),
+                (false, 0) => (100 + r % 250, 100 + r % 900),
+                (false, 1..=30) => (2 + r % 20, 250),
+                _ => (1, 100 + r % 700),
+            };
+            let key = crate::keys::encode_strings(&[Some(&format!("k{i:06}"))]);
+            map.add(&key, c, c * per_doc, i64::MAX, i64::MIN);
+            counts.push(c);
+        }
+        let target = Target {
+            documents: 4e8,
+            mean_doc_bytes: 400.0,
+            projected: true,
+        };
+        let proj = Projector::new(&counts, &target, false);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let scale = |c: u64| proj.documents(c) / c.max(1) as f64;
+        let ranges = DocumentRanges {
+            range: &|c| proj.documents_range(c),
+            heavy_from: HEAVY_MIN_COUNT,
+        };
+        let summarize = |ranges| {
+            let d = summary::drain(map.clone());
+            pool.install(|| summary::summarize_drained(d, 1, &scale, 400.0, 10, ranges))
+        };
+        let (fused, apart) = (summarize(Some(&ranges)), summarize(None));
+        assert_eq!(apart.range_extremes, None);
+        let found = fused.range_extremes.expect("found in the summary's pass");
+        let own = pool.install(|| extremes_pass(&apart, &proj));
+        assert_eq!(found, own);
+        // The tie goes to the first key in order, k000007 (row 7), at both ends.
+        assert_eq!((found.low.1, found.heavy.1), (7, 7));
+        assert!(found.low.0 > 0.0 && found.heavy.0 > found.low.0);
+        let (a, b) = (
+            project_sizes(&fused, &proj, 400.0, 2e6),
+            project_sizes(&apart, &proj, 400.0, 2e6),
+        );
+        assert_eq!(a.max_low_key, "k000007");
+        assert_eq!(
+            (a.max_range, &a.max_low_key, a.heavy_high, &a.heavy_high_key),
+            (b.max_range, &b.max_low_key, b.heavy_high, &b.heavy_high_key)
+        );
+    }
 }

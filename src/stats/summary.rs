@@ -137,6 +137,62 @@ fn sample_bytes_of(c: SampleCounts, overhead_bytes: f64) -> f64 {
     c.minified_bytes as f64 + overhead_bytes * c.documents as f64
 }
 
+/// The 95 % range of a partition's projected documents by its sample count, given to the
+/// summary so that its pass over the rows also finds the extremes of their byte ranges
+/// ([`RangeExtremes`]; the estimate stage's projection decides the ranges).
+pub struct DocumentRanges<'a> {
+    /// The range of the documents of a key seen `c` times.
+    pub range: &'a (dyn Fn(u64) -> (f64, f64) + Sync),
+    /// Keys seen this many times or more are heavy.
+    pub heavy_from: u64,
+}
+
+/// The largest low end of the partitions' byte ranges, and the largest high end among heavy
+/// partitions: each (bytes, index into the sorted partitions), the first in key order among
+/// equals, `(0.0, usize::MAX)` where no range ends above 0.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RangeExtremes {
+    /// The largest low end.
+    pub low: (f64, usize),
+    /// The largest high end of a heavy partition.
+    pub heavy: (f64, usize),
+}
+
+impl RangeExtremes {
+    /// No partition seen.
+    pub const NONE: RangeExtremes = RangeExtremes {
+        low: (0.0, usize::MAX),
+        heavy: (0.0, usize::MAX),
+    };
+
+    /// Row `i`, rows taken in key order, of byte range `lo..hi`.
+    #[inline]
+    pub fn add(&mut self, i: usize, lo: f64, hi: f64, heavy: bool) {
+        if lo > self.low.0 {
+            self.low = (lo, i);
+        }
+        if heavy && hi > self.heavy.0 {
+            self.heavy = (hi, i);
+        }
+    }
+
+    /// Both sets of rows' extremes: the larger, the first in key order among equals (the same
+    /// whichever order).
+    pub fn merge(self, o: RangeExtremes) -> RangeExtremes {
+        let better = |a: (f64, usize), b: (f64, usize)| {
+            if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            }
+        };
+        RangeExtremes {
+            low: better(self.low, o.low),
+            heavy: better(self.heavy, o.heavy),
+        }
+    }
+}
+
 /// Distinct prefixes at one level of a hierarchical key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LevelStats {
@@ -196,6 +252,10 @@ pub struct CandidateStats {
     pub size_runs: Vec<(f64, usize)>,
     /// The sum of those sizes.
     pub size_total: f64,
+    /// The extremes of the partitions' byte ranges, found in the summary's pass when it was
+    /// given the documents' ranges ([`DocumentRanges`]) and the projection did not change
+    /// after it; `None` otherwise (`estimate::sizes` then finds them in a pass of its own).
+    pub range_extremes: Option<RangeExtremes>,
     /// Set when the memory limit made the scan keep only a share of the keys
     /// ([`crate::stats::sampling`]): `partitions` are the kept keys, and the counts above that
     /// depend on every key are estimates from them.
@@ -251,16 +311,25 @@ pub fn summarize(
     overhead_bytes: f64,
     top: usize,
 ) -> CandidateStats {
-    summarize_drained(drain(map), hierarchical_levels, scale, overhead_bytes, top)
+    summarize_drained(
+        drain(map),
+        hierarchical_levels,
+        scale,
+        overhead_bytes,
+        top,
+        None,
+    )
 }
 
-/// The statistics of drained rows: `scale` as for [`summarize`].
+/// The statistics of drained rows: `scale` as for [`summarize`]; with `ranges`, also the
+/// extremes of the partitions' byte ranges ([`CandidateStats::range_extremes`]).
 pub fn summarize_drained(
     d: Drained,
     hierarchical_levels: usize,
     scale: &(dyn Fn(u64) -> f64 + Sync),
     overhead_bytes: f64,
     top: usize,
+    ranges: Option<&DocumentRanges<'_>>,
 ) -> CandidateStats {
     let d_counts: Vec<u64> = d.weighted_counts().map(|(c, _)| c).collect();
     let Drained {
@@ -284,7 +353,7 @@ pub fn summarize_drained(
         sort_by_key(&mut partitions, &arenas, first);
     }
     // Only the largest `top` partitions are ever listed: select them, then sort those.
-    let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top);
+    let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top, ranges);
     let mut total_bytes = sums.bytes;
     let documents = sums.documents + dropped.documents;
     crate::timing::mark("summary: shapes");
@@ -348,6 +417,7 @@ pub fn summarize_drained(
         by_bytes,
         size_runs: sizes.runs,
         size_total: sizes.total,
+        range_extremes: ranges.map(|_| spreads.extremes),
         sampling,
     }
 }

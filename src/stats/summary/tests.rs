@@ -174,8 +174,8 @@ fn rows_a_key_left_twice_combine_into_its_statistics() {
     );
     let scale = |c: u64| 1.0 + 1.0 / c as f64;
     let (l, e) = (
-        summarize_drained(loose, 1, &scale, 10.0, 5),
-        summarize_drained(exact, 1, &scale, 10.0, 5),
+        summarize_drained(loose, 1, &scale, 10.0, 5, None),
+        summarize_drained(exact, 1, &scale, 10.0, 5, None),
     );
     assert_eq!(l.partitions.len(), 60_000);
     assert_eq!(

@@ -1,8 +1,9 @@
 //! One pass over the sorted rows, in fixed chunks on every core: the totals, the
 //! distributions of projected documents and bytes per partition, the sample's sizes for the
-//! skew, and the largest partitions.
+//! skew, the largest partitions, and (given the documents' ranges) the extremes of the
+//! partitions' byte ranges.
 
-use super::{PartitionRow, RowScale};
+use super::{DocumentRanges, PartitionRow, RangeExtremes, RowScale};
 use crate::stats::spread::{Counted, DistributionAcc};
 use crate::stats::SampleCounts;
 
@@ -51,6 +52,8 @@ pub(super) struct SpreadsAcc {
     pub(super) best: Vec<(f64, usize)>,
     /// Each chunk's sums, in key order.
     pub(super) chunks: Vec<RowSums>,
+    /// The extremes of the byte ranges of the rows seen so far.
+    pub(super) extremes: RangeExtremes,
 }
 
 /// Larger bytes first; ties by index, which is key order.
@@ -65,6 +68,7 @@ pub(super) fn totals_and_largest(
     partitions: &[PartitionRow],
     scale: &RowScale,
     top: usize,
+    ranges: Option<&DocumentRanges<'_>>,
 ) -> (RowSums, Vec<usize>, SpreadsAcc) {
     use rayon::prelude::*;
     let chunks = partitions.len().div_ceil(SUM_CHUNK);
@@ -80,11 +84,12 @@ pub(super) fn totals_and_largest(
                 sizes: Counted::new(hint),
                 best: Vec::with_capacity(top + 1),
                 chunks: Vec::with_capacity(end - first),
+                extremes: RangeExtremes::NONE,
             };
             for c in first..end {
                 let from = c * SUM_CHUNK;
                 let rows = &partitions[from..(from + SUM_CHUNK).min(partitions.len())];
-                let sums = chunk_pass(rows, from, scale, top, &mut acc);
+                let sums = chunk_pass(rows, from, scale, top, ranges, &mut acc);
                 acc.chunks.push(sums);
             }
             acc
@@ -97,6 +102,7 @@ pub(super) fn totals_and_largest(
         acc.sizes = acc.sizes.merge(p.sizes);
         acc.best.extend(p.best);
         acc.chunks.extend(p.chunks);
+        acc.extremes = acc.extremes.merge(p.extremes);
     }
     acc.best.sort_unstable_by(larger_first);
     acc.best.truncate(top);
@@ -114,10 +120,13 @@ fn chunk_pass(
     from: usize,
     scale: &RowScale,
     top: usize,
+    ranges: Option<&DocumentRanges<'_>>,
     acc: &mut SpreadsAcc,
 ) -> RowSums {
     let mut sums = RowSums::ZERO;
     let mut memo: Option<(u64, f64)> = None;
+    let mut range_memo: Option<(u64, (f64, f64))> = None;
+    let extremes = &mut acc.extremes;
     // A row's spreads depend on its sample counts alone: rows of equal counts (most rows of a
     // unique key: one document of one of a few sizes) are tallied, and their values recorded
     // once per tally.
@@ -139,6 +148,20 @@ fn chunk_pass(
             bytes: v.bytes,
             sample: v.sample,
         });
+        if let Some(r) = ranges {
+            // A row's byte range: its documents' range times its own mean stored bytes
+            // (`estimate::sizes::bytes_range`, the same operations).
+            let (lo, hi) = match range_memo {
+                Some((n, x)) if n == c.documents => x,
+                _ => {
+                    let x = (r.range)(c.documents);
+                    range_memo = Some((c.documents, x));
+                    x
+                }
+            };
+            let per_doc = v.bytes / v.documents.max(f64::MIN_POSITIVE);
+            extremes.add(i, lo * per_doc, hi * per_doc, c.documents >= r.heavy_from);
+        }
         tally.add(c, &mut record);
         let row = (v.bytes, i);
         if best.len() == top {
