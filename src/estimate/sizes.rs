@@ -246,7 +246,9 @@ mod tests {
         let (mut map, mut counts) = (KeyMap::default(), Vec::new());
         let mut seed = 7u64;
         for i in 0..200_000u64 {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let r = seed >> 33;
             // Keys 7, 50,007, 100,007 and 150,007 tie for the largest of both ends.
             let (c, per_doc) = match (i % 50_000 == 7, r % 100) {
