@@ -1,0 +1,236 @@
+//! Which inputs a command line names: files, directories walked (symbolic-link loops and
+//! all), Delta tables, stdin, each with its format and compression from its name.
+
+use super::*;
+
+pub(super) fn ext_of(name: &str) -> (Compression, String) {
+    let lower = name.to_ascii_lowercase();
+    let (compression, rest) = if let Some(r) = lower.strip_suffix(".gz") {
+        (Compression::Gzip, r.to_string())
+    } else if let Some(r) = lower.strip_suffix(".zst") {
+        (Compression::Zstd, r.to_string())
+    } else {
+        (Compression::None, lower)
+    };
+    let ext = Path::new(&rest)
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    (compression, ext)
+}
+
+pub(super) fn format_for_ext(ext: &str) -> Option<Option<InputFormat>> {
+    match ext {
+        "jsonl" | "ndjson" | "ldjson" => Some(Some(InputFormat::Jsonl)),
+        "json" => Some(None),
+        "csv" => Some(Some(InputFormat::Csv)),
+        "parquet" => Some(Some(InputFormat::Parquet)),
+        _ => None,
+    }
+}
+
+/// Expands the command line's inputs: `-` is stdin, files are taken as given, directories are
+/// walked recursively for files with a known extension (sorted, so runs are reproducible).
+pub fn discover(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+) -> Result<Vec<InputSource>, IngestError> {
+    discover_noting(inputs, forced, &mut Vec::new())
+}
+
+/// [`discover_noting`] for a run: each note goes to stderr (`pkadvisor: note: …`), and every
+/// input gets the run's longest record and Extended JSON setting. Returns the inputs and the notes
+/// (which a report also lists).
+pub fn discover_announced(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+    max_record_bytes: usize,
+    extended_json: Option<bool>,
+) -> Result<(Vec<InputSource>, Vec<String>), IngestError> {
+    let mut notes = Vec::new();
+    let mut found = discover_noting(inputs, forced, &mut notes)?;
+    for n in &notes {
+        eprintln!("pkadvisor: note: {}", crate::neutralise::terminal(n));
+    }
+    for i in found.iter_mut() {
+        i.max_record_bytes = max_record_bytes;
+        i.extended_json = extended_json;
+    }
+    Ok((found, notes))
+}
+
+/// [`discover`], with a note for everything passed over: a file reached twice (listed twice, or
+/// through a symbolic link; read once), a symbolic-link loop, a link to nothing, a FIFO or a
+/// device inside a directory (it could block forever; name it on the command line to read it).
+pub fn discover_noting(
+    inputs: &[PathBuf],
+    forced: Option<InputFormat>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<InputSource>, IngestError> {
+    let mut out: Vec<InputSource> = Vec::new();
+    let mut seen_files: std::collections::HashMap<PathBuf, String> = Default::default();
+    let mut first_time = |path: &Path, notes: &mut Vec<String>| -> bool {
+        let Ok(canonical) = std::fs::canonicalize(path) else {
+            return true;
+        };
+        let name = path.display().to_string();
+        match seen_files.get(&canonical) {
+            Some(first) => {
+                notes.push(format!("{name} is the same file as {first}: read once"));
+                false
+            }
+            None => {
+                seen_files.insert(canonical, name);
+                true
+            }
+        }
+    };
+    for p in inputs {
+        if p.as_os_str() == "-" {
+            out.push(InputSource {
+                path: None,
+                display: "<stdin>".into(),
+                format: forced,
+                compression: Compression::None,
+                size_bytes: None,
+                max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                extended_json: None,
+            });
+            continue;
+        }
+        let meta = std::fs::metadata(p).map_err(|e| IngestError::Io {
+            file: p.display().to_string(),
+            cause: e,
+        })?;
+        if meta.is_dir() && is_delta_table(p) {
+            if first_time(p, notes) {
+                out.push(delta_source(p.clone()));
+            }
+        } else if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(p, &mut files, &mut Default::default(), notes)?;
+            files.sort();
+            let before = out.len();
+            for f in files {
+                if !first_time(&f, notes) {
+                    continue;
+                }
+                let name = f.to_string_lossy().into_owned();
+                let (compression, ext) = ext_of(&name);
+                if is_delta_table(&f) {
+                    out.push(delta_source(f));
+                } else if let Some(fmt) = format_for_ext(&ext) {
+                    let size = std::fs::metadata(&f).ok().map(|m| m.len());
+                    out.push(InputSource {
+                        path: Some(f),
+                        display: name,
+                        format: forced.or(fmt),
+                        compression,
+                        size_bytes: size,
+                        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                        extended_json: None,
+                    });
+                }
+            }
+            if out.len() == before {
+                return Err(IngestError::Input(format!(
+                    "{}: directory holds no .jsonl, .ndjson, .json, .csv (optionally .gz or .zst) or .parquet files, nor Delta tables",
+                    p.display()
+                )));
+            }
+        } else {
+            if !first_time(p, notes) {
+                continue;
+            }
+            let name = p.to_string_lossy().into_owned();
+            let (compression, ext) = ext_of(&name);
+            let format = match (forced, format_for_ext(&ext)) {
+                (Some(f), _) => Some(f),
+                (None, Some(f)) => f,
+                (None, None) => {
+                    return Err(IngestError::Input(format!(
+                        "{name}: cannot tell the format from the extension `.{ext}`; \
+                         pass --input-format jsonl|json|csv"
+                    )))
+                }
+            };
+            out.push(InputSource {
+                path: Some(p.clone()),
+                display: name,
+                format,
+                compression,
+                size_bytes: Some(meta.len()),
+                max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+                extended_json: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+pub(super) fn delta_source(dir: PathBuf) -> InputSource {
+    InputSource {
+        display: dir.to_string_lossy().into_owned(),
+        path: Some(dir),
+        format: Some(InputFormat::Delta),
+        compression: Compression::None,
+        size_bytes: None,
+        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        extended_json: Some(false),
+    }
+}
+
+/// Collects the files below `dir`. Symbolic links are followed, but each directory is entered
+/// once (by its canonical path), so link loops end; anything that is not a regular file or a
+/// directory (FIFO, socket, device) is passed over with a note.
+pub(super) fn walk(
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+    seen_dirs: &mut std::collections::HashSet<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<(), IngestError> {
+    let io = |e: io::Error| IngestError::Io {
+        file: dir.display().to_string(),
+        cause: e,
+    };
+    let canonical = std::fs::canonicalize(dir).map_err(io)?;
+    if !seen_dirs.insert(canonical) {
+        notes.push(format!(
+            "{}: a directory already walked (symbolic-link loop?): passed over",
+            dir.display()
+        ));
+        return Ok(());
+    }
+    let rd = std::fs::read_dir(dir).map_err(io)?;
+    for entry in rd {
+        let entry = entry.map_err(io)?;
+        let path = entry.path();
+        // `metadata` follows links; a dangling link has none.
+        let Ok(meta) = std::fs::metadata(&path) else {
+            notes.push(format!(
+                "{}: a symbolic link to nothing: passed over",
+                path.display()
+            ));
+            continue;
+        };
+        if meta.is_dir() && is_delta_table(&path) {
+            // A Delta table is read through its log, never as loose Parquet files.
+            out.push(path);
+        } else if meta.is_dir() {
+            walk(&path, out, seen_dirs, notes)?;
+        } else if meta.is_file() {
+            out.push(path);
+        } else if format_for_ext(&ext_of(&path.to_string_lossy()).1).is_some() {
+            notes.push(format!(
+                "{}: not a regular file (a FIFO, socket or device could block forever): passed over; name it on the command line to read it",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `dir` is a Delta table: a directory with a `_delta_log/` folder.
+pub(super) fn is_delta_table(dir: &Path) -> bool {
+    dir.join("_delta_log").is_dir()
+}
