@@ -97,7 +97,7 @@ impl RangeMemo {
         proj: &Projector,
     ) -> [f64; 2] {
         let c = p.sample.documents;
-        let (documents, (lo, hi)) = match self.last {
+        let (documents, range) = match self.last {
             Some((n, d, r)) if n == c => (d, r),
             _ => {
                 let d = stats.documents_of(p);
@@ -106,8 +106,7 @@ impl RangeMemo {
                 (d, r)
             }
         };
-        let per_doc = stats.bytes_of(p) / documents.max(f64::MIN_POSITIVE);
-        [lo * per_doc, hi * per_doc]
+        crate::stats::summary::byte_range(range, documents, stats.bytes_of(p))
     }
 }
 

@@ -158,6 +158,15 @@ pub struct RangeExtremes {
     pub heavy: (f64, usize),
 }
 
+/// A partition's byte range: its documents' range `docs` times its own mean stored bytes
+/// (projected `bytes` over projected `documents`). The one formula behind the size projection's
+/// ranges and the extremes the summary's pass finds.
+#[inline]
+pub fn byte_range(docs: (f64, f64), documents: f64, bytes: f64) -> [f64; 2] {
+    let per_doc = bytes / documents.max(f64::MIN_POSITIVE);
+    [docs.0 * per_doc, docs.1 * per_doc]
+}
+
 impl RangeExtremes {
     /// No partition seen.
     pub const NONE: RangeExtremes = RangeExtremes {

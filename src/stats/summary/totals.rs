@@ -3,7 +3,7 @@
 //! skew, the largest partitions, and (given the documents' ranges) the extremes of the
 //! partitions' byte ranges.
 
-use super::{DocumentRanges, PartitionRow, RangeExtremes, RowScale};
+use super::{byte_range, DocumentRanges, PartitionRow, RangeExtremes, RowScale};
 use crate::stats::spread::{Counted, DistributionAcc};
 use crate::stats::SampleCounts;
 
@@ -149,9 +149,8 @@ fn chunk_pass(
             sample: v.sample,
         });
         if let Some(r) = ranges {
-            // A row's byte range: its documents' range times its own mean stored bytes
-            // (`estimate::sizes::bytes_range`, the same operations).
-            let (lo, hi) = match range_memo {
+            // A row's byte range ([`byte_range`], as the size projection computes it).
+            let range = match range_memo {
                 Some((n, x)) if n == c.documents => x,
                 _ => {
                     let x = (r.range)(c.documents);
@@ -159,8 +158,8 @@ fn chunk_pass(
                     x
                 }
             };
-            let per_doc = v.bytes / v.documents.max(f64::MIN_POSITIVE);
-            extremes.add(i, lo * per_doc, hi * per_doc, c.documents >= r.heavy_from);
+            let [lo, hi] = byte_range(range, v.documents, v.bytes);
+            extremes.add(i, lo, hi, c.documents >= r.heavy_from);
         }
         tally.add(c, &mut record);
         let row = (v.bytes, i);
