@@ -83,6 +83,44 @@ fn describe(v: &Extracted<'_>) -> String {
     }
 }
 
+/// Whether an operation's `op` value is a write (`"write"`) or a read (`"read"`, `"query"`);
+/// otherwise the message saying what it is.
+fn op_is_write(op: &Extracted<'_>) -> Result<bool, String> {
+    match op {
+        Extracted::Str(s) if s == "write" => Ok(true),
+        Extracted::Str(s) if s == "read" || s == "query" => Ok(false),
+        other => Err(format!(
+            "`op` must be \"read\", \"write\" or \"query\", got {}",
+            describe(other)
+        )),
+    }
+}
+
+/// An operation's request units from its `ru` value (`None` when it has none); otherwise the
+/// message saying what it is.
+fn op_ru(ru: &Extracted<'_>) -> Result<Option<f64>, String> {
+    match ru {
+        Extracted::Missing | Extracted::Null => Ok(None),
+        Extracted::Number(t) => {
+            let text = String::from_utf8_lossy(t);
+            text.parse::<f64>()
+                .ok()
+                .filter(|ru| (0.0..=MAX_OP_RU).contains(ru))
+                .map(Some)
+                .ok_or_else(|| {
+                    format!(
+                        "`ru` must be a number of request units from 0 to {MAX_OP_RU:e}, \
+                         got {text}"
+                    )
+                })
+        }
+        other => Err(format!(
+            "`ru` must be a number of request units, got {}",
+            describe(other).replace("no `op` property", "nothing")
+        )),
+    }
+}
+
 /// Reads an access log and counts operations per key for every candidate of `plan`. A line
 /// longer than [`DEFAULT_MAX_RECORD_BYTES`] is an error naming it, as in the documents.
 pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError> {
@@ -135,40 +173,11 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
         let mut values: Vec<Extracted<'_>> = Vec::new();
         scan_document(&line, &plan.trie, &mut values)
             .map_err(|e| at_col(e.offset + 1, e.message.to_string()))?;
-        let write = match &values[op_slot] {
-            Extracted::Str(s) if s == "write" => true,
-            Extracted::Str(s) if s == "read" || s == "query" => false,
-            other => {
-                return Err(at(format!(
-                    "`op` must be \"read\", \"write\" or \"query\", got {}",
-                    describe(other)
-                )))
-            }
-        };
-        match &values[ru_slot] {
-            Extracted::Missing | Extracted::Null => {}
-            Extracted::Number(t) => {
-                let text = String::from_utf8_lossy(t);
-                let ru = text
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|ru| (0.0..=MAX_OP_RU).contains(ru))
-                    .ok_or_else(|| {
-                        at(format!(
-                            "`ru` must be a number of request units from 0 to {MAX_OP_RU:e}, \
-                             got {text}"
-                        ))
-                    })?;
-                let s = &mut ru_sums[usize::from(!write)];
-                s.0 += ru;
-                s.1 += 1.0;
-            }
-            other => {
-                return Err(at(format!(
-                    "`ru` must be a number of request units, got {}",
-                    describe(other).replace("no `op` property", "nothing")
-                )))
-            }
+        let write = op_is_write(&values[op_slot]).map_err(at)?;
+        if let Some(ru) = op_ru(&values[ru_slot]).map_err(at)? {
+            let s = &mut ru_sums[usize::from(!write)];
+            s.0 += ru;
+            s.1 += 1.0;
         }
         for (c, counts) in out.iter_mut().enumerate() {
             if plan.build_key(c, &values, &mut key).is_err() {

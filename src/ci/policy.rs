@@ -80,39 +80,57 @@ pub fn evaluate(
     limit_bytes: f64,
     at: Option<&Location>,
 ) -> Vec<Violation> {
-    let loc = || at.cloned().into_iter().collect::<Vec<_>>();
-    let fail = |code: &str, message: String| Violation {
-        code: code.to_string(),
-        severity: Severity::Fail,
-        message,
-        locations: loc(),
-    };
-    let mut out = Vec::new();
+    let locations = at.cloned().into_iter().collect::<Vec<_>>();
+    finding_violations(c, p)
+        .chain(threshold_violations(c, p, limit_bytes))
+        .map(|v| Violation {
+            locations: locations.clone(),
+            ..v
+        })
+        .collect()
+}
+
+/// The report's findings the gate reports: those at the failing severity fail it when the
+/// verdict does; other warnings are reported as warnings (annotated, never failing).
+fn finding_violations<'a>(
+    c: &'a CandidateReport,
+    p: &'a Policy,
+) -> impl Iterator<Item = Violation> + 'a {
     let gate = match p.fail_on {
         FailOn::Fail => c.verdict == Verdict::Fail,
         FailOn::Warn => c.verdict >= Verdict::Warn,
     };
-    for f in &c.findings {
+    c.findings.iter().filter_map(move |f| {
         let counts = match p.fail_on {
             FailOn::Fail => f.severity == Severity::Fail,
             FailOn::Warn => f.severity >= Severity::Warn,
         };
-        // Findings at the failing severity fail the gate; other warnings are reported as
-        // warnings (annotated, never failing).
         let severity = if gate && counts {
             Severity::Fail
         } else if f.severity >= Severity::Warn {
             Severity::Warn
         } else {
-            continue;
+            return None;
         };
-        out.push(Violation {
+        Some(Violation {
             code: f.code.to_string(),
             severity,
             message: f.message.clone(),
-            locations: loc(),
-        });
-    }
+            locations: Vec::new(),
+        })
+    })
+}
+
+/// The policy's own thresholds the key's report passes (partition size, hot partition,
+/// undefined share, first-level spread, fan-out share), each a failing violation.
+fn threshold_violations(c: &CandidateReport, p: &Policy, limit_bytes: f64) -> Vec<Violation> {
+    let fail = |code: &str, message: String| Violation {
+        code: code.to_string(),
+        severity: Severity::Fail,
+        message,
+        locations: Vec::new(),
+    };
+    let mut out = Vec::new();
     let share = c.max_logical_partition_bytes / limit_bytes;
     if share > p.max_partition_share {
         out.push(fail(
@@ -151,12 +169,7 @@ pub fn evaluate(
         ));
     }
     if let (Some(min), Some(first)) = (p.min_first_level, c.levels.first()) {
-        if let Some(v) = first_level_check(first, min) {
-            out.push(Violation {
-                locations: loc(),
-                ..v
-            });
-        }
+        out.extend(first_level_check(first, min));
     }
     if let (Some(max), Some(w)) = (p.max_fanout_share, c.workload.as_ref()) {
         let (q, o) = (w.ru_demand.queries, w.ru_demand.fanout_overhead);

@@ -78,39 +78,6 @@ pub fn place(
     phys_limit: f64,
     epk_of: &(dyn Fn(usize) -> Epk + Sync),
 ) -> Placement {
-    let mut out = Placement::default();
-    let ru = |i: usize| demand.get(i).copied().unwrap_or(0.0);
-    let heavy =
-        |i: usize| !proj.projected || stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT;
-    // A sampled logical partition: a point of its own, never cut by a split.
-    let real_item = |i: usize| LayoutItem {
-        epk: epk_of(i),
-        bytes: stats.bytes_at(i),
-        ru_demand: ru(i),
-        divisible: false,
-    };
-    let push_real = |out: &mut Placement, i: usize| {
-        out.items.push(real_item(i));
-        out.source.push(Some(i));
-        out.keys_per_virtual.push(0.0);
-    };
-    let spread =
-        |out: &mut Placement, prefix: &[u8], bytes: f64, ru: f64, keys: f64, min: usize| {
-            if bytes <= 0.0 && ru <= 0.0 {
-                return;
-            }
-            let k = virtual_count(bytes, phys_limit, min);
-            for e in uniform_points(version, k, prefix) {
-                out.items.push(LayoutItem {
-                    epk: e,
-                    bytes: bytes / k as f64,
-                    ru_demand: ru / k as f64,
-                    divisible: true,
-                });
-                out.source.push(None);
-                out.keys_per_virtual.push(keys / k as f64);
-            }
-        };
     let tail_keys_total = (proj.distinct.estimate
         - stats
             .partitions
@@ -118,13 +85,105 @@ pub fn place(
             .filter(|p| p.sample.documents >= HEAVY_MIN_COUNT)
             .count() as f64)
         .max(0.0);
-    let sample_docs = proj.sample_documents.max(1.0);
-    let mut placed_bytes = 0.0;
-    let mut tail_ru = unseen_ru;
-    let mut tail_sample_docs = 0u64;
+    let mut p = Placer {
+        stats,
+        proj,
+        version,
+        demand,
+        phys_limit,
+        epk_of,
+        out: Placement::default(),
+        tail_keys_total,
+        sample_docs: proj.sample_documents.max(1.0),
+        placed_bytes: 0.0,
+        tail_ru: unseen_ru,
+        tail_sample_docs: 0,
+    };
     let hierarchical = version == PkVersion::MultiHash && !stats.levels.is_empty();
     if hierarchical && proj.projected {
-        // Heavy first-level prefixes keep their tail inside their own range.
+        p.place_by_prefix();
+    } else {
+        p.place_heavy_keys();
+    }
+    if proj.projected {
+        let rest = (stats.total_bytes - p.placed_bytes).max(0.0);
+        let keys = if hierarchical {
+            p.tail_keys_total * p.tail_sample_docs as f64 / p.sample_docs
+        } else {
+            p.tail_keys_total
+        };
+        let tail_ru = p.tail_ru;
+        p.spread(&[], rest, tail_ru, keys, 4096);
+    }
+    p.out
+}
+
+/// [`place`]'s inputs, the placement it builds, and the running sums of what it placed and of
+/// the tail left to spread.
+struct Placer<'a> {
+    stats: &'a CandidateStats,
+    proj: &'a Projector,
+    version: PkVersion,
+    demand: &'a [f64],
+    phys_limit: f64,
+    epk_of: &'a (dyn Fn(usize) -> Epk + Sync),
+    out: Placement,
+    /// Estimated production keys outside the heavy sample keys.
+    tail_keys_total: f64,
+    sample_docs: f64,
+    placed_bytes: f64,
+    tail_ru: f64,
+    tail_sample_docs: u64,
+}
+
+impl Placer<'_> {
+    fn ru(&self, i: usize) -> f64 {
+        self.demand.get(i).copied().unwrap_or(0.0)
+    }
+
+    fn heavy(&self, i: usize) -> bool {
+        !self.proj.projected || self.stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT
+    }
+
+    /// A sampled logical partition: a point of its own, never cut by a split.
+    fn real_item(&self, i: usize) -> LayoutItem {
+        LayoutItem {
+            epk: (self.epk_of)(i),
+            bytes: self.stats.bytes_at(i),
+            ru_demand: self.ru(i),
+            divisible: false,
+        }
+    }
+
+    fn push_real(&mut self, i: usize) {
+        let item = self.real_item(i);
+        self.out.items.push(item);
+        self.out.source.push(Some(i));
+        self.out.keys_per_virtual.push(0.0);
+    }
+
+    /// Spreads `bytes`, `ru` and `keys` over virtual points inside `prefix` (at least `min`).
+    fn spread(&mut self, prefix: &[u8], bytes: f64, ru: f64, keys: f64, min: usize) {
+        if bytes <= 0.0 && ru <= 0.0 {
+            return;
+        }
+        let k = virtual_count(bytes, self.phys_limit, min);
+        for e in uniform_points(self.version, k, prefix) {
+            self.out.items.push(LayoutItem {
+                epk: e,
+                bytes: bytes / k as f64,
+                ru_demand: ru / k as f64,
+                divisible: true,
+            });
+            self.out.source.push(None);
+            self.out.keys_per_virtual.push(keys / k as f64);
+        }
+    }
+
+    /// Under a projected hierarchical key: heavy first-level prefixes keep their tail inside
+    /// their own range; light prefixes join the tail spread over the whole space.
+    fn place_by_prefix(&mut self) {
+        let stats = self.stats;
         for g in prefix_groups(&stats.partitions, &stats.keys, &stats.scale, 1) {
             let docs: u64 = stats.partitions[g.members.clone()]
                 .iter()
@@ -132,58 +191,57 @@ pub fn place(
                 .sum();
             if docs < HEAVY_MIN_COUNT {
                 for i in g.members.clone() {
-                    tail_ru += ru(i);
-                    tail_sample_docs += stats.partitions[i].sample.documents;
+                    self.tail_ru += self.ru(i);
+                    self.tail_sample_docs += stats.partitions[i].sample.documents;
                 }
                 continue;
             }
-            let prefix_bytes = prefix_production_bytes(stats, proj, g.bytes, docs);
+            let prefix_bytes = prefix_production_bytes(stats, self.proj, g.bytes, docs);
             let (mut heavy_bytes, mut rest_ru, mut rest_docs) = (0.0, 0.0, 0u64);
             for i in g.members.clone() {
-                if heavy(i) {
-                    push_real(&mut out, i);
+                if self.heavy(i) {
+                    self.push_real(i);
                     heavy_bytes += stats.bytes_at(i);
                 } else {
-                    rest_ru += ru(i);
+                    rest_ru += self.ru(i);
                     rest_docs += stats.partitions[i].sample.documents;
                 }
             }
             let rest = (prefix_bytes - heavy_bytes).max(0.0);
             let comps = crate::cosmos::decode_encoded(g.prefix).unwrap_or_default();
             let (lo, _) = prefix_range(&comps);
-            let keys = tail_keys_total * rest_docs as f64 / sample_docs;
-            spread(&mut out, lo.as_bytes(), rest, rest_ru, keys, 256);
-            placed_bytes += heavy_bytes + rest;
+            let keys = self.tail_keys_total * rest_docs as f64 / self.sample_docs;
+            self.spread(lo.as_bytes(), rest, rest_ru, keys, 256);
+            self.placed_bytes += heavy_bytes + rest;
         }
-    } else {
+    }
+
+    /// Every heavy key (every key when the sample is not projected) at its own EPK; the rest
+    /// joins the tail.
+    fn place_heavy_keys(&mut self) {
         // The heavy keys' items built on the caller's rayon pool, in key order: with millions
         // of keys, each EPK's hash waits for its key's bytes to come from memory.
         use rayon::prelude::*;
-        let real: Vec<usize> = (0..stats.partitions.len()).filter(|&i| heavy(i)).collect();
-        out.items = real.par_iter().map(|&i| real_item(i)).collect();
-        out.source = real.iter().map(|&i| Some(i)).collect();
-        out.keys_per_virtual = vec![0.0; real.len()];
+        let stats = self.stats;
+        let real: Vec<usize> = (0..stats.partitions.len())
+            .filter(|&i| self.heavy(i))
+            .collect();
+        let this = &*self;
+        let items = real.par_iter().map(|&i| this.real_item(i)).collect();
+        self.out.items = items;
+        self.out.source = real.iter().map(|&i| Some(i)).collect();
+        self.out.keys_per_virtual = vec![0.0; real.len()];
         crate::timing::mark("placement: hashed");
         // The sums in key order, as always (the same bits).
         for i in 0..stats.partitions.len() {
-            if heavy(i) {
-                placed_bytes += stats.bytes_at(i);
+            if self.heavy(i) {
+                self.placed_bytes += stats.bytes_at(i);
             } else {
-                tail_ru += ru(i);
-                tail_sample_docs += stats.partitions[i].sample.documents;
+                self.tail_ru += self.ru(i);
+                self.tail_sample_docs += stats.partitions[i].sample.documents;
             }
         }
     }
-    if proj.projected {
-        let rest = (stats.total_bytes - placed_bytes).max(0.0);
-        let keys = if hierarchical {
-            tail_keys_total * tail_sample_docs as f64 / sample_docs
-        } else {
-            tail_keys_total
-        };
-        spread(&mut out, &[], rest, tail_ru, keys, 4096);
-    }
-    out
 }
 
 #[cfg(test)]

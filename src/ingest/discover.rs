@@ -68,23 +68,7 @@ pub fn discover_noting(
     notes: &mut Vec<String>,
 ) -> Result<Vec<InputSource>, IngestError> {
     let mut out: Vec<InputSource> = Vec::new();
-    let mut seen_files: std::collections::HashMap<PathBuf, String> = Default::default();
-    let mut first_time = |path: &Path, notes: &mut Vec<String>| -> bool {
-        let Ok(canonical) = std::fs::canonicalize(path) else {
-            return true;
-        };
-        let name = path.display().to_string();
-        match seen_files.get(&canonical) {
-            Some(first) => {
-                notes.push(format!("{name} is the same file as {first}: read once"));
-                false
-            }
-            None => {
-                seen_files.insert(canonical, name);
-                true
-            }
-        }
-    };
+    let mut seen = SeenFiles::default();
     for p in inputs {
         if p.as_os_str() == "-" {
             out.push(InputSource {
@@ -103,69 +87,113 @@ pub fn discover_noting(
             cause: e,
         })?;
         if meta.is_dir() && is_delta_table(p) {
-            if first_time(p, notes) {
+            if seen.first_time(p, notes) {
                 out.push(delta_source(p.clone()));
             }
         } else if meta.is_dir() {
-            let mut files = Vec::new();
-            walk(p, &mut files, &mut Default::default(), notes)?;
-            files.sort();
-            let before = out.len();
-            for f in files {
-                if !first_time(&f, notes) {
-                    continue;
-                }
-                let name = f.to_string_lossy().into_owned();
-                let (compression, ext) = ext_of(&name);
-                if is_delta_table(&f) {
-                    out.push(delta_source(f));
-                } else if let Some(fmt) = format_for_ext(&ext) {
-                    let size = std::fs::metadata(&f).ok().map(|m| m.len());
-                    out.push(InputSource {
-                        path: Some(f),
-                        display: name,
-                        format: forced.or(fmt),
-                        compression,
-                        size_bytes: size,
-                        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
-                        extended_json: None,
-                    });
-                }
+            directory_sources(p, forced, &mut seen, notes, &mut out)?;
+        } else if seen.first_time(p, notes) {
+            out.push(file_source(p, forced, meta.len())?);
+        }
+    }
+    Ok(out)
+}
+
+/// The files read so far, by canonical path, with the name each was first reached by.
+#[derive(Default)]
+struct SeenFiles(std::collections::HashMap<PathBuf, String>);
+
+impl SeenFiles {
+    /// Whether `path` is reached for the first time; if not, a note says which name read it.
+    fn first_time(&mut self, path: &Path, notes: &mut Vec<String>) -> bool {
+        let Ok(canonical) = std::fs::canonicalize(path) else {
+            return true;
+        };
+        let name = path.display().to_string();
+        match self.0.get(&canonical) {
+            Some(first) => {
+                notes.push(format!("{name} is the same file as {first}: read once"));
+                false
             }
-            if out.len() == before {
-                return Err(IngestError::Input(format!(
-                    "{}: directory holds no .jsonl, .ndjson, .json, .csv (optionally .gz or .zst) or .parquet files, nor Delta tables",
-                    p.display()
-                )));
+            None => {
+                self.0.insert(canonical, name);
+                true
             }
-        } else {
-            if !first_time(p, notes) {
-                continue;
-            }
-            let name = p.to_string_lossy().into_owned();
-            let (compression, ext) = ext_of(&name);
-            let format = match (forced, format_for_ext(&ext)) {
-                (Some(f), _) => Some(f),
-                (None, Some(f)) => f,
-                (None, None) => {
-                    return Err(IngestError::Input(format!(
-                        "{name}: cannot tell the format from the extension `.{ext}`; \
-                         pass --input-format jsonl|json|csv"
-                    )))
-                }
-            };
+        }
+    }
+}
+
+/// Appends to `out` the inputs found under directory `dir`, in path order: files whose
+/// extension names a format, and Delta tables. A directory holding none is an error.
+fn directory_sources(
+    dir: &Path,
+    forced: Option<InputFormat>,
+    seen: &mut SeenFiles,
+    notes: &mut Vec<String>,
+    out: &mut Vec<InputSource>,
+) -> Result<(), IngestError> {
+    let mut files = Vec::new();
+    walk(dir, &mut files, &mut Default::default(), notes)?;
+    files.sort();
+    let before = out.len();
+    for f in files {
+        if !seen.first_time(&f, notes) {
+            continue;
+        }
+        let name = f.to_string_lossy().into_owned();
+        let (compression, ext) = ext_of(&name);
+        if is_delta_table(&f) {
+            out.push(delta_source(f));
+        } else if let Some(fmt) = format_for_ext(&ext) {
+            let size = std::fs::metadata(&f).ok().map(|m| m.len());
             out.push(InputSource {
-                path: Some(p.clone()),
+                path: Some(f),
                 display: name,
-                format,
+                format: forced.or(fmt),
                 compression,
-                size_bytes: Some(meta.len()),
+                size_bytes: size,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                 extended_json: None,
             });
         }
     }
-    Ok(out)
+    if out.len() == before {
+        return Err(IngestError::Input(format!(
+            "{}: directory holds no .jsonl, .ndjson, .json, .csv (optionally .gz or .zst) or .parquet files, nor Delta tables",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The input of a file named on the command line (`len` bytes): its format forced, or told by
+/// its extension; an extension that tells none is an error.
+fn file_source(
+    p: &Path,
+    forced: Option<InputFormat>,
+    len: u64,
+) -> Result<InputSource, IngestError> {
+    let name = p.to_string_lossy().into_owned();
+    let (compression, ext) = ext_of(&name);
+    let format = match (forced, format_for_ext(&ext)) {
+        (Some(f), _) => Some(f),
+        (None, Some(f)) => f,
+        (None, None) => {
+            return Err(IngestError::Input(format!(
+                "{name}: cannot tell the format from the extension `.{ext}`; \
+                 pass --input-format jsonl|json|csv"
+            )))
+        }
+    };
+    Ok(InputSource {
+        path: Some(p.to_path_buf()),
+        display: name,
+        format,
+        compression,
+        size_bytes: Some(len),
+        max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
+        extended_json: None,
+    })
 }
 
 pub(super) fn delta_source(dir: PathBuf) -> InputSource {

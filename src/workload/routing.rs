@@ -244,55 +244,79 @@ pub fn route(c: &Candidate, filter: &[(String, FilterOp)], ctx: &RoutingContext)
         ));
     }
 
-    let touched_full = (lookups as f64).min(physical_f).max(1.0);
     if k == c.levels.len() {
-        let what = if c.levels.len() == 1 {
-            "the key".to_string()
+        return full_key_route(c, &levels, lookups, in_values, &enumerated, physical_f);
+    }
+    prefix_route(c, &levels, k, lookups, ctx)
+}
+
+/// The route of a filter that fixes every level of `c`: a single partition, or one targeted
+/// lookup per IN value and hash bucket (`enumerated`: the hash parts whose buckets are listed).
+fn full_key_route(
+    c: &Candidate,
+    levels: &[LevelState],
+    lookups: u64,
+    in_values: u64,
+    enumerated: &[String],
+    physical_f: f64,
+) -> Routing {
+    let touched_full = (lookups as f64).min(physical_f).max(1.0);
+    let what = if c.levels.len() == 1 {
+        "the key".to_string()
+    } else {
+        format!("all {} levels", c.levels.len())
+    };
+    if !enumerated.is_empty() {
+        let fixed: Vec<String> = levels.iter().flat_map(|s| s.fixed.clone()).collect();
+        let head = if fixed.is_empty() {
+            format!("filter does not fix {}", enumerated.join(", "))
         } else {
-            format!("all {} levels", c.levels.len())
+            format!(
+                "filter fixes {} but not {}",
+                fixed.join(", "),
+                enumerated.join(", ")
+            )
         };
-        if !enumerated.is_empty() {
-            let fixed: Vec<String> = levels.iter().flat_map(|s| s.fixed.clone()).collect();
-            let head = if fixed.is_empty() {
-                format!("filter does not fix {}", enumerated.join(", "))
-            } else {
-                format!(
-                    "filter fixes {} but not {}",
-                    fixed.join(", "),
-                    enumerated.join(", ")
-                )
-            };
-            let extra = if in_values > 1 {
-                format!(" ({in_values} IN values × buckets)")
-            } else {
-                String::new()
-            };
-            return Routing {
-                class: RoutingClass::Targeted,
-                partitions_touched: touched_full,
-                lookups: clamp_u32(lookups),
-                reason: format!("{head}: {lookups} targeted lookups, one per bucket{extra}"),
-            };
-        }
-        if lookups == 1 {
-            return Routing {
-                class: RoutingClass::Single,
-                partitions_touched: 1.0,
-                lookups: 1,
-                reason: format!("filter fixes {what}: single-partition query"),
-            };
-        }
+        let extra = if in_values > 1 {
+            format!(" ({in_values} IN values × buckets)")
+        } else {
+            String::new()
+        };
         return Routing {
             class: RoutingClass::Targeted,
             partitions_touched: touched_full,
             lookups: clamp_u32(lookups),
-            reason: format!(
-                "filter fixes {what} with IN lists: {lookups} key values, targeted lookups"
-            ),
+            reason: format!("{head}: {lookups} targeted lookups, one per bucket{extra}"),
         };
     }
+    if lookups == 1 {
+        return Routing {
+            class: RoutingClass::Single,
+            partitions_touched: 1.0,
+            lookups: 1,
+            reason: format!("filter fixes {what}: single-partition query"),
+        };
+    }
+    Routing {
+        class: RoutingClass::Targeted,
+        partitions_touched: touched_full,
+        lookups: clamp_u32(lookups),
+        reason: format!(
+            "filter fixes {what} with IN lists: {lookups} key values, targeted lookups"
+        ),
+    }
+}
 
-    // A proper prefix of a hierarchical key.
+/// The route of a filter that fixes the first `k` levels of hierarchical key `c` only: a
+/// prefix query over the physical partitions those prefixes span (`ctx.prefix_fanout`).
+fn prefix_route(
+    c: &Candidate,
+    levels: &[LevelState],
+    k: usize,
+    lookups: u64,
+    ctx: &RoutingContext,
+) -> Routing {
+    let physical_f = f64::from(ctx.physical_partitions.max(1));
     let per_prefix = (ctx.prefix_fanout)(k);
     let per_prefix = if per_prefix.is_finite() {
         per_prefix.max(1.0)
