@@ -101,6 +101,51 @@ fn renamed_to(doc: &serde_json::Value, segs: &[String]) -> Option<String> {
     siblings.keys().nth(at).cloned()
 }
 
+/// One record's key paths (`paths`: text, segments, whether its type is tallied) tallied into
+/// `out`: missing (with the sibling it may have been renamed to), null, each type, and a key
+/// over `key_limit` bytes. A record that is not a JSON object is passed over.
+fn examine_record(
+    bytes: &[u8],
+    at: Location,
+    paths: &[(String, Vec<String>, bool)],
+    key_limit: f64,
+    out: &mut SchemaReport,
+) {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return;
+    };
+    if !v.is_object() {
+        return;
+    }
+    out.documents += 1;
+    let mut key_bytes = 0usize;
+    for ((_, segs, typed), (_, rep)) in paths.iter().zip(out.paths.iter_mut()) {
+        match lookup(&v, segs) {
+            None => {
+                rep.missing.add(&at);
+                if rep.missing.count <= RENAME_LOOKS {
+                    if let Some(n) = renamed_to(&v, segs) {
+                        *rep.alike.entry(n).or_default() += 1;
+                    }
+                }
+            }
+            Some(serde_json::Value::Null) => rep.null.add(&at),
+            Some(x) => {
+                key_bytes += match x {
+                    serde_json::Value::String(s) => s.len(),
+                    _ => 8,
+                };
+                if *typed {
+                    rep.types.entry(kind(x)).or_default().add(&at);
+                }
+            }
+        }
+    }
+    if key_bytes as f64 > key_limit {
+        out.too_large.add(&at);
+    }
+}
+
 /// Examines every record of the file inputs for the candidate's key paths.
 pub fn examine(
     inputs: &[InputSource],
@@ -133,43 +178,11 @@ pub fn examine(
             continue;
         };
         let record = |bytes: &[u8], line: u64, out: &mut SchemaReport| {
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-                return;
-            };
-            if !v.is_object() {
-                return;
-            }
-            out.documents += 1;
             let at = Location {
                 file: src.display.clone(),
                 line,
             };
-            let mut key_bytes = 0usize;
-            for ((_, segs, typed), (_, rep)) in paths.iter().zip(out.paths.iter_mut()) {
-                match lookup(&v, segs) {
-                    None => {
-                        rep.missing.add(&at);
-                        if rep.missing.count <= RENAME_LOOKS {
-                            if let Some(n) = renamed_to(&v, segs) {
-                                *rep.alike.entry(n).or_default() += 1;
-                            }
-                        }
-                    }
-                    Some(serde_json::Value::Null) => rep.null.add(&at),
-                    Some(x) => {
-                        key_bytes += match x {
-                            serde_json::Value::String(s) => s.len(),
-                            _ => 8,
-                        };
-                        if *typed {
-                            rep.types.entry(kind(x)).or_default().add(&at);
-                        }
-                    }
-                }
-            }
-            if key_bytes as f64 > key_limit {
-                out.too_large.add(&at);
-            }
+            examine_record(bytes, at, &paths, key_limit, out);
         };
         while let Ok(Some(block)) = reader.next_block() {
             match &block.framing {

@@ -98,11 +98,12 @@ fn dialect(engine: Engine) -> Box<dyn Dialect> {
     }
 }
 
-/// Generates the key-statistics query.
-pub fn generate(req: &SqlRequest) -> Result<String, SqlError> {
-    let d = dialect(req.engine);
-    refuse_unsupported(&req.candidates)?;
-    // Every distinct path gets one set of columns.
+/// Every candidate's parts, level by level, as (path's column set, time unit, hashed).
+type PartPlans = Vec<Vec<Vec<(usize, Option<TimeUnit>, bool)>>>;
+
+/// The distinct paths of the candidates and of the time field (one set of columns each), every
+/// candidate's parts by the column set of their path, and the time field's column set.
+fn plan_paths(req: &SqlRequest) -> (Vec<&KeyPath>, PartPlans, Option<usize>) {
     let mut paths: Vec<&KeyPath> = Vec::new();
     fn slot<'a>(p: &'a KeyPath, paths: &mut Vec<&'a KeyPath>) -> usize {
         match paths.iter().position(|q| q.segments == p.segments) {
@@ -131,6 +132,14 @@ pub fn generate(req: &SqlRequest) -> Result<String, SqlError> {
         plans.push(levels);
     }
     let time_slot = req.time_field.as_ref().map(|p| slot(p, &mut paths));
+    (paths, plans, time_slot)
+}
+
+/// Generates the key-statistics query.
+pub fn generate(req: &SqlRequest) -> Result<String, SqlError> {
+    let d = dialect(req.engine);
+    refuse_unsupported(&req.candidates)?;
+    let (paths, plans, time_slot) = plan_paths(req);
 
     let mut sql = header(req);
     let _ = writeln!(

@@ -39,90 +39,102 @@ impl Lexer<'_> {
     /// All tokens, or the offset and reason of the first error.
     pub fn tokens(mut self) -> Result<Vec<Token>, (usize, String)> {
         let mut out = Vec::new();
-        while let Some(&b) = self.bytes.get(self.pos) {
-            let start = self.pos;
-            let kind = match b {
-                b' ' | b'\t' | b'\r' => {
-                    self.pos += 1;
-                    continue;
-                }
-                b'\n' => {
-                    self.pos += 1;
-                    Kind::Newline
-                }
-                b'/' if self.bytes.get(self.pos + 1) == Some(&b'/') => {
-                    self.pos = memchr::memchr(b'\n', &self.bytes[start..])
-                        .map_or(self.bytes.len(), |i| start + i);
-                    continue;
-                }
-                b'/' if self.bytes.get(self.pos + 1) == Some(&b'*') => {
-                    let end = memchr::memmem::find(&self.bytes[start + 2..], b"*/")
-                        .ok_or_else(|| self.error(start, "a `/*` comment is never closed"))?;
-                    self.pos = start + 2 + end + 2;
-                    // A comment over several lines still ends the statement it is in.
-                    if memchr::memchr(b'\n', &self.bytes[start..self.pos]).is_none() {
-                        continue;
-                    }
-                    Kind::Newline
-                }
-                b'\'' if self.bytes[start..].starts_with(b"'''") => {
-                    let end = memchr::memmem::find(&self.bytes[start + 3..], b"'''")
-                        .ok_or_else(|| self.error(start, "a `'''` string is never closed"))?;
-                    self.pos = start + 3 + end + 3;
-                    let value = self.text[start + 3..start + 3 + end].to_string();
-                    out.push(Token {
-                        kind: Kind::Str,
-                        start,
-                        end: self.pos,
-                        value,
-                    });
-                    continue;
-                }
-                b'\'' => {
-                    let (value, interpolated) = self.string()?;
-                    let kind = if interpolated {
-                        Kind::Template
-                    } else {
-                        Kind::Str
-                    };
-                    out.push(Token {
-                        kind,
-                        start,
-                        end: self.pos,
-                        value,
-                    });
-                    continue;
-                }
-                b'0'..=b'9' => {
-                    while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
-                        self.pos += 1;
-                    }
-                    Kind::Int
-                }
-                b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                    while self
-                        .bytes
-                        .get(self.pos)
-                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                    {
-                        self.pos += 1;
-                    }
-                    Kind::Ident
-                }
-                _ => {
-                    let c = self.text[start..].chars().next().unwrap_or('\u{fffd}');
-                    self.pos += c.len_utf8();
-                    Kind::Punct(c)
-                }
-            };
-            out.push(Token {
-                kind,
-                start,
-                end: self.pos,
-                value: String::new(),
-            });
+        while self.pos < self.bytes.len() {
+            if let Some(t) = self.token()? {
+                out.push(t);
+            }
         }
         Ok(out)
+    }
+
+    /// The token at `self.pos`, moving past it; `None` for blanks and comments that do not end
+    /// a statement.
+    fn token(&mut self) -> Result<Option<Token>, (usize, String)> {
+        let start = self.pos;
+        let b = self.bytes[start];
+        let kind = match b {
+            b' ' | b'\t' | b'\r' => {
+                self.pos += 1;
+                return Ok(None);
+            }
+            b'\n' => {
+                self.pos += 1;
+                Kind::Newline
+            }
+            b'/' if matches!(self.bytes.get(self.pos + 1), Some(b'/' | b'*')) => {
+                match self.comment()? {
+                    Some(kind) => kind,
+                    None => return Ok(None),
+                }
+            }
+            b'\'' => return self.string_token().map(Some),
+            b'0'..=b'9' => {
+                self.skip_while(|b| b.is_ascii_digit());
+                Kind::Int
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                self.skip_while(|b| b.is_ascii_alphanumeric() || b == b'_');
+                Kind::Ident
+            }
+            _ => {
+                let c = self.text[start..].chars().next().unwrap_or('\u{fffd}');
+                self.pos += c.len_utf8();
+                Kind::Punct(c)
+            }
+        };
+        Ok(Some(Token {
+            kind,
+            start,
+            end: self.pos,
+            value: String::new(),
+        }))
+    }
+
+    fn skip_while(&mut self, f: impl Fn(u8) -> bool) {
+        while self.bytes.get(self.pos).is_some_and(|&b| f(b)) {
+            self.pos += 1;
+        }
+    }
+
+    /// Skips the `//` or `/*` comment at `self.pos`: `Some(Newline)` for a `/* */` comment over
+    /// several lines (it still ends the statement it is in), `None` otherwise.
+    fn comment(&mut self) -> Result<Option<Kind>, (usize, String)> {
+        let start = self.pos;
+        if self.bytes.get(start + 1) == Some(&b'/') {
+            self.pos =
+                memchr::memchr(b'\n', &self.bytes[start..]).map_or(self.bytes.len(), |i| start + i);
+            return Ok(None);
+        }
+        let end = memchr::memmem::find(&self.bytes[start + 2..], b"*/")
+            .ok_or_else(|| self.error(start, "a `/*` comment is never closed"))?;
+        self.pos = start + 2 + end + 2;
+        Ok(memchr::memchr(b'\n', &self.bytes[start..self.pos]).map(|_| Kind::Newline))
+    }
+
+    /// The string at `self.pos`: a `'''` multi-line string (verbatim), or a `'...'` string
+    /// (a template when it interpolates).
+    fn string_token(&mut self) -> Result<Token, (usize, String)> {
+        let start = self.pos;
+        let (kind, value) = if self.bytes[start..].starts_with(b"'''") {
+            let end = memchr::memmem::find(&self.bytes[start + 3..], b"'''")
+                .ok_or_else(|| self.error(start, "a `'''` string is never closed"))?;
+            self.pos = start + 3 + end + 3;
+            (Kind::Str, self.text[start + 3..start + 3 + end].to_string())
+        } else {
+            let (value, interpolated) = self.string()?;
+            let kind = if interpolated {
+                Kind::Template
+            } else {
+                Kind::Str
+            };
+            (kind, value)
+        };
+        Ok(Token {
+            kind,
+            start,
+            end: self.pos,
+            value,
+        })
     }
 
     /// A `'...'` string from `self.pos`: its value and whether it interpolates.

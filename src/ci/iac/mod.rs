@@ -150,6 +150,51 @@ pub(super) fn shown(text: &str) -> String {
 const KEY_FIX: &str =
     "which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)";
 
+/// The declared partition key kind (`Hash` when none is declared), or the line and message of
+/// what is wrong with it.
+fn declared_kind(kind: Option<&Field>) -> Result<String, (u64, String)> {
+    let Some(f) = kind else {
+        return Ok("Hash".to_string());
+    };
+    match &f.lit {
+        Lit::Str(k) if k == "Hash" || k == "MultiHash" => Ok(k.clone()),
+        _ => {
+            let range = matches!(&f.lit, Lit::Str(k) if k.eq_ignore_ascii_case("range"));
+            Err((
+                f.line,
+                format!(
+                    "the partition key kind must be Hash or MultiHash, found `{}`{}",
+                    shown(&f.text),
+                    if range {
+                        " (Range partitioning is not a Cosmos DB NoSQL container key)"
+                    } else {
+                        ""
+                    }
+                ),
+            ))
+        }
+    }
+}
+
+/// The declared hash version (2 when none is declared), or the line and message of what is
+/// wrong with it.
+fn declared_version(version: Option<&Field>) -> Result<u8, (u64, String)> {
+    let Some(f) = version else {
+        return Ok(2);
+    };
+    match &f.lit {
+        Lit::Int(v) if v == "1" => Ok(1),
+        Lit::Int(v) if v == "2" => Ok(2),
+        _ => Err((
+            f.line,
+            format!(
+                "the hash version must be 1 or 2 (an integer), found `{}`",
+                shown(&f.text)
+            ),
+        )),
+    }
+}
+
 /// Checks one declaration and reads its key.
 fn finish(d: Declared, file: &str) -> Result<IacKey, IacError> {
     let invalid = |line: u64, msg: String| IacError::Invalid(file.to_string(), line, msg);
@@ -186,43 +231,8 @@ fn finish(d: Declared, file: &str) -> Result<IacKey, IacError> {
             ),
         ));
     }
-    let kind = match &d.kind {
-        None => "Hash".to_string(),
-        Some(f) => match &f.lit {
-            Lit::Str(k) if k == "Hash" || k == "MultiHash" => k.clone(),
-            _ => {
-                let range = matches!(&f.lit, Lit::Str(k) if k.eq_ignore_ascii_case("range"));
-                return Err(invalid(
-                    f.line,
-                    format!(
-                        "the partition key kind must be Hash or MultiHash, found `{}`{}",
-                        shown(&f.text),
-                        if range {
-                            " (Range partitioning is not a Cosmos DB NoSQL container key)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ));
-            }
-        },
-    };
-    let version = match &d.version {
-        None => 2,
-        Some(f) => match &f.lit {
-            Lit::Int(v) if v == "1" => 1,
-            Lit::Int(v) if v == "2" => 2,
-            _ => {
-                return Err(invalid(
-                    f.line,
-                    format!(
-                        "the hash version must be 1 or 2 (an integer), found `{}`",
-                        shown(&f.text)
-                    ),
-                ))
-            }
-        },
-    };
+    let kind = declared_kind(d.kind.as_ref()).map_err(|(line, msg)| invalid(line, msg))?;
+    let version = declared_version(d.version.as_ref()).map_err(|(line, msg)| invalid(line, msg))?;
     if declared.len() > 1 && kind != "MultiHash" {
         return Err(invalid(
             d.line,
