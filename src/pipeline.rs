@@ -159,28 +159,10 @@ pub fn scan(
         let shared = shared.as_ref();
         let stop = &stop;
         let reader_error = &reader_error;
-        let counter2 = counter.clone();
+        let counter = &counter;
         let progress = &progress;
         s.spawn(move || {
-            let result = (|| -> Result<(), IngestError> {
-                for (i, src) in inputs.iter().enumerate() {
-                    // Lines numbered by the workers: the reader's thread stays off the bytes.
-                    let mut reader = ingest::open_numbered_later(
-                        src,
-                        i as u32,
-                        counter2.clone(),
-                        opts.csv_strings,
-                    )?;
-                    while let Some(block) = reader.next_block()? {
-                        progress.set(counter2.load(Ordering::Relaxed));
-                        if stop.load(Ordering::Relaxed) || tx.send(block).is_err() {
-                            return Ok(());
-                        }
-                    }
-                }
-                Ok(())
-            })();
-            if let Err(e) = result {
+            if let Err(e) = read_inputs(inputs, opts, counter, progress, stop, &tx) {
                 stop.store(true, Ordering::Relaxed);
                 *reader_error.lock().expect("lock") = Some(e);
             }
@@ -189,38 +171,7 @@ pub fn scan(
         pool.install(|| {
             (0..threads)
                 .into_par_iter()
-                .map(|_| {
-                    let mut acc = Accumulator::new(plan.len());
-                    let mut worker = Worker::new(plan, opts);
-                    while let Ok(block) = rx.recv() {
-                        if stop.load(Ordering::Relaxed) {
-                            // Drained so the reader never blocks. Its lines are counted all
-                            // the same: the blocks are taken in order and checked as taken, so
-                            // this one follows the bad record, but the table of lines keeps no
-                            // hole (`ingest::lines`).
-                            if let Framing::Lines { first_line } = block.framing {
-                                let n = ingest::lines::lines_in(block.data());
-                                acc.block_lines.record(block.file, first_line, n);
-                            }
-                            continue;
-                        }
-                        worker.block(&block, &mut acc);
-                        block.finish();
-                        match shared {
-                            Some(keys) => keys.settle(&mut acc),
-                            None => settle(&mut acc, opts),
-                        }
-                        if !opts.skip_invalid && acc.invalid_records.count > 0 {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    // On this worker's thread, beside the other workers: the records that
-                    // logging parts appended are indexed here, not in the merge (except
-                    // those of keys that seldom repeat, which the drain takes as they are).
-                    acc.flush_for_drain();
-                    crate::timing::mark("scan: worker done");
-                    acc
-                })
+                .map(|_| work(&rx, plan, opts, shared, stop))
                 .reduce(|| Accumulator::new(0), Accumulator::merge)
         })
     });
@@ -247,6 +198,69 @@ pub fn scan(
         }
     }
     Ok(acc)
+}
+
+/// The reader's thread: every input's blocks, in order, sent to the workers until they are
+/// all sent or a worker stops the scan.
+fn read_inputs(
+    inputs: &[InputSource],
+    opts: &ScanOptions,
+    counter: &Arc<AtomicU64>,
+    progress: &Progress,
+    stop: &AtomicBool,
+    tx: &crossbeam_channel::Sender<Block>,
+) -> Result<(), IngestError> {
+    for (i, src) in inputs.iter().enumerate() {
+        // Lines numbered by the workers: the reader's thread stays off the bytes.
+        let mut reader =
+            ingest::open_numbered_later(src, i as u32, counter.clone(), opts.csv_strings)?;
+        while let Some(block) = reader.next_block()? {
+            progress.set(counter.load(Ordering::Relaxed));
+            if stop.load(Ordering::Relaxed) || tx.send(block).is_err() {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One worker's thread: the blocks it takes, counted into its own accumulator.
+fn work(
+    rx: &crossbeam_channel::Receiver<Block>,
+    plan: &KeyPlan,
+    opts: &ScanOptions,
+    shared: Option<&SharedKeys>,
+    stop: &AtomicBool,
+) -> Accumulator {
+    let mut acc = Accumulator::new(plan.len());
+    let mut worker = Worker::new(plan, opts);
+    while let Ok(block) = rx.recv() {
+        if stop.load(Ordering::Relaxed) {
+            // Drained so the reader never blocks. Its lines are counted all the same: the
+            // blocks are taken in order and checked as taken, so this one follows the bad
+            // record, but the table of lines keeps no hole (`ingest::lines`).
+            if let Framing::Lines { first_line } = block.framing {
+                let n = ingest::lines::lines_in(block.data());
+                acc.block_lines.record(block.file, first_line, n);
+            }
+            continue;
+        }
+        worker.block(&block, &mut acc);
+        block.finish();
+        match shared {
+            Some(keys) => keys.settle(&mut acc),
+            None => settle(&mut acc, opts),
+        }
+        if !opts.skip_invalid && acc.invalid_records.count > 0 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+    // On this worker's thread, beside the other workers: the records that logging parts
+    // appended are indexed here, not in the merge (except those of keys that seldom repeat,
+    // which the drain takes as they are).
+    acc.flush_for_drain();
+    crate::timing::mark("scan: worker done");
+    acc
 }
 
 /// Per-thread scratch space.
@@ -412,28 +426,42 @@ impl<'p> Worker<'p> {
         let raw = raw_override.unwrap_or(rec.len() as u64);
         let minified = (rec.len() - summary.whitespace_bytes) as u64;
         acc.add_document(raw, minified, pos);
-        let ts = self.opts.time_slot.and_then(|slot| match &values[slot] {
+        let ts = self.time_of(values, acc);
+        for (i, (key, built)) in self.keys.iter_mut().enumerate() {
+            *built = self.plan.build_key(i, values, key);
+        }
+        self.count_keys(minified, ts, pos, acc);
+    }
+
+    /// The record's time-field value in epoch seconds (an ISO 8601 string or a number), noted
+    /// in the scan's time span, or counted as missing.
+    #[inline]
+    fn time_of(&self, values: &[Extracted<'_>], acc: &mut Accumulator) -> Option<i64> {
+        let slot = self.opts.time_slot?;
+        let ts = match &values[slot] {
             Extracted::Str(s) => time::parse_iso8601(s),
             Extracted::Number(t) => std::str::from_utf8(t)
                 .ok()
                 .and_then(|t| t.parse::<f64>().ok())
                 .and_then(time::epoch_seconds_from_number),
             _ => None,
-        });
-        if self.opts.time_slot.is_some() {
-            match ts {
-                Some(t) => {
-                    acc.time_span = Some(match acc.time_span {
-                        Some((a, b)) => (a.min(t), b.max(t)),
-                        None => (t, t),
-                    })
-                }
-                None => acc.time_missing += 1,
+        };
+        match ts {
+            Some(t) => {
+                acc.time_span = Some(match acc.time_span {
+                    Some((a, b)) => (a.min(t), b.max(t)),
+                    None => (t, t),
+                })
             }
+            None => acc.time_missing += 1,
         }
-        for (i, (key, built)) in self.keys.iter_mut().enumerate() {
-            *built = self.plan.build_key(i, values, key);
-        }
+        ts
+    }
+
+    /// Counts the record (`minified` bytes, time `ts`) under each candidate's key built for it,
+    /// or its key error.
+    #[inline]
+    fn count_keys(&self, minified: u64, ts: Option<i64>, pos: Position, acc: &mut Accumulator) {
         for (i, (key, built)) in self.keys.iter().enumerate() {
             match *built {
                 Ok(()) => {

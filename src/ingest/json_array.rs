@@ -100,77 +100,14 @@ impl<R: BufRead + Send> RecordReader for JsonArrayReader<R> {
             })?;
             if buf.is_empty() {
                 self.finished = true;
-                match self.state {
-                    State::Done => break,
-                    State::Start => {
-                        return Err(self.structure("empty input: expected a JSON array `[...]`"))
-                    }
-                    _ => {
-                        return Err(self.structure(
-                            "unexpected end of input inside the top-level array: the file is truncated or the closing `]` is missing",
-                        ))
-                    }
-                }
+                self.at_end()?;
+                break;
             }
             let buf = buf.to_vec();
-            let mut consumed = 0;
             for &b in &buf {
-                consumed += 1;
-                match self.state {
-                    State::Start | State::BeforeElement | State::Done
-                        if b.is_ascii_whitespace() => {}
-                    State::Start => {
-                        if b != b'[' {
-                            return Err(self.structure(
-                                "expected `[`: a .json input must be an array of documents (use --input-format jsonl for JSON Lines)",
-                            ));
-                        }
-                        self.state = State::BeforeElement;
-                    }
-                    State::BeforeElement if b == b']' => {
-                        if self.elements > 0 {
-                            return Err(self.structure("trailing `,` before `]`: remove it"));
-                        }
-                        self.state = State::Done;
-                    }
-                    State::BeforeElement => {
-                        self.state = State::InElement;
-                        self.elem_line = self.line;
-                        self.elem_column = self.column;
-                        self.elem.push(b);
-                        self.elem_end = self.elem.len();
-                        self.track(b);
-                    }
-                    State::InElement => {
-                        if !self.in_string && self.depth == 0 && (b == b',' || b == b']') {
-                            self.finish_element(&mut data, &mut spans);
-                            self.state = if b == b',' {
-                                State::BeforeElement
-                            } else {
-                                State::Done
-                            };
-                        } else {
-                            self.elem.push(b);
-                            if !b.is_ascii_whitespace() || self.in_string {
-                                self.elem_end = self.elem.len();
-                            }
-                            self.track(b);
-                        }
-                    }
-                    State::Done => {
-                        return Err(
-                            self.structure("unexpected data after the closing `]` of the array")
-                        );
-                    }
-                }
-                if b == b'\n' {
-                    self.line += 1;
-                    self.column = 1;
-                } else if b & 0xC0 != 0x80 {
-                    self.column += 1;
-                }
+                self.step(b, &mut data, &mut spans)?;
             }
-            self.inner.consume(consumed);
+            self.inner.consume(buf.len());
             if data.len() >= BLOCK_BYTES {
                 break;
             }
@@ -179,6 +116,81 @@ impl<R: BufRead + Send> RecordReader for JsonArrayReader<R> {
             return Ok(None);
         }
         Ok(Some(Block::new(self.file, data, Framing::Spans(spans))))
+    }
+}
+
+impl<R: BufRead + Send> JsonArrayReader<R> {
+    /// The end of the input: after the closing `]`, or an error saying what is missing.
+    fn at_end(&self) -> Result<(), IngestError> {
+        match self.state {
+            State::Done => Ok(()),
+            State::Start => Err(self.structure("empty input: expected a JSON array `[...]`")),
+            _ => Err(self.structure(
+                "unexpected end of input inside the top-level array: the file is truncated or the closing `]` is missing",
+            )),
+        }
+    }
+
+    /// One byte of the input through the array's states; an element that ends is appended to
+    /// `data` and `spans`.
+    #[inline]
+    fn step(
+        &mut self,
+        b: u8,
+        data: &mut Vec<u8>,
+        spans: &mut Vec<Span>,
+    ) -> Result<(), IngestError> {
+        match self.state {
+            State::Start | State::BeforeElement | State::Done if b.is_ascii_whitespace() => {}
+            State::Start => {
+                if b != b'[' {
+                    return Err(self.structure(
+                        "expected `[`: a .json input must be an array of documents (use --input-format jsonl for JSON Lines)",
+                    ));
+                }
+                self.state = State::BeforeElement;
+            }
+            State::BeforeElement if b == b']' => {
+                if self.elements > 0 {
+                    return Err(self.structure("trailing `,` before `]`: remove it"));
+                }
+                self.state = State::Done;
+            }
+            State::BeforeElement => {
+                self.state = State::InElement;
+                self.elem_line = self.line;
+                self.elem_column = self.column;
+                self.elem.push(b);
+                self.elem_end = self.elem.len();
+                self.track(b);
+            }
+            State::InElement => {
+                if !self.in_string && self.depth == 0 && (b == b',' || b == b']') {
+                    self.finish_element(data, spans);
+                    self.state = if b == b',' {
+                        State::BeforeElement
+                    } else {
+                        State::Done
+                    };
+                } else {
+                    self.elem.push(b);
+                    if !b.is_ascii_whitespace() || self.in_string {
+                        self.elem_end = self.elem.len();
+                    }
+                    self.track(b);
+                }
+            }
+            State::Done => {
+                return Err(self.structure("unexpected data after the closing `]` of the array"));
+            }
+        }
+        if b == b'\n' {
+            self.line += 1;
+            self.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            self.column += 1;
+        }
+        Ok(())
     }
 }
 

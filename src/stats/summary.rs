@@ -10,8 +10,8 @@ use super::spread::skew_of_counted;
 pub use super::spread::{skew, Distribution, Skew};
 use super::SampleCounts;
 use crate::keys;
+use drain::DrainAcc;
 pub use drain::{drain, Drained};
-use drain::{sort_by_key, DrainAcc};
 use prefix::level_stats;
 pub use prefix::{prefix_groups, PrefixGroup};
 use sampled::Sampled;
@@ -340,37 +340,30 @@ pub fn summarize_drained(
     top: usize,
     ranges: Option<&DocumentRanges<'_>>,
 ) -> CandidateStats {
-    let d_counts: Vec<u64> = d.weighted_counts().map(|(c, _)| c).collect();
+    let rows_scale = RowScale::new(d.weighted_counts().map(|(c, _)| c), scale, overhead_bytes);
     let Drained {
-        mut partitions,
+        partitions,
         arenas,
         level,
         dropped,
         seen,
-        sorted,
-    } = d;
-    let rows_scale = RowScale::new(d_counts.into_iter(), scale, overhead_bytes);
+        ..
+    } = d.sorted();
     let DrainAcc {
         undefined_documents,
         null_documents,
         defined_keys,
         max_key: max_key_seen,
-        first,
         ..
     } = seen;
-    if !sorted {
-        sort_by_key(&mut partitions, &arenas, first);
-    }
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top, ranges);
-    let mut total_bytes = sums.bytes;
     let documents = sums.documents + dropped.documents;
     crate::timing::mark("summary: shapes");
     let hierarchical = hierarchical_levels > 1;
-    let mut logical_partitions = partitions.len() as u64;
-    let mut sampling = None;
-    if level > 0 {
-        let est = Sampled {
+    // Under key sampling, the dropped keys' share of the partitions and bytes is estimated.
+    let est = (level > 0).then(|| {
+        Sampled {
             partitions: &partitions,
             arenas: &arenas,
             rows_scale: &rows_scale,
@@ -379,11 +372,12 @@ pub fn summarize_drained(
             overhead_bytes,
             hierarchical,
         }
-        .estimates(&dropped, scale);
-        logical_partitions = est.logical_partitions;
-        total_bytes += est.dropped_bytes;
-        sampling = Some(est.sampling);
-    }
+        .estimates(&dropped, scale)
+    });
+    let (logical_partitions, total_bytes) = match &est {
+        Some(e) => (e.logical_partitions, sums.bytes + e.dropped_bytes),
+        None => (partitions.len() as u64, sums.bytes),
+    };
     let dropped_largest = dropped.largest_key.as_ref().filter(|_| level > 0);
     let (max_key_bytes, max_key) =
         largest_key(max_key_seen.as_ref(), dropped_largest, hierarchical);
@@ -402,18 +396,14 @@ pub fn summarize_drained(
         },
         || skew_of_counted(spreads.sizes.finish(), sums.sample),
     );
-    let (documents_per_partition, bytes_per_partition) = (
-        spreads.documents.finish(sums.projected),
-        spreads.bytes.finish(sums.bytes),
-    );
     crate::timing::mark("summary: done");
     CandidateStats {
         documents,
         logical_partitions,
         undefined_documents,
         null_documents,
-        documents_per_partition,
-        bytes_per_partition,
+        documents_per_partition: spreads.documents.finish(sums.projected),
+        bytes_per_partition: spreads.bytes.finish(sums.bytes),
         total_bytes,
         skew: sizes.skew,
         max_key_bytes,
@@ -427,7 +417,7 @@ pub fn summarize_drained(
         size_runs: sizes.runs,
         size_total: sizes.total,
         range_extremes: ranges.map(|_| spreads.extremes),
-        sampling,
+        sampling: est.map(|e| e.sampling),
     }
 }
 

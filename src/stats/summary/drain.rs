@@ -186,6 +186,17 @@ pub struct Drained {
     pub(super) sorted: bool,
 }
 
+impl Drained {
+    /// The rows sorted by key ([`sort_by_key`]), if the drain left them unsorted.
+    pub(super) fn sorted(mut self) -> Drained {
+        if !self.sorted {
+            sort_by_key(&mut self.partitions, &self.arenas, self.seen.first.take());
+            self.sorted = true;
+        }
+        self
+    }
+}
+
 /// Drains a key map into rows on the caller's rayon pool, reading each key's bytes once as
 /// its row is built, in storage order (later passes in key order would read them at random).
 /// Where the drain left a key several rows (its loose parts, [`KeyMap::drain`]), the rows are

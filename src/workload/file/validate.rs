@@ -128,6 +128,43 @@ impl Ctx<'_> {
         in_range(value, MAX_QUERY_RU, " RU").map_err(|m| self.err(field, m))
     }
 
+    /// The workload's point writes: their rate and kind (insert when none is given).
+    fn writes(&self, w: RawWrites) -> Result<Writes, WorkloadError> {
+        let kind = match w.kind {
+            None => WriteKind::default(),
+            Some(k) => WriteKind::ALL
+                .into_iter()
+                .find(|x| x.as_str() == k)
+                .ok_or_else(|| {
+                    self.err(
+                        "writes.kind",
+                        format!("unknown value `{k}`; accepted: insert, upsert, replace"),
+                    )
+                })?,
+        };
+        Ok(Writes {
+            per_sec: self.rate("writes.per_sec", w.per_sec.0)?,
+            kind,
+        })
+    }
+
+    /// The workload's point reads: their rate and the paths the application knows (each path
+    /// valid and listed once).
+    fn reads(&self, r: RawReads) -> Result<Reads, WorkloadError> {
+        let per_sec = self.rate("reads.per_sec", r.per_sec.0)?;
+        let mut seen = std::collections::HashSet::with_capacity(r.by.len());
+        for (i, path) in r.by.iter().enumerate() {
+            self.path(&format!("reads.by[{i}]"), path)?;
+            if !seen.insert(path.as_str()) {
+                return Err(self.err(
+                    &format!("reads.by[{i}]"),
+                    format!("path `{path}` listed twice"),
+                ));
+            }
+        }
+        Ok(Reads { per_sec, by: r.by })
+    }
+
     pub(super) fn workload(&self, raw: RawWorkload) -> Result<Workload, WorkloadError> {
         let consistency = match raw.consistency {
             None => Consistency::default(),
@@ -143,44 +180,8 @@ impl Ctx<'_> {
             None => Indexing::default(),
             Some(value) => self.indexing(value)?,
         };
-        let writes = match raw.writes {
-            None => None,
-            Some(w) => {
-                let kind = match w.kind {
-                    None => WriteKind::default(),
-                    Some(k) => WriteKind::ALL
-                        .into_iter()
-                        .find(|x| x.as_str() == k)
-                        .ok_or_else(|| {
-                            self.err(
-                                "writes.kind",
-                                format!("unknown value `{k}`; accepted: insert, upsert, replace"),
-                            )
-                        })?,
-                };
-                Some(Writes {
-                    per_sec: self.rate("writes.per_sec", w.per_sec.0)?,
-                    kind,
-                })
-            }
-        };
-        let reads = match raw.reads {
-            None => None,
-            Some(r) => {
-                let per_sec = self.rate("reads.per_sec", r.per_sec.0)?;
-                let mut seen = std::collections::HashSet::with_capacity(r.by.len());
-                for (i, path) in r.by.iter().enumerate() {
-                    self.path(&format!("reads.by[{i}]"), path)?;
-                    if !seen.insert(path.as_str()) {
-                        return Err(self.err(
-                            &format!("reads.by[{i}]"),
-                            format!("path `{path}` listed twice"),
-                        ));
-                    }
-                }
-                Some(Reads { per_sec, by: r.by })
-            }
-        };
+        let writes = raw.writes.map(|w| self.writes(w)).transpose()?;
+        let reads = raw.reads.map(|r| self.reads(r)).transpose()?;
         let queries = raw
             .queries
             .into_iter()
