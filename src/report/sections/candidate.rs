@@ -1,11 +1,10 @@
 //! One candidate's section of the shared blocks: its heading, the facts about its partitions,
-//! its findings, its largest logical partitions, its projected physical layout and its
-//! workload's queries.
+//! its findings, its largest logical partitions, its projected physical layout (drawn by
+//! `layout.rs`) and its workload's queries.
 
-use super::{
-    count, epk_width, findings_block, human_bytes, layout_rows, percent, score_line, top_rows,
-    verdict_cell, Block, CandidateReport, Report,
-};
+use super::layout::layout_blocks;
+use super::{findings_block, verdict_cell, Block, CandidateReport, Report};
+use crate::fmt::{count, human_bytes, key_text, percent};
 
 /// The section of candidate `c` (`r.candidates[ci]`), in the order a reader meets it.
 pub(super) fn candidate_blocks(r: &Report, ci: usize, c: &CandidateReport) -> Vec<Block> {
@@ -182,71 +181,6 @@ fn key_error_fact(e: &crate::model::KeyErrorSummary) -> String {
     )
 }
 
-/// The projected physical layout: a summary line, the table of physical partitions against
-/// `limit_bytes`, and a line per prefix fan-out of a hierarchical key.
-fn layout_blocks(l: &crate::model::LayoutReport, limit_bytes: f64) -> Vec<Block> {
-    let epk_width = epk_width(&l.partitions);
-    let mut out = vec![Block::Text(vec![format!(
-        "Physical layout (estimate, {} hash): {} partitions ({} at creation, {}; {} storage splits){}{}",
-        match l.hash {
-            crate::cosmos::PkVersion::V1 => "V1",
-            crate::cosmos::PkVersion::V2 => "V2",
-            crate::cosmos::PkVersion::MultiHash => "MultiHash",
-        },
-        l.physical_partitions,
-        l.initial_partitions,
-        l.partition_count_rule.describe(),
-        l.storage_splits,
-        l.hottest_utilisation
-            .map(|u| format!("; hottest partition at {} of its RU/s", percent(u)))
-            .unwrap_or_default(),
-        l.usable_throughput_share
-            .map(|u| format!("; {} of provisioned RU/s usable before it throttles", percent(u)))
-            .unwrap_or_default(),
-    )])];
-    out.push(Block::Table {
-        headers: vec![
-            "EPK range".into(),
-            "logical".into(),
-            "bytes".into(),
-            "storage (of 50 GB)".into(),
-            "RU/s demand".into(),
-            "RU/s allocated".into(),
-            "utilisation".into(),
-        ],
-        rows: layout_rows(l, limit_bytes, epk_width),
-    });
-    for pf in &l.prefix_fanout {
-        out.push(Block::Text(vec![prefix_fanout_line(pf)]));
-    }
-    out
-}
-
-/// How many physical partitions the prefixes of the first `pf.level` levels overlap, with the
-/// worst prefixes.
-fn prefix_fanout_line(pf: &crate::model::PrefixFanout) -> String {
-    let dist = pf
-        .distribution
-        .iter()
-        .map(|(parts, n)| format!("{n} overlap {parts}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut worst = pf
-        .worst
-        .iter()
-        .map(|w| format!("{} → {} partitions", w.prefix, w.partitions))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let more = pf.prefixes.saturating_sub(pf.worst.len() as u64);
-    if more > 0 {
-        worst.push_str(&format!("; … {} more", count(more as f64)));
-    }
-    format!(
-        "prefix fan-out, first {} level(s): {} prefixes; {dist}; worst: {worst}",
-        pf.level, pf.prefixes
-    )
-}
-
 /// The workload's queries under this candidate: routing, partitions visited and RU/s (none
 /// without a workload or queries).
 fn workload_table(c: &CandidateReport) -> Option<Block> {
@@ -275,4 +209,52 @@ fn workload_table(c: &CandidateReport) -> Option<Block> {
             })
             .collect(),
     })
+}
+
+/// The score and its parts, in words.
+fn score_line(c: &CandidateReport) -> String {
+    let p = &c.score_parts;
+    let opt = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.2}"));
+    format!(
+        "score {:.0} = weighted mean of cardinality {:.2}, evenness {:.2}, storage headroom {:.2}, throughput headroom {}, query efficiency {}{}, minus {:.0} for warnings",
+        c.score,
+        p.cardinality,
+        p.evenness,
+        p.storage_headroom,
+        opt(p.throughput_headroom),
+        opt(p.query_efficiency),
+        if p.storage_only() { " (storage only: no workload)" } else { "" },
+        p.warning_penalty
+    )
+}
+
+/// The largest logical partitions, then a row for the rest (`… 2,990 more in the sample`)
+/// with their bytes and share, so the list says what it leaves out.
+fn top_rows(c: &CandidateReport) -> Vec<Vec<String>> {
+    let mut rows: Vec<Vec<String>> = c
+        .top_partitions
+        .iter()
+        .map(|t| {
+            vec![
+                key_text(&t.key),
+                count(t.documents),
+                human_bytes(t.bytes),
+                percent(t.share),
+            ]
+        })
+        .collect();
+    let more = c
+        .logical_partitions
+        .saturating_sub(c.top_partitions.len() as u64);
+    if more > 0 {
+        let bytes: f64 = c.top_partitions.iter().map(|t| t.bytes).sum();
+        let share: f64 = c.top_partitions.iter().map(|t| t.share).sum();
+        rows.push(vec![
+            format!("… {} more in the sample", count(more as f64)),
+            String::new(),
+            human_bytes((c.total_bytes - bytes).max(0.0)),
+            percent((1.0 - share).max(0.0)),
+        ]);
+    }
+    rows
 }
