@@ -63,96 +63,11 @@ fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
 
 /// Runs the command, writing to `out`.
 pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError> {
-    let io = |e: std::io::Error| EpkCommandError::Io {
-        file: "<stdout>".into(),
-        cause: e,
-    };
     if let Some(n) = cfg.ranges {
-        let version = if cfg.version == PkVersion::V1 {
-            PkVersion::V1
-        } else {
-            PkVersion::V2
-        };
-        // One labelled line per partition: the lowest EPK is the empty string, which printed
-        // alone made an unlabelled blank first line.
-        let shown = |e: &Epk| match e.to_hex() {
-            h if h.is_empty() => "\"\"".to_string(),
-            h => h,
-        };
-        let bounds = initial_boundaries(n, version);
-        for (i, pair) in bounds.windows(2).enumerate() {
-            let (lo, hi) = (shown(&pair[0]), shown(&pair[1]));
-            writeln!(out, "partition {i}: [{lo}, {hi})").map_err(io)?;
-        }
-        return Ok(());
+        return ranges(n, cfg.version, out);
     }
     if let Some(path) = &cfg.batch {
-        let name = path.display().to_string();
-        let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
-            Box::new(BufReader::new(std::io::stdin()))
-        } else {
-            Box::new(BufReader::new(std::fs::File::open(path).map_err(|e| {
-                EpkCommandError::Io {
-                    file: name.clone(),
-                    cause: e,
-                }
-            })?))
-        };
-        let mut reader = reader;
-        let mut buf = Vec::new();
-        for i in 0u64.. {
-            let at = format!("{name}:{}", i + 1);
-            // Lines are read up to the record limit: a file without newlines (`/dev/zero`)
-            // used to fill memory.
-            buf.clear();
-            let limit = MAX_LINE_BYTES as u64 + 1;
-            let n = (&mut reader)
-                .take(limit)
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| EpkCommandError::Io {
-                    file: name.clone(),
-                    cause: e,
-                })?;
-            if n == 0 {
-                break;
-            }
-            if buf.last() == Some(&b'\n') {
-                buf.pop();
-            } else if n as u64 == limit {
-                return Err(EpkCommandError::Value(format!(
-                    "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
-                )));
-            }
-            let line = std::str::from_utf8(&buf)
-                .map_err(|e| EpkCommandError::Value(format!("{at}: not UTF-8: {e}")))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(line)
-                .map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
-            let version = match v.get("version").and_then(|x| x.as_str()) {
-                Some("V1") => PkVersion::V1,
-                Some("V2") => PkVersion::V2,
-                Some("MultiHash") => PkVersion::MultiHash,
-                other => {
-                    return Err(EpkCommandError::Value(format!(
-                        "{at}: `version` must be \"V1\", \"V2\" or \"MultiHash\", got {other:?}"
-                    )))
-                }
-            };
-            let values = v.get("values").and_then(|x| x.as_array()).ok_or_else(|| {
-                EpkCommandError::Value(format!("{at}: expected `values`: an array of key values"))
-            })?;
-            let comps = values
-                .iter()
-                .map(|x| {
-                    component_from_json(x).map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            check_levels(version, comps.len(), &at)?;
-            writeln!(out, "{}", epk(version, &comps).to_hex()).map_err(io)?;
-        }
-        return Ok(());
+        return batch(path, out);
     }
     let comps = cfg
         .values
@@ -161,8 +76,111 @@ pub fn run(cfg: &EpkOptions, out: &mut dyn Write) -> Result<(), EpkCommandError>
         .map(|(i, v)| parse_value(v, &format!("value {}", i + 1)))
         .collect::<Result<Vec<_>, _>>()?;
     check_levels(cfg.version, comps.len(), "values")?;
-    writeln!(out, "{}", epk(cfg.version, &comps).to_hex()).map_err(io)?;
+    writeln!(out, "{}", epk(cfg.version, &comps).to_hex()).map_err(stdout_error)?;
     Ok(())
+}
+
+/// A failed write to standard output.
+fn stdout_error(e: std::io::Error) -> EpkCommandError {
+    EpkCommandError::Io {
+        file: "<stdout>".into(),
+        cause: e,
+    }
+}
+
+/// `--ranges N`: the initial EPK range of each of `n` physical partitions, one line each.
+fn ranges(n: u32, version: PkVersion, out: &mut dyn Write) -> Result<(), EpkCommandError> {
+    let version = if version == PkVersion::V1 {
+        PkVersion::V1
+    } else {
+        PkVersion::V2
+    };
+    // One labelled line per partition: the lowest EPK is the empty string, which printed
+    // alone made an unlabelled blank first line.
+    let shown = |e: &Epk| match e.to_hex() {
+        h if h.is_empty() => "\"\"".to_string(),
+        h => h,
+    };
+    let bounds = initial_boundaries(n, version);
+    for (i, pair) in bounds.windows(2).enumerate() {
+        let (lo, hi) = (shown(&pair[0]), shown(&pair[1]));
+        writeln!(out, "partition {i}: [{lo}, {hi})").map_err(stdout_error)?;
+    }
+    Ok(())
+}
+
+/// `--batch FILE` (`-` = stdin): one JSON object a line, `{"version": …, "values": […]}`, and
+/// one EPK a line out; blank lines are skipped.
+fn batch(path: &std::path::Path, out: &mut dyn Write) -> Result<(), EpkCommandError> {
+    let name = path.display().to_string();
+    let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
+        Box::new(BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(BufReader::new(std::fs::File::open(path).map_err(|e| {
+            EpkCommandError::Io {
+                file: name.clone(),
+                cause: e,
+            }
+        })?))
+    };
+    let mut reader = reader;
+    let mut buf = Vec::new();
+    for i in 0u64.. {
+        let at = format!("{name}:{}", i + 1);
+        // Lines are read up to the record limit: a file without newlines (`/dev/zero`)
+        // used to fill memory.
+        buf.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        let n = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| EpkCommandError::Io {
+                file: name.clone(),
+                cause: e,
+            })?;
+        if n == 0 {
+            break;
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        } else if n as u64 == limit {
+            return Err(EpkCommandError::Value(format!(
+                "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
+            )));
+        }
+        let line = std::str::from_utf8(&buf)
+            .map_err(|e| EpkCommandError::Value(format!("{at}: not UTF-8: {e}")))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        writeln!(out, "{}", batch_key(line, &at)?).map_err(stdout_error)?;
+    }
+    Ok(())
+}
+
+/// The EPK of one `--batch` line, as hex; `at` names the line.
+fn batch_key(line: &str, at: &str) -> Result<String, EpkCommandError> {
+    let v: serde_json::Value =
+        serde_json::from_str(line).map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
+    let version = match v.get("version").and_then(|x| x.as_str()) {
+        Some("V1") => PkVersion::V1,
+        Some("V2") => PkVersion::V2,
+        Some("MultiHash") => PkVersion::MultiHash,
+        other => {
+            return Err(EpkCommandError::Value(format!(
+                "{at}: `version` must be \"V1\", \"V2\" or \"MultiHash\", got {other:?}"
+            )))
+        }
+    };
+    let values = v.get("values").and_then(|x| x.as_array()).ok_or_else(|| {
+        EpkCommandError::Value(format!("{at}: expected `values`: an array of key values"))
+    })?;
+    let comps = values
+        .iter()
+        .map(|x| component_from_json(x).map_err(|e| EpkCommandError::Value(format!("{at}: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_levels(version, comps.len(), at)?;
+    Ok(epk(version, &comps).to_hex())
 }
 
 #[cfg(test)]
