@@ -122,62 +122,92 @@ fn refine(
         return true;
     }
     let parallel = rows.len() >= PARALLEL_RUN;
-    // Where the rows, sorted, start and end runs of equal sort keys whose keys go on (16 bytes
-    // in the window): the next window decides among them.
-    let goes_on = |k: &(u128, u8)| k.1 == 16;
     let (starts, may_repeat) = if d == 0 {
-        // By the heads the rows hold: no key read, no array beside the rows (10 M unique ids
-        // would need 320 MB for one). Every run of equal sort keys, to tell whether any key
-        // can repeat; those of 16 bytes go on.
-        let runs = radix::Order::new(&|p: &PartitionRow| p.key.head128(), &head_key, &|_: &(
-            u128,
-            u8,
-        )| {
-            true
-        })
-        .sort_counted(rows, first);
-        let may_repeat = !runs.is_empty();
-        let starts: Vec<usize> = (runs.chunks_exact(2))
-            .filter(|r| goes_on(&head_key(&rows[r[0]])))
-            .flatten()
-            .copied()
-            .collect();
-        (starts, may_repeat)
+        sort_by_heads(rows, first)
     } else {
-        // Each row's window, and how many bytes past `d` it shares with the first row's key:
-        // when every key shares 16 or more, the windows are all equal and the rows skip ahead
-        // to where the keys first differ (URLs: `https://api.example.com/v1/tenants/` is one
-        // step, not three).
-        let first = &arenas.get(rows[0].key)[d..];
-        let key_of = |(i, p): (usize, &PartitionRow)| {
-            // The rows are in their heads' order, their keys scattered over the arenas: ask for
-            // a key some rows ahead, so that its cache miss overlaps this one's.
-            if let Some(q) = rows.get(i + KEYS_AHEAD) {
-                radix::prefetch(arenas.get(q.key)[d..].as_ptr());
-            }
-            let key = arenas.get(p.key);
-            let (w, n) = window(key, d);
-            let shared = common_prefix(&key[d..], first).min(u32::MAX as usize);
-            (w, i as u32, shared as u32, n)
-        };
-        debug_assert!(rows.len() <= u32::MAX as usize);
-        let mut order: Vec<(u128, u32, u32, u8)> = if parallel {
-            rows.par_iter().enumerate().map(key_of).collect()
-        } else {
-            rows.iter().enumerate().map(key_of).collect()
-        };
-        let shared = order.iter().map(|o| o.2).min().unwrap_or(0) as usize;
-        if shared >= 16 {
-            drop(order);
-            return refine(rows, arenas, d + shared, None);
+        match sort_by_window(rows, arenas, d, parallel) {
+            Ok(starts) => (starts, true),
+            Err(shared) => return refine(rows, arenas, d + shared, None),
         }
-        let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
-        let head = |o: &(u128, u32, u32, u8)| o.0;
-        let starts = radix::Order::new(&head, &by_window, &goes_on).sort(&mut order);
-        let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
-        rows.copy_from_slice(&sorted);
-        (starts, true)
     };
+    refine_runs(rows, &starts, arenas, d + 16, parallel);
+    may_repeat
+}
+
+/// Where the rows, sorted, start and end runs of equal sort keys whose keys go on (16 bytes in
+/// the window): the next window decides among them.
+#[inline]
+fn goes_on(k: &(u128, u8)) -> bool {
+    k.1 == 16
+}
+
+/// Sorts the rows by the heads they hold: no key read, no array beside the rows (10 M unique
+/// ids would need 320 MB for one). Returns the runs of equal sort keys that go on, and whether
+/// there was any run of equal sort keys at all (whether any key can repeat).
+fn sort_by_heads(rows: &mut [PartitionRow], first: Option<FirstDigit>) -> (Vec<usize>, bool) {
+    let runs = radix::Order::new(&|p: &PartitionRow| p.key.head128(), &head_key, &|_: &(
+        u128,
+        u8,
+    )| true)
+    .sort_counted(rows, first);
+    let may_repeat = !runs.is_empty();
+    let starts: Vec<usize> = (runs.chunks_exact(2))
+        .filter(|r| goes_on(&head_key(&rows[r[0]])))
+        .flatten()
+        .copied()
+        .collect();
+    (starts, may_repeat)
+}
+
+/// Sorts the rows by their keys' window at `d` and returns the runs of equal windows that go
+/// on. Each row's window is read with how many bytes past `d` it shares with the first row's
+/// key: when every key shares 16 or more, the windows are all equal, nothing is sorted, and
+/// `Err` says how far the rows skip ahead to where the keys first differ (URLs:
+/// `https://api.example.com/v1/tenants/` is one step, not three).
+fn sort_by_window(
+    rows: &mut [PartitionRow],
+    arenas: &KeyArenas,
+    d: usize,
+    parallel: bool,
+) -> Result<Vec<usize>, usize> {
+    let first = &arenas.get(rows[0].key)[d..];
+    let key_of = |(i, p): (usize, &PartitionRow)| {
+        // The rows are in their heads' order, their keys scattered over the arenas: ask for a
+        // key some rows ahead, so that its cache miss overlaps this one's.
+        if let Some(q) = rows.get(i + KEYS_AHEAD) {
+            radix::prefetch(arenas.get(q.key)[d..].as_ptr());
+        }
+        let key = arenas.get(p.key);
+        let (w, n) = window(key, d);
+        let shared = common_prefix(&key[d..], first).min(u32::MAX as usize);
+        (w, i as u32, shared as u32, n)
+    };
+    debug_assert!(rows.len() <= u32::MAX as usize);
+    let mut order: Vec<(u128, u32, u32, u8)> = if parallel {
+        rows.par_iter().enumerate().map(key_of).collect()
+    } else {
+        rows.iter().enumerate().map(key_of).collect()
+    };
+    let shared = order.iter().map(|o| o.2).min().unwrap_or(0) as usize;
+    if shared >= 16 {
+        return Err(shared);
+    }
+    let by_window = |o: &(u128, u32, u32, u8)| (o.0, o.3);
+    let head = |o: &(u128, u32, u32, u8)| o.0;
+    let starts = radix::Order::new(&head, &by_window, &goes_on).sort(&mut order);
+    let sorted: Vec<PartitionRow> = order.iter().map(|o| rows[o.1 as usize]).collect();
+    rows.copy_from_slice(&sorted);
+    Ok(starts)
+}
+
+/// Refines each run `starts` delimits (pairs of start and end), at depth `d`.
+fn refine_runs(
+    rows: &mut [PartitionRow],
+    starts: &[usize],
+    arenas: &KeyArenas,
+    d: usize,
+    parallel: bool,
+) {
     let mut runs: Vec<&mut [PartitionRow]> = Vec::with_capacity(starts.len() / 2);
     let mut rest = rows;
     let mut at = 0;
@@ -190,14 +220,13 @@ fn refine(
     }
     if parallel {
         runs.into_par_iter().for_each(|run| {
-            refine(run, arenas, d + 16, None);
+            refine(run, arenas, d, None);
         });
     } else {
         for run in runs {
-            refine(run, arenas, d + 16, None);
+            refine(run, arenas, d, None);
         }
     }
-    may_repeat
 }
 
 #[cfg(test)]
