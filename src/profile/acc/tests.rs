@@ -1,0 +1,165 @@
+//! Tests of [`super`] (`acc.rs`), kept beside it in their own file.
+
+use super::shapes::is_path;
+use super::*;
+
+/// Paths and URLs as the profile counts them: the first `://` found with `memchr` is the
+/// one `str::split_once` finds (the definition before), on URLs, paths and near misses.
+#[test]
+fn paths_and_urls_are_told_from_other_strings() {
+    let before = |s: &str| {
+        (s.len() > 1 && s.starts_with('/') && !s.starts_with("//") && !s.contains(' '))
+            || s.split_once("://").is_some_and(|(scheme, rest)| {
+                !scheme.is_empty()
+                    && scheme.bytes().all(|c| c.is_ascii_alphabetic())
+                    && !rest.is_empty()
+            })
+    };
+    let cases = [
+        ("https://example.com/x", true),
+        ("ftp://host/file", true),
+        ("s3://bucket", false),
+        ("/api/orders/7", true),
+        ("a:b://c", false),
+        ("ab://c://d", true),
+        ("http://", false),
+        ("://x", false),
+        ("h1://x", false),
+        (":://x", false),
+        ("x:", false),
+        ("x:/", false),
+        ("/a b", false),
+        ("//cdn.example.com", false),
+        ("/", false),
+        ("tenant-0042", false),
+        ("12:30:00", false),
+    ];
+    for (s, want) in cases {
+        assert_eq!(is_path(s), want, "{s:?}");
+        assert_eq!(is_path(s), before(s), "{s:?}");
+    }
+}
+use serde_json::json;
+
+fn profile(docs: &[Value]) -> Profiler {
+    let mut p = Profiler::default();
+    for d in docs {
+        p.add(d, None);
+    }
+    p
+}
+
+#[test]
+fn types_presence_and_values_are_counted_per_path() {
+    let p = profile(&[
+        json!({"a": "x", "n": {"b": 1}}),
+        json!({"a": 2, "n": {"b": null}}),
+        json!({"a": "x", "list": [1, 2]}),
+        json!([1]),
+    ]);
+    assert_eq!(p.documents, 3);
+    assert_eq!(p.non_objects, 1);
+    let a = &p.paths["/a"];
+    assert_eq!((a.present, a.strings, a.numbers), (3, 2, 1));
+    assert_eq!(a.values["\"x"].count, 2);
+    assert_eq!(a.values["2"].count, 1);
+    let b = &p.paths["/n/b"];
+    assert_eq!((b.present, b.nulls, b.numbers), (2, 1, 1));
+    assert_eq!(p.paths["/list"].arrays, 1);
+    assert!(!p.paths.contains_key("/list/0"));
+}
+
+#[test]
+fn merging_in_any_order_gives_the_same_profile() {
+    let docs: Vec<Value> = (0..50)
+        .map(|i| json!({"k": i % 7, "s": format!("v{}", i % 3)}))
+        .collect();
+    let whole = profile(&docs);
+    let mut left = profile(&docs[..20]);
+    left.merge(profile(&docs[20..]));
+    let mut right = profile(&docs[20..]);
+    right.merge(profile(&docs[..20]));
+    for p in [&left, &right] {
+        assert_eq!(p.documents, whole.documents);
+        assert_eq!(p.paths["/k"].values, whole.paths["/k"].values);
+        assert_eq!(p.paths["/s"].values["\"v0"].count, 17);
+    }
+}
+
+#[test]
+fn values_past_the_cap_overflow_instead_of_growing() {
+    let mut a = PathAcc::default();
+    let mut room = usize::MAX;
+    for i in 0..(MAX_VALUES_PER_PATH + 10) {
+        a.add(&json!(i), None, &mut room, &mut String::new());
+    }
+    assert_eq!(a.values.len(), MAX_VALUES_PER_PATH);
+    assert_eq!(a.overflow_documents, 10);
+    assert!(!a.exact());
+}
+
+#[test]
+fn all_paths_together_keep_at_most_the_total() {
+    // Room for 1,500 values; each half brings 10 paths × 100 distinct values = 1,000. One half
+    // fits, the merge stops at 1,500, and every document is still counted.
+    let half = |from: usize| {
+        let mut p = Profiler {
+            values_room: 1_500,
+            ..Profiler::default()
+        };
+        for i in from..from + 100 {
+            let doc: serde_json::Map<String, Value> =
+                (0..10).map(|k| (format!("p{k}"), json!(i))).collect();
+            p.add(&Value::Object(doc), None);
+        }
+        p
+    };
+    let (mut a, b) = (half(0), half(100));
+    let kept = |p: &Profiler| p.paths.values().map(|x| x.values.len()).sum::<usize>();
+    assert_eq!(kept(&a), 1_000);
+    a.merge(b);
+    assert_eq!(kept(&a), 1_500);
+    assert_eq!(a.values_room, 0);
+    let docs: u64 = a
+        .paths
+        .values()
+        .map(|x| x.values.values().map(|v| v.count).sum::<u64>() + x.overflow_documents)
+        .sum();
+    assert_eq!(
+        docs,
+        10 * 200,
+        "every document is counted, kept or overflowed"
+    );
+    assert!(a.paths.values().any(|x| !x.exact()));
+}
+
+#[test]
+fn timestamps_and_bad_ids_are_recognised() {
+    let mut p = Profiler::default();
+    let time: Vec<String> = vec!["ts".into()];
+    p.add(
+        &json!({"id": "a/b", "ts": "2024-05-01T10:00:00Z", "d": "2024-05-01", "e": 1714557600}),
+        Some(&time),
+    );
+    p.add(
+        &json!({"id": "ok", "ts": "2024-05-02T10:00:00Z", "d": "2024-05-02", "e": 12}),
+        Some(&time),
+    );
+    assert_eq!(p.bad_ids.0, 1);
+    assert_eq!(p.paths["/ts"].iso_times, 2);
+    assert_eq!(p.paths["/d"].iso_dates, 2);
+    assert_eq!(p.paths["/e"].epoch_numbers, 1);
+    assert_eq!(p.time_range, Some((1_714_557_600, 1_714_644_000)));
+    let d = &p.paths["/d"].values["\"2024-05-01"];
+    assert_eq!((d.first, d.last), (1_714_557_600, 1_714_557_600));
+}
+
+#[test]
+fn awkward_property_names_are_quoted_as_the_grammar_wants() {
+    let mut s = String::new();
+    push_segment(&mut s, "dept name");
+    assert_eq!(s, "\"dept name\"");
+    let mut s = String::new();
+    push_segment(&mut s, "tenantId");
+    assert_eq!(s, "tenantId");
+}
