@@ -138,37 +138,8 @@ pub fn discover(input: &SearchInput) -> Discovery {
         id_property: r.id_property.advice.clone(),
         ..Discovery::default()
     };
-    let mut eligible: Vec<&FieldProfile> = Vec::new();
-    for f in &r.fields {
-        match exclusion(f, r.documents, input.limits, &input.filtered) {
-            Some(reason) if f.path != "/id" => out.excluded.push(Excluded {
-                path: f.path.clone(),
-                reason,
-            }),
-            _ => eligible.push(f),
-        }
-    }
-    let mut singles: Vec<&FieldProfile> = eligible
-        .iter()
-        .copied()
-        .filter(|f| f.path != "/id")
-        .collect();
-    // The workload's equality filters first (in its order), then names that say entity
-    // (`customerId`, `deviceSerial`), then the most production values.
-    let rank_filtered = |f: &FieldProfile| {
-        input
-            .filtered
-            .iter()
-            .position(|p| *p == f.path)
-            .unwrap_or(usize::MAX)
-    };
-    singles.sort_by(|a, b| {
-        rank_filtered(a)
-            .cmp(&rank_filtered(b))
-            .then(is_entity(b).cmp(&is_entity(a)))
-            .then(production_distinct(b).total_cmp(&production_distinct(a)))
-            .then(a.path.cmp(&b.path))
-    });
+    let eligible = eligible_fields(input, &mut out.excluded);
+    let singles = ranked_singles(&eligible, &input.filtered);
     // The unique last level: `/id`, else a field unique per document (a MongoDB `_id`).
     let has_id = r.id_property.present == r.documents && r.documents > 0;
     let unique = if has_id {
@@ -210,6 +181,51 @@ pub fn discover(input: &SearchInput) -> Discovery {
     }
     out.generated = gen;
     out
+}
+
+/// The fields that may be a key (`/id` always may, as a last level or the point-read
+/// baseline); the others are added to `excluded` with the reason.
+fn eligible_fields<'a>(
+    input: &SearchInput<'a>,
+    excluded: &mut Vec<Excluded>,
+) -> Vec<&'a FieldProfile> {
+    let r = input.report;
+    let mut eligible: Vec<&FieldProfile> = Vec::new();
+    for f in &r.fields {
+        match exclusion(f, r.documents, input.limits, &input.filtered) {
+            Some(reason) if f.path != "/id" => excluded.push(Excluded {
+                path: f.path.clone(),
+                reason,
+            }),
+            _ => eligible.push(f),
+        }
+    }
+    eligible
+}
+
+/// The eligible fields but `/id`, best first: the workload's equality filters first (in its
+/// order), then names that say entity (`customerId`, `deviceSerial`), then the most production
+/// values.
+fn ranked_singles<'a>(eligible: &[&'a FieldProfile], filtered: &[String]) -> Vec<&'a FieldProfile> {
+    let mut singles: Vec<&FieldProfile> = eligible
+        .iter()
+        .copied()
+        .filter(|f| f.path != "/id")
+        .collect();
+    let rank_filtered = |f: &FieldProfile| {
+        filtered
+            .iter()
+            .position(|p| *p == f.path)
+            .unwrap_or(usize::MAX)
+    };
+    singles.sort_by(|a, b| {
+        rank_filtered(a)
+            .cmp(&rank_filtered(b))
+            .then(is_entity(b).cmp(&is_entity(a)))
+            .then(production_distinct(b).total_cmp(&production_distinct(a)))
+            .then(a.path.cmp(&b.path))
+    });
+    singles
 }
 
 /// The search's state: the eligible single fields, the unique last level and what has been
