@@ -132,18 +132,6 @@ fn field_profile(
 ) -> FieldProfile {
     let n = p.documents.max(1) as f64;
     let non_null = a.present - a.nulls;
-    let mut types = std::collections::BTreeMap::new();
-    for (name, c) in [
-        ("string", a.strings),
-        ("number", a.numbers),
-        ("boolean", a.bools),
-        ("object", a.objects),
-        ("array", a.arrays),
-    ] {
-        if c > 0 {
-            types.insert(name.to_owned(), c);
-        }
-    }
     // Values counted once per document; `null` is its own partition, not a value here.
     let counts: Vec<u64> = a
         .values
@@ -158,22 +146,6 @@ fn field_profile(
         let fp = FrequencyProfile::from_counts(counts.iter().copied());
         estimate(&fp, production * scalars as f64 / n)
     });
-    let mut top_values: Vec<(&str, u64)> = a
-        .values
-        .iter()
-        .filter(|(k, _)| &***k != "null")
-        .map(|(k, v)| (&**k, v.count))
-        .collect();
-    top_values.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
-    let top_values = top_values
-        .into_iter()
-        .take(top)
-        .map(|(v, c)| TopValue {
-            value: acc::value_json(v),
-            documents: c,
-            share: c as f64 / scalars.max(1) as f64,
-        })
-        .collect();
     let (looks_like, time_format) = looks_like(a, distinct, exact, p.documents);
     let (follows_time, active_latest) = if timed {
         time_behaviour(a, p.time_range)
@@ -185,7 +157,7 @@ fn field_profile(
         present: non_null,
         missing_share: (p.documents - a.present.min(p.documents)) as f64 / n,
         null_share: a.nulls as f64 / n,
-        types,
+        types: types_of(a),
         distinct: if exact {
             distinct
         } else {
@@ -193,7 +165,7 @@ fn field_profile(
         },
         distinct_exact: exact,
         distinct_estimate,
-        top_values,
+        top_values: top_values(a, top, scalars),
         value_bytes: [
             a.value_bytes_sum as f64 / scalars.max(1) as f64,
             a.value_bytes_max as f64,
@@ -205,13 +177,47 @@ fn field_profile(
     }
 }
 
+/// Documents by the JSON type of the field's value, the types seen only.
+fn types_of(a: &PathAcc) -> std::collections::BTreeMap<String, u64> {
+    let mut types = std::collections::BTreeMap::new();
+    for (name, c) in [
+        ("string", a.strings),
+        ("number", a.numbers),
+        ("boolean", a.bools),
+        ("object", a.objects),
+        ("array", a.arrays),
+    ] {
+        if c > 0 {
+            types.insert(name.to_owned(), c);
+        }
+    }
+    types
+}
+
+/// The `top` most frequent values (ties: by text), `null` left out, with their share of the
+/// `scalars` values.
+fn top_values(a: &PathAcc, top: usize, scalars: u64) -> Vec<TopValue> {
+    let mut top_values: Vec<(&str, u64)> = a
+        .values
+        .iter()
+        .filter(|(k, _)| &***k != "null")
+        .map(|(k, v)| (&**k, v.count))
+        .collect();
+    top_values.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+    top_values
+        .into_iter()
+        .take(top)
+        .map(|(v, c)| TopValue {
+            value: acc::value_json(v),
+            documents: c,
+            share: c as f64 / scalars.max(1) as f64,
+        })
+        .collect()
+}
+
 /// The field's shape, by the rules of docs/recommendations.md ("Field profile").
 fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (String, Option<String>) {
     let scalars = a.strings + a.numbers + a.bools;
-    let kinds = [a.strings, a.numbers, a.bools]
-        .iter()
-        .filter(|&&c| c > 0)
-        .count();
     let s = |x: &str| x.to_owned();
     if scalars == 0 {
         let shape = if a.arrays > 0 {
@@ -226,66 +232,81 @@ fn looks_like(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> (Strin
     if a.objects + a.arrays > 0 && (a.objects + a.arrays) * 10 > scalars {
         return (s("mixed_types"), None);
     }
+    if let Some((shape, format)) = time_shape(a, distinct) {
+        return (s(shape), Some(s(format)));
+    }
+    (s(value_shape(a, distinct, exact, documents)), None)
+}
+
+/// A timestamp or date field's shape and its format: ISO 8601 strings, .NET invariant-culture
+/// text or epoch numbers; `None` for any other field.
+fn time_shape(a: &PathAcc, distinct: u64) -> Option<(&'static str, &'static str)> {
     if a.strings > 0 && a.iso_times as f64 >= TIMESTAMP_SHARE * a.strings as f64 && a.numbers == 0 {
         if a.iso_dates == a.iso_times {
-            return (s("date"), Some(s("ISO 8601 date")));
+            return Some(("date", "ISO 8601 date"));
         }
         if a.invariant_times * 2 >= a.iso_times {
-            return (
-                s("timestamp"),
-                Some(s(
-                    ".NET invariant culture, MM/dd/yyyy HH:mm:ss, or the US short M/d/yyyy H:mm",
-                )),
-            );
+            return Some((
+                "timestamp",
+                ".NET invariant culture, MM/dd/yyyy HH:mm:ss, or the US short M/d/yyyy H:mm",
+            ));
         }
-        return (s("timestamp"), Some(s("ISO 8601 date-time")));
+        return Some(("timestamp", "ISO 8601 date-time"));
     }
     if a.numbers > 0
         && a.epoch_numbers as f64 >= TIMESTAMP_SHARE * a.numbers as f64
         && a.strings == 0
         && distinct > ENUM_MAX_VALUES
     {
-        return (
-            s("timestamp"),
-            Some(s("epoch number (seconds or milliseconds)")),
-        );
+        return Some(("timestamp", "epoch number (seconds or milliseconds)"));
     }
+    None
+}
+
+/// The shape of a field of scalars that is not a timestamp: from mixed types and measurements to
+/// ids, enums and plain values.
+fn value_shape(a: &PathAcc, distinct: u64, exact: bool, documents: u64) -> &'static str {
+    let scalars = a.strings + a.numbers + a.bools;
+    let kinds = [a.strings, a.numbers, a.bools]
+        .iter()
+        .filter(|&&c| c > 0)
+        .count();
     if kinds > 1 {
-        return (s("mixed_types"), None);
+        return "mixed_types";
     }
     if a.numbers > 0 && a.fractional * 2 >= a.numbers {
-        return (s("measurement"), None);
+        return "measurement";
     }
     // Prices and weights exported as text (`"58.9"`) are measurements too.
     if a.strings > 0 && a.fractional_strings * 2 >= a.strings {
-        return (s("measurement"), None);
+        return "measurement";
     }
     if a.numbers > 0 && a.number_len.1 >= a.number_len.0 + 3 && a.nonpositive > 0 {
-        return (s("quantity"), None);
+        return "quantity";
     }
     if a.strings > 0 && a.versions as f64 >= TIMESTAMP_SHARE * a.strings as f64 {
-        return (s("version"), None);
+        return "version";
     }
     if a.strings > 0 && a.paths as f64 >= TIMESTAMP_SHARE * a.strings as f64 {
-        return (s("path"), None);
+        return "path";
     }
     if a.strings > 0 && a.spaced * 2 >= a.strings && a.value_bytes_sum >= 16 * a.strings {
-        return (s("text"), None);
+        return "text";
     }
     if distinct <= 1 && exact {
-        return (s("constant"), None);
+        return "constant";
     }
     if a.bools == scalars {
-        return (s("boolean"), None);
+        return "boolean";
     }
     let all_unique = a.values.values().all(|v| v.count == 1);
     if all_unique && scalars == documents && scalars >= 2 {
-        return (s("id"), None);
+        return "id";
     }
     if exact && distinct <= ENUM_MAX_VALUES && scalars >= 20 * distinct {
-        return (s("enum"), None);
+        return "enum";
     }
-    (s("value"), None)
+    "value"
 }
 
 /// Whether values come and go with time, and how many are active in the latest 5 % of the span.
