@@ -251,26 +251,7 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
         let (stop, reader_error, progress) = (&stop, &reader_error, &progress);
         let counter2 = counter.clone();
         s.spawn(move || {
-            let result = (|| -> Result<(), IngestError> {
-                let mut sent = 0u64;
-                for (i, src) in inputs.iter().enumerate() {
-                    let mut reader =
-                        ingest::open(src, i as u32, counter2.clone(), cfg.csv_strings)?;
-                    while let Some(b) = reader.next_block()? {
-                        progress.set(counter2.load(Ordering::Relaxed));
-                        let records = cfg.max_documents.map_or(0, |_| block_records(&b));
-                        if stop.load(Ordering::Relaxed) || tx.send(b).is_err() {
-                            return Ok(());
-                        }
-                        sent += records;
-                        if cfg.max_documents.is_some_and(|m| sent >= m) {
-                            return Ok(());
-                        }
-                    }
-                }
-                Ok(())
-            })();
-            if let Err(e) = result {
+            if let Err(e) = send_blocks(inputs, cfg, &tx, stop, progress, &counter2) {
                 stop.store(true, Ordering::Relaxed);
                 *reader_error.lock().expect("lock") = Some(e);
             }
@@ -280,23 +261,7 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
             .map(|_| {
                 let rx = rx.clone();
                 let names = &names;
-                s.spawn(move || {
-                    let mut local = Local::default();
-                    // The workers share the bound on values kept, so memory stays bounded
-                    // whatever the thread count; the merged profile keeps at most the total.
-                    local.profiler.values_room = crate::profile::acc::MAX_VALUES_TOTAL / threads;
-                    while let Ok(b) = rx.recv() {
-                        if stop.load(Ordering::Relaxed) {
-                            continue; // drain so the reader never blocks
-                        }
-                        block(&mut local, &b, names, time);
-                        b.finish();
-                        if !cfg.skip_invalid && local.bad_count > 0 {
-                            stop.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    local
-                })
+                s.spawn(move || work(&rx, names, time, cfg, stop, threads))
             })
             .collect();
         workers
@@ -308,6 +273,67 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
     if let Some(e) = reader_error.into_inner().expect("lock") {
         return Err(e.into());
     }
+    gather(locals, cfg.skip_invalid)
+}
+
+/// The reader's part: frames every input into blocks and sends them to the workers, until the
+/// inputs end, [`ScanConfig::max_documents`] records are sent, or `stop` is set.
+fn send_blocks(
+    inputs: &[InputSource],
+    cfg: &ScanConfig,
+    tx: &crossbeam_channel::Sender<Block>,
+    stop: &AtomicBool,
+    progress: &Progress,
+    counter: &Arc<AtomicU64>,
+) -> Result<(), IngestError> {
+    let mut sent = 0u64;
+    for (i, src) in inputs.iter().enumerate() {
+        let mut reader = ingest::open(src, i as u32, counter.clone(), cfg.csv_strings)?;
+        while let Some(b) = reader.next_block()? {
+            progress.set(counter.load(Ordering::Relaxed));
+            let records = cfg.max_documents.map_or(0, |_| block_records(&b));
+            if stop.load(Ordering::Relaxed) || tx.send(b).is_err() {
+                return Ok(());
+            }
+            sent += records;
+            if cfg.max_documents.is_some_and(|m| sent >= m) {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A worker's part: profiles every block it receives into its own [`Local`] (after `stop`, it
+/// only drains the channel so the reader never blocks).
+fn work(
+    rx: &crossbeam_channel::Receiver<Block>,
+    names: &[String],
+    time: Option<&[String]>,
+    cfg: &ScanConfig,
+    stop: &AtomicBool,
+    threads: usize,
+) -> Local {
+    let mut local = Local::default();
+    // The workers share the bound on values kept, so memory stays bounded whatever the thread
+    // count; the merged profile keeps at most the total.
+    local.profiler.values_room = crate::profile::acc::MAX_VALUES_TOTAL / threads;
+    while let Ok(b) = rx.recv() {
+        if stop.load(Ordering::Relaxed) {
+            continue; // drain so the reader never blocks
+        }
+        block(&mut local, &b, names, time);
+        b.finish();
+        if !cfg.skip_invalid && local.bad_count > 0 {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+    local
+}
+
+/// The workers' profiles merged, with the skipped records counted and their first examples;
+/// without `skip_invalid`, the first malformed record (in input order) is the error.
+fn gather(locals: Vec<Local>, skip_invalid: bool) -> Result<Scanned, ScanError> {
     let mut out = Scanned::default();
     let mut examples: Vec<Located> = Vec::new();
     for l in locals {
@@ -317,7 +343,7 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
     }
     examples.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     examples.truncate(EXAMPLES);
-    if !cfg.skip_invalid {
+    if !skip_invalid {
         if let Some(first) = examples.into_iter().next() {
             return Err(ScanError::InvalidRecord {
                 file: first.file,
