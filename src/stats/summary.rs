@@ -10,7 +10,6 @@ use super::spread::skew_of_counted;
 pub use super::spread::{skew, Distribution, Skew};
 use super::SampleCounts;
 use crate::keys;
-use drain::DrainAcc;
 pub use drain::{drain, Drained};
 use prefix::level_stats;
 pub use prefix::{prefix_groups, PrefixGroup};
@@ -349,13 +348,6 @@ pub fn summarize_drained(
         seen,
         ..
     } = d.sorted();
-    let DrainAcc {
-        undefined_documents,
-        null_documents,
-        defined_keys,
-        max_key: max_key_seen,
-        ..
-    } = seen;
     // Only the largest `top` partitions are ever listed: select them, then sort those.
     let (sums, by_bytes, spreads) = totals_and_largest(&partitions, &rows_scale, top, ranges);
     let documents = sums.documents + dropped.documents;
@@ -368,7 +360,7 @@ pub fn summarize_drained(
             arenas: &arenas,
             rows_scale: &rows_scale,
             weight: 1u64 << level,
-            defined_keys,
+            defined_keys: seen.defined_keys,
             overhead_bytes,
             hierarchical,
         }
@@ -380,7 +372,7 @@ pub fn summarize_drained(
     };
     let dropped_largest = dropped.largest_key.as_ref().filter(|_| level > 0);
     let (max_key_bytes, max_key) =
-        largest_key(max_key_seen.as_ref(), dropped_largest, hierarchical);
+        largest_key(seen.max_key.as_ref(), dropped_largest, hierarchical);
     // The prefixes (passes over the rows) and the skew (a sort of the sizes, when they take
     // many values) are independent: on both cores.
     let dropped = (level > 0).then_some(&dropped);
@@ -400,8 +392,8 @@ pub fn summarize_drained(
     CandidateStats {
         documents,
         logical_partitions,
-        undefined_documents,
-        null_documents,
+        undefined_documents: seen.undefined_documents,
+        null_documents: seen.null_documents,
         documents_per_partition: spreads.documents.finish(sums.projected),
         bytes_per_partition: spreads.bytes.finish(sums.bytes),
         total_bytes,
@@ -412,7 +404,7 @@ pub fn summarize_drained(
         partitions,
         keys: arenas,
         scale: rows_scale,
-        defined_keys,
+        defined_keys: seen.defined_keys,
         by_bytes,
         size_runs: sizes.runs,
         size_total: sizes.total,

@@ -139,11 +139,18 @@ where
             self.sort_by_proxy(v, top_bit(lo, hi), scratch);
             return self.runs(v, base, false);
         }
-        // The digit: the `DIGIT_BITS` bits from the highest where the heads differ down. Chosen
-        // from a sample of the heads, it is right if every head shares the bits above it with
-        // the sample's, which counting the digits checks. Counts made as the rows were written
-        // come with every head's bounds: they serve when made at that digit.
-        let mut top = top_bit(lo, hi);
+        let (shift, counts) = self.digit_counts(v, top_bit(lo, hi), first);
+        permute(v, &|t: &T| digit(head(t), shift), &counts);
+        self.sort_buckets(v, base, &counts, scratch, parallel)
+    }
+
+    /// The digit's shift and the rows per digit. The digit: the `DIGIT_BITS` bits from the
+    /// highest where the heads differ (`top`, from a sample of the heads) down. It is right if
+    /// every head shares the bits above it with the sample's, which counting the digits checks.
+    /// Counts made as the rows were written (`first`) come with every head's bounds: they serve
+    /// when made at that digit.
+    fn digit_counts(&self, v: &[T], mut top: u32, first: Option<FirstDigit>) -> (u32, Vec<usize>) {
+        let head = self.head;
         let counted = first.filter(|f| f.shift == top.saturating_sub(DIGIT_BITS - 1));
         let counts = if let Some(f) = counted {
             f.counts
@@ -158,8 +165,19 @@ where
                 top = all;
             }
         };
-        let shift = top.saturating_sub(DIGIT_BITS - 1);
-        permute(v, &|t: &T| digit(head(t), shift), &counts);
+        (top.saturating_sub(DIGIT_BITS - 1), counts)
+    }
+
+    /// Sorts each bucket of the permuted `v` (`counts` rows per digit; `v` starts at row
+    /// `base`) and returns their runs, in order.
+    fn sort_buckets(
+        &self,
+        v: &mut [T],
+        base: usize,
+        counts: &[usize],
+        scratch: &mut Scratch<T>,
+        parallel: bool,
+    ) -> Vec<usize> {
         let mut buckets: Vec<(usize, &mut [T])> = Vec::with_capacity(BUCKETS);
         let (mut rest, mut at) = (v, base);
         for &n in counts.iter().filter(|&&n| n > 0) {
