@@ -6,7 +6,7 @@
 //! computed the same way. `query` operations count with reads: both are traffic a single
 //! partition serves when the key is known.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufReader;
 use std::path::Path;
 
 use hashbrown::HashMap;
@@ -14,6 +14,7 @@ use hashbrown::HashMap;
 use crate::ingest::DEFAULT_MAX_RECORD_BYTES;
 use crate::keys::extract::{scan_document, Extracted};
 use crate::keys::KeyPlan;
+use crate::small_file::{read_line_capped, CappedLine};
 use crate::stats::Key;
 
 /// The largest `ru` of one operation: as a workload query's RU (`docs/hardening.md`).
@@ -146,25 +147,18 @@ pub fn read_ops(path: &Path, plan: &KeyPlan) -> Result<Vec<OpsCounts>, OpsError>
             message,
         };
         let at = |message: String| at_col(1, message);
-        line.clear();
-        let limit = DEFAULT_MAX_RECORD_BYTES as u64 + 1;
-        let n = reader
-            .by_ref()
-            .take(limit)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| OpsError::Io {
-                file: name.clone(),
-                cause: e,
-            })?;
-        if n == 0 {
-            break;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        } else if n as u64 == limit {
-            return Err(at(format!(
-                "a line longer than {DEFAULT_MAX_RECORD_BYTES} bytes: not an operation"
-            )));
+        let read = read_line_capped(&mut reader, &mut line, DEFAULT_MAX_RECORD_BYTES);
+        match read.map_err(|e| OpsError::Io {
+            file: name.clone(),
+            cause: e,
+        })? {
+            CappedLine::End => break,
+            CappedLine::Line => {}
+            CappedLine::TooLong => {
+                return Err(at(format!(
+                    "a line longer than {DEFAULT_MAX_RECORD_BYTES} bytes: not an operation"
+                )))
+            }
         }
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             continue;

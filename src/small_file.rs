@@ -2,7 +2,7 @@
 //! code, a baseline or saved report) with a size limit: `std::fs::read_to_string` on `/dev/zero`, or on a
 //! multi-gigabyte file named by mistake, grows without bound until the machine runs out of memory.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// The largest configuration file read: far above any workload, template or saved report.
@@ -45,6 +45,39 @@ fn read_capped_from(r: impl Read, max: u64) -> std::io::Result<String> {
     })
 }
 
+/// What [`read_line_capped`] read.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CappedLine {
+    /// The end of the input: nothing was read.
+    End,
+    /// A line, in the buffer without its newline.
+    Line,
+    /// A line longer than the cap: the buffer holds its first bytes only.
+    TooLong,
+}
+
+/// Reads one line of `reader` into `buf` (cleared first), its newline removed, reading at most
+/// `max` bytes of it: a file without newlines (`/dev/zero`) would otherwise fill memory.
+pub fn read_line_capped(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<CappedLine> {
+    buf.clear();
+    let limit = max as u64 + 1;
+    let n = reader.take(limit).read_until(b'\n', buf)?;
+    Ok(if n == 0 {
+        CappedLine::End
+    } else if buf.last() == Some(&b'\n') {
+        buf.pop();
+        CappedLine::Line
+    } else if n as u64 == limit {
+        CappedLine::TooLong
+    } else {
+        CappedLine::Line
+    })
+}
+
 /// Text from a configuration file or a path for an error message on the terminal: at most
 /// `max` characters of `s` (then `…`), control characters escaped (`\u{1b}`), so a file cannot
 /// move the cursor, recolour or rewrite the CI log through an error.
@@ -69,6 +102,40 @@ pub fn quote(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_are_read_up_to_the_cap() {
+        let read = |text: &[u8], lines: usize| {
+            let mut r = std::io::Cursor::new(text.to_vec());
+            let mut buf = Vec::new();
+            let mut got = Vec::new();
+            for _ in 0..lines {
+                let what = read_line_capped(&mut r, &mut buf, 3).unwrap();
+                got.push((what, String::from_utf8(buf.clone()).unwrap()));
+            }
+            got
+        };
+        let line = |s: &str| (CappedLine::Line, s.to_string());
+        // Lines of at most the cap, an empty one, and a last one without its newline.
+        assert_eq!(
+            read(b"abc\n\nxy", 4),
+            [
+                line("abc"),
+                line(""),
+                line("xy"),
+                (CappedLine::End, String::new())
+            ]
+        );
+        // Four bytes before any newline, past a cap of three: too long.
+        assert_eq!(
+            read(b"abcd\n", 1),
+            [(CappedLine::TooLong, "abcd".to_string())]
+        );
+        assert_eq!(
+            read(b"abcd", 1),
+            [(CappedLine::TooLong, "abcd".to_string())]
+        );
+    }
 
     #[test]
     fn quoted_text_is_cut_and_its_controls_escaped() {

@@ -1,10 +1,11 @@
 //! `pkadvisor epk`: effective partition keys for values, a batch file, or initial range boundaries.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 use crate::cosmos::{component_from_json, epk, initial_boundaries, Component, Epk, PkVersion};
 use crate::keys::spec::MAX_LEVELS;
+use crate::small_file::{read_line_capped, CappedLine};
 
 /// The longest `--batch` line, as the longest record (`ingest::DEFAULT_MAX_RECORD_BYTES`).
 const MAX_LINE_BYTES: usize = crate::ingest::DEFAULT_MAX_RECORD_BYTES;
@@ -129,24 +130,18 @@ fn batch(path: &std::path::Path, out: &mut dyn Write) -> Result<(), EpkCommandEr
         let at = format!("{name}:{}", i + 1);
         // Lines are read up to the record limit: a file without newlines (`/dev/zero`)
         // used to fill memory.
-        buf.clear();
-        let limit = MAX_LINE_BYTES as u64 + 1;
-        let n = (&mut reader)
-            .take(limit)
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| EpkCommandError::Io {
-                file: name.clone(),
-                cause: e,
-            })?;
-        if n == 0 {
-            break;
-        }
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-        } else if n as u64 == limit {
-            return Err(EpkCommandError::Value(format!(
-                "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
-            )));
+        let read = read_line_capped(&mut reader, &mut buf, MAX_LINE_BYTES);
+        match read.map_err(|e| EpkCommandError::Io {
+            file: name.clone(),
+            cause: e,
+        })? {
+            CappedLine::End => break,
+            CappedLine::Line => {}
+            CappedLine::TooLong => {
+                return Err(EpkCommandError::Value(format!(
+                    "{at}: a line longer than {MAX_LINE_BYTES} bytes: not a key"
+                )))
+            }
         }
         let line = std::str::from_utf8(&buf)
             .map_err(|e| EpkCommandError::Value(format!("{at}: not UTF-8: {e}")))?;
