@@ -28,9 +28,9 @@ pub use recommendation::{
     ComparisonRow, KeyChange, Recommendation, RecommendationStatus, RunnerUp,
 };
 pub use report::{
-    CandidateReport, FileSummary, InputSummary, KeyErrorSummary, LargestDocument, LayoutReport,
-    Located, PartitionReport, PrefixFanout, PrefixFanoutEntry, Report, SampleRelationReport,
-    SliceProjection, ToolInfo, TopPartition, SCHEMA_VERSION,
+    CandidateReport, FileSummary, InputSummary, KeyErrorSummary, LargestDocument,
+    LargestPartitionBasis, LayoutReport, Located, PartitionReport, PrefixFanout, PrefixFanoutEntry,
+    Report, SampleRelationReport, SliceProjection, ToolInfo, TopPartition, SCHEMA_VERSION,
 };
 pub use workload::{
     FanoutGrowth, PointReadEval, QueryEval, RuDemand, TimeEval, TimeToLimitEval, WorkloadEval,

@@ -350,3 +350,82 @@ pub struct CandidateReport {
     #[serde(default)]
     pub cost: Option<super::CostEval>,
 }
+
+/// What a candidate's largest logical partition figure rests on: every sink that states it
+/// (the recommendation, the candidate's section) words it from this one decision.
+#[derive(Debug, Clone, Copy)]
+pub enum LargestPartitionBasis<'a> {
+    /// A unique key: every logical partition holds one document.
+    UniqueKey,
+    /// A representative slice: its keys keep their size, production's largest is extrapolated.
+    Slice(&'a SliceProjection),
+    /// Nothing projected, but `--memory-limit` kept only some keys: the largest kept key's
+    /// size; a dropped key is only bounded.
+    KeptKeysOnly,
+    /// Nothing projected and every key kept: the input's largest, measured.
+    Measured,
+    /// Projected from the sample, with its 95 % range.
+    Projected,
+}
+
+impl CandidateReport {
+    /// What [`CandidateReport::max_logical_partition_bytes`] rests on.
+    pub fn largest_partition_basis(&self) -> LargestPartitionBasis<'_> {
+        use crate::estimate::Regime;
+        match (&self.regime, &self.slice) {
+            (Regime::Unique, _) => LargestPartitionBasis::UniqueKey,
+            (_, Some(t)) => LargestPartitionBasis::Slice(t),
+            (Regime::Exact, _) if self.key_sampling.is_some() => {
+                LargestPartitionBasis::KeptKeysOnly
+            }
+            (Regime::Exact, _) => LargestPartitionBasis::Measured,
+            _ => LargestPartitionBasis::Projected,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::Regime;
+
+    #[test]
+    fn the_largest_partition_rests_on_one_basis_whatever_the_sink() {
+        let r: Report =
+            serde_json::from_str(include_str!("../../tests/data/hand_report.json")).unwrap();
+        let mut c = r.candidates[0].clone();
+        let basis = |c: &CandidateReport| format!("{:?}", c.largest_partition_basis());
+        assert_eq!(c.regime, Regime::Exact);
+        assert_eq!(basis(&c), "Measured");
+        c.key_sampling = Some(crate::stats::sampling::KeySampling {
+            memory_limit_bytes: 1 << 20,
+            kept_fraction: 0.25,
+            kept_keys: 10,
+            dropped_documents: 30,
+            dropped_largest_documents_bound: 9,
+            dropped_largest_bytes_bound: 9_000.0,
+            logical_partitions_low: 30,
+            logical_partitions_high: 50,
+        });
+        assert_eq!(basis(&c), "KeptKeysOnly");
+        for regime in [Regime::Growing, Regime::Saturated] {
+            c.regime = regime;
+            assert_eq!(basis(&c), "Projected", "{regime:?}");
+        }
+        // A representative slice's extrapolation wins over a projection; a unique key's one
+        // document per partition wins over both.
+        c.slice = Some(SliceProjection {
+            keys: 10,
+            growth: 100.0,
+            tail_keys: 5,
+            gamma: 0.5,
+            gamma_high: 0.7,
+            largest_in_slice_bytes: 1e6,
+            expected_largest_bytes: 2e6,
+            largest_high_bytes: Some(4e6),
+        });
+        assert!(basis(&c).starts_with("Slice("), "{}", basis(&c));
+        c.regime = Regime::Unique;
+        assert_eq!(basis(&c), "UniqueKey");
+    }
+}

@@ -2,6 +2,7 @@
 //! (storage, hierarchical levels, cost) and when the choice barely matters.
 
 use super::*;
+use crate::model::LargestPartitionBasis;
 
 /// A key for a sentence: at most 64 characters, with its full size when cut.
 pub(super) fn short_key(v: &serde_json::Value) -> String {
@@ -98,14 +99,12 @@ pub(super) fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
 /// projected with its range) against the limit and its alert level.
 pub(super) fn storage_reason(r: &CandidateReport, l: &Limits) -> String {
     let [lo, hi] = r.max_logical_partition_bytes_range;
-    let exact = r.regime == crate::estimate::Regime::Exact;
-    let size = if r.regime == crate::estimate::Regime::Unique {
-        format!(
+    let size = match r.largest_partition_basis() {
+        LargestPartitionBasis::UniqueKey => format!(
             "holds one document, like every other (a unique key; the largest in the sample is {})",
             human_bytes(r.max_logical_partition_bytes)
-        )
-    } else if let Some(t) = &r.slice {
-        format!(
+        ),
+        LargestPartitionBasis::Slice(t) => format!(
             "is expected at {} (95% range {} – {}): the slice's largest key keeps its {}, and production's {} times as many keys {}",
             human_bytes(r.max_logical_partition_bytes),
             human_bytes(lo),
@@ -117,25 +116,27 @@ pub(super) fn storage_reason(r: &CandidateReport, l: &Limits) -> String {
             } else {
                 "cannot be extrapolated from so few keys"
             }
-        )
-    } else if lo == hi || (exact && r.key_sampling.is_none()) {
-        // Nothing projected: the input is judged as the whole container.
-        format!("holds {}", human_bytes(r.max_logical_partition_bytes))
-    } else if exact {
+        ),
         // Nothing projected, but --memory-limit kept only some keys: the largest is the
-        // largest kept one, and a dropped key is only bounded.
-        format!(
+        // largest kept one, and a dropped key is only bounded (unless the bound is the size).
+        LargestPartitionBasis::KeptKeysOnly if lo != hi => format!(
             "holds {} among the keys --memory-limit kept; a dropped key may hold up to {}",
             human_bytes(r.max_logical_partition_bytes),
             human_bytes(hi)
-        )
-    } else {
-        format!(
+        ),
+        LargestPartitionBasis::Projected if lo != hi => format!(
             "is projected at {} (95% range {} – {})",
             human_bytes(r.max_logical_partition_bytes),
             human_bytes(lo),
             human_bytes(hi)
-        )
+        ),
+        // Nothing projected (the input is judged as the whole container), or a range of one
+        // value.
+        LargestPartitionBasis::Measured
+        | LargestPartitionBasis::KeptKeysOnly
+        | LargestPartitionBasis::Projected => {
+            format!("holds {}", human_bytes(r.max_logical_partition_bytes))
+        }
     };
     format!(
         "storage: the largest logical partition {size}, {} of the {} limit per logical partition (concepts-limits); the 70% alert level is {}",

@@ -5,6 +5,7 @@
 use super::layout::layout_blocks;
 use super::{findings_block, verdict_cell, Block, CandidateReport, Report};
 use crate::fmt::{count, human_bytes, key_text, percent};
+use crate::model::LargestPartitionBasis;
 
 /// The section of candidate `c` (`r.candidates[ci]`), in the order a reader meets it.
 pub(super) fn candidate_blocks(r: &Report, ci: usize, c: &CandidateReport) -> Vec<Block> {
@@ -94,14 +95,12 @@ fn production_facts(c: &CandidateReport) -> [String; 2] {
         c.distinct_estimate.method
     );
     let [lo, hi] = c.max_logical_partition_bytes_range;
-    let sampled_whole = c.regime == crate::estimate::Regime::Exact && c.key_sampling.is_some();
-    let largest = if c.regime == crate::estimate::Regime::Unique {
-        format!(
+    let largest = match c.largest_partition_basis() {
+        LargestPartitionBasis::UniqueKey => format!(
             "largest logical partition: one document, like every other (a unique key; the largest in the sample {})",
             human_bytes(c.max_logical_partition_bytes)
-        )
-    } else if let Some(t) = &c.slice {
-        format!(
+        ),
+        LargestPartitionBasis::Slice(t) => format!(
             "largest logical partition (estimate, representative slice): {} (95% range {} – {}); the slice's largest key keeps its {}; production's {} times as many keys {}",
             human_bytes(c.max_logical_partition_bytes),
             human_bytes(lo),
@@ -118,23 +117,22 @@ fn production_facts(c: &CandidateReport) -> [String; 2] {
                 ),
                 None => "cannot be extrapolated from so few keys".to_owned(),
             }
-        )
-    } else if sampled_whole {
+        ),
         // Nothing projected, but --memory-limit kept only some keys: no key went
         // unseen, a dropped one is only bounded.
-        format!(
+        LargestPartitionBasis::KeptKeysOnly => format!(
             "largest logical partition: {}, the largest kept key's; a key --memory-limit dropped may hold up to {}",
             human_bytes(c.max_logical_partition_bytes),
             human_bytes(hi)
-        )
-    } else {
-        format!(
+        ),
+        // (Measured: these facts are stated for projected or key-sampled candidates only.)
+        LargestPartitionBasis::Projected | LargestPartitionBasis::Measured => format!(
             "largest logical partition (estimate): {} (95% range {} – {}); any key seen fewer than 10 times: at most {}",
             human_bytes(c.max_logical_partition_bytes),
             human_bytes(lo),
             human_bytes(hi),
             human_bytes(c.tail_bound_bytes)
-        )
+        ),
     };
     [partitions, largest]
 }
