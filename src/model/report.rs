@@ -397,16 +397,7 @@ mod tests {
         let basis = |c: &CandidateReport| format!("{:?}", c.largest_partition_basis());
         assert_eq!(c.regime, Regime::Exact);
         assert_eq!(basis(&c), "Measured");
-        c.key_sampling = Some(crate::stats::sampling::KeySampling {
-            memory_limit_bytes: 1 << 20,
-            kept_fraction: 0.25,
-            kept_keys: 10,
-            dropped_documents: 30,
-            dropped_largest_documents_bound: 9,
-            dropped_largest_bytes_bound: 9_000.0,
-            logical_partitions_low: 30,
-            logical_partitions_high: 50,
-        });
+        c.key_sampling = Some(crate::stats::sampling::KeySampling::quarter_kept());
         assert_eq!(basis(&c), "KeptKeysOnly");
         for regime in [Regime::Growing, Regime::Saturated] {
             c.regime = regime;

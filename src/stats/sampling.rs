@@ -308,6 +308,24 @@ pub struct KeySampling {
 }
 
 #[cfg(test)]
+impl KeySampling {
+    /// A quarter of 40 keys kept under a 1 MiB limit, a dropped key bounded at 9 documents and
+    /// 9,000 bytes: what the report tests set on a candidate to make it key-sampled.
+    pub(crate) fn quarter_kept() -> KeySampling {
+        KeySampling {
+            memory_limit_bytes: 1 << 20,
+            kept_fraction: 0.25,
+            kept_keys: 10,
+            dropped_documents: 30,
+            dropped_largest_documents_bound: 9,
+            dropped_largest_bytes_bound: 9_000.0,
+            logical_partitions_low: 30,
+            logical_partitions_high: 50,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

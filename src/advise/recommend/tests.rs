@@ -122,16 +122,7 @@ fn a_sampled_largest_partition_is_the_largest_kept_one() {
     assert!(has(&exact, &format!("{storage},")), "{exact:?}");
     assert!(has(&exact, "evenness: the largest key "), "{exact:?}");
     c[0].max_logical_partition_bytes_range = [2_000.0, 9_000.0];
-    c[0].key_sampling = Some(crate::stats::sampling::KeySampling {
-        memory_limit_bytes: 1 << 20,
-        kept_fraction: 0.25,
-        kept_keys: 10,
-        dropped_documents: 30,
-        dropped_largest_documents_bound: 9,
-        dropped_largest_bytes_bound: 9_000.0,
-        logical_partitions_low: 30,
-        logical_partitions_high: 50,
-    });
+    c[0].key_sampling = Some(crate::stats::sampling::KeySampling::quarter_kept());
     let sampled = reasons(&c);
     let kept = " among the keys --memory-limit kept; a dropped key may hold up to 9.0 KB,";
     assert!(has(&sampled, &format!("{storage}{kept}")), "{sampled:?}");
