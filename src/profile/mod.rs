@@ -77,11 +77,13 @@ pub fn run(
         }
         None => None,
     };
+    crate::timing::mark("profile: time field found");
     let cfg = ScanConfig {
         time_path: time_field.as_ref().map(|t| t.1.clone()),
         ..o.scan.clone()
     };
     let scanned = scan(inputs, &cfg)?;
+    crate::timing::mark("profile: scanned");
     let p = &scanned.profiler;
     let n = p.documents as f64;
     let mean_stored = p.record_bytes as f64 / n.max(1.0) + o.item_overhead_bytes;
@@ -91,6 +93,8 @@ pub fn run(
         None => n,
     };
     let name = time_field.map(|t| t.0);
+    let fields = summarize(p, production, name.clone(), o.top);
+    crate::timing::mark("profile: summarised");
     Ok(FieldsReport {
         schema_version: FIELDS_SCHEMA_VERSION,
         documents: p.documents,
@@ -99,7 +103,7 @@ pub fn run(
         production_documents: production,
         mean_stored_document_bytes: mean_stored,
         id_property: id_property(p),
-        fields: summarize(p, production, name.clone(), o.top),
+        fields,
         time_field: name,
         untracked_paths: p.untracked_paths,
         numbers_past_double: p.numbers_past_double,

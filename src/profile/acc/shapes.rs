@@ -6,34 +6,43 @@ pub(super) const PLAUSIBLE_EPOCH: (i64, i64) = (946_684_800, 4_102_444_800);
 
 /// Whether `s` is a decimal number with a fractional part, as text (`"58.9"`, `"-0.25"`): digits,
 /// one point with digits after it, an optional sign; no exponent, spaces or leading `+`.
+/// (Read from the left, so free text is refused at its first letter, not after a search of it
+/// for a point.)
 #[inline]
 pub(super) fn is_fractional_number(s: &str) -> bool {
     let b = s.strip_prefix('-').unwrap_or(s).as_bytes();
-    let Some(dot) = b.iter().position(|&c| c == b'.') else {
+    let int = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if int == 0 || b.get(int) != Some(&b'.') {
         return false;
-    };
-    let (int, frac) = (&b[..dot], &b[dot + 1..]);
-    !int.is_empty()
-        && !frac.is_empty()
-        && int.iter().chain(frac).all(u8::is_ascii_digit)
-        && frac.iter().any(|&c| c != b'0')
+    }
+    let frac = &b[int + 1..];
+    !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) && frac.iter().any(|&c| c != b'0')
 }
 
 /// `1.4.2`, `v2.0`, `3.1.0-beta+7`: digits joined by dots, three or more parts, or two after a
-/// `v` (two bare parts, `58.9`, are a number in text).
+/// `v` (two bare parts, `58.9`, are a number in text); at most five parts of at most nine
+/// digits, before an optional `-` or `+` suffix. (One pass from the left, with no allocation:
+/// it runs on every string the profile sees.)
 #[inline]
 pub(super) fn is_version(s: &str) -> bool {
     let (v, rest) = match s.strip_prefix(['v', 'V']) {
         Some(r) => (true, r),
         None => (false, s),
     };
-    let core = rest.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() >= if v { 2 } else { 3 }
-        && parts.len() <= 5
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 9 && p.bytes().all(|c| c.is_ascii_digit()))
+    // Parts so far (the current one included) and the current part's digits.
+    let (mut parts, mut digits) = (1, 0);
+    for &c in rest.as_bytes() {
+        match c {
+            b'0'..=b'9' if digits < 9 => digits += 1,
+            b'.' if digits > 0 && parts < 5 => {
+                parts += 1;
+                digits = 0;
+            }
+            b'-' | b'+' => break,
+            _ => return false,
+        }
+    }
+    digits > 0 && parts >= if v { 2 } else { 3 }
 }
 
 /// `/api/orders/7`, `https://example.com/x`: a path or URL (not a key anyone groups by).
