@@ -207,10 +207,16 @@ fn top_values(a: &PathAcc, top: usize, scalars: u64) -> Vec<TopValue> {
         .filter(|(k, _)| &***k != "null")
         .map(|(k, v)| (&**k, v.count))
         .collect();
-    top_values.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+    // A total order (the texts are distinct): the `top` first are selected, then only they
+    // are sorted (a path keeps up to 100,000 values; the search asks for three).
+    let order = |x: &(&str, u64), y: &(&str, u64)| y.1.cmp(&x.1).then(x.0.cmp(y.0));
+    if top < top_values.len() {
+        top_values.select_nth_unstable_by(top, order);
+        top_values.truncate(top);
+    }
+    top_values.sort_unstable_by(order);
     top_values
         .into_iter()
-        .take(top)
         .map(|(v, c)| TopValue {
             value: acc::value_json(v),
             documents: c,

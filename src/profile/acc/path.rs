@@ -261,8 +261,11 @@ impl PathAcc {
                 None => rest.push((k, v)),
             }
         }
-        // Deterministic whatever the merge order: the new values enter in a fixed order.
-        rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        // Deterministic whatever the merge order: the new values enter in a fixed order, when
+        // not all of them fit (when they do, the order changes nothing).
+        if self.values.len() + rest.len() > MAX_VALUES_PER_PATH || rest.len() > *room {
+            rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
         for (k, v) in rest {
             if self.values.len() < MAX_VALUES_PER_PATH && *room > 0 {
                 *room -= 1;
