@@ -56,7 +56,6 @@ pub(super) fn evaluate_all(
         message: i.message.clone(),
     };
     let mut reports = Vec::with_capacity(cfg.candidates.len());
-    let mut spent = Vec::with_capacity(cfg.candidates.len());
     for (i, (stats, proj)) in all_stats.into_iter().zip(&projectors).enumerate() {
         let ctx = CandidateContext {
             cand: &cfg.candidates[i],
@@ -96,20 +95,8 @@ pub(super) fn evaluate_all(
         finish_report(&mut report, key_errors(&acc.candidates[i], &locate));
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
-        spent.push(stats);
     }
-    free_in_background(spent);
     Ok((reports, section))
-}
-
-/// Frees `x` on a thread of its own. The candidates' statistics hold every key's row and bytes
-/// (a gigabyte for 10 M unique keys), and handing those pages back to the system took a tenth
-/// of a second of such a run, which the ranking and the report need not wait for. (If no
-/// thread can be started, `x` is freed here.)
-fn free_in_background<T: Send + 'static>(x: T) {
-    let _ = std::thread::Builder::new()
-        .name("pkadvisor-free".into())
-        .spawn(move || drop(x));
 }
 
 /// A candidate's documents without a key, by reason, with located examples.
