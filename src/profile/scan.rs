@@ -270,10 +270,17 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
             .collect()
     });
     progress.finish();
+    crate::timing::mark("profile: workers done");
     if let Some(e) = reader_error.into_inner().expect("lock") {
         return Err(e.into());
     }
-    gather(locals, cfg.skip_invalid)
+    // The paths' merges share the pass's threads (`Profiler::merge`).
+    let out = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(|| gather(locals, cfg.skip_invalid)),
+        Err(_) => gather(locals, cfg.skip_invalid),
+    };
+    crate::timing::mark("profile: merged");
+    out
 }
 
 /// The reader's part: frames every input into blocks and sends them to the workers, until the

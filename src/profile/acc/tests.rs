@@ -248,3 +248,65 @@ fn awkward_property_names_are_quoted_as_the_grammar_wants() {
     push_segment(&mut s, "tenantId");
     assert_eq!(s, "tenantId");
 }
+
+/// Paths merged on the pool (`Profiler::merge_shared_paths`: the room holds every value of the
+/// other side) give what one profile of every document gives: the same values with the same
+/// counts on every path, a path only the second half has, and the same room left.
+#[test]
+fn paths_merged_in_parallel_match_one_profile_of_every_document() {
+    let docs: Vec<Value> = (0..400)
+        .map(|i| {
+            let mut d = json!({"k": i % 37, "s": format!("v{}", i % 11), "n": {"x": i}});
+            if i >= 200 {
+                d["late"] = json!(i % 5);
+            }
+            d
+        })
+        .collect();
+    let whole = profile(&docs);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut merged = profile(&docs[..200]);
+    pool.install(|| merged.merge(profile(&docs[200..])));
+    assert_eq!(merged.paths.len(), 5);
+    assert_eq!(merged.paths.len(), whole.paths.len());
+    for (path, w) in &whole.paths {
+        let m = &merged.paths[path];
+        assert_eq!(m.values, w.values, "{path}");
+        assert_eq!(
+            (m.present, m.numbers, m.strings),
+            (w.present, w.numbers, w.strings)
+        );
+        assert_eq!(m.overflow_documents, 0, "{path}");
+    }
+    assert_eq!(merged.paths["/late"].values.len(), 5);
+    assert_eq!(merged.values_room, whole.values_room);
+    assert_eq!(whole.values_room, MAX_VALUES_TOTAL - (37 + 11 + 400 + 5));
+}
+
+/// A path whose two halves hold more values than a path keeps: the other side's new values
+/// enter in text order until the cap, the rest overflow (merged on the pool, as in a scan).
+#[test]
+fn a_merge_past_a_paths_cap_keeps_the_first_values_in_text_order() {
+    let half = |tag: char| {
+        let mut p = Profiler::default();
+        for i in 0..60_000 {
+            p.add(&json!({ "id": format!("{tag}{i:05}") }), None);
+        }
+        p
+    };
+    let mut a = half('a');
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| a.merge(half('b')));
+    let id = &a.paths["/id"];
+    assert_eq!(id.values.len(), MAX_VALUES_PER_PATH);
+    assert_eq!(id.overflow_documents, 20_000);
+    assert!(id.values.contains_key("\"b39999"));
+    assert!(!id.values.contains_key("\"b40000"));
+    assert_eq!(a.values_room, MAX_VALUES_TOTAL - MAX_VALUES_PER_PATH);
+}
