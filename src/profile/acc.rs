@@ -166,9 +166,7 @@ impl Profiler {
         }
         self.values_room = room;
     }
-}
 
-impl Profiler {
     /// Merges the paths of `rest` that this profile holds too, each on its own (in parallel, on
     /// the current rayon pool), and returns the others. Only when `room` holds every value of
     /// `rest`: the room then never runs out, so no path's merge depends on another's, and the
