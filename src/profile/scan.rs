@@ -377,15 +377,29 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// The skipped records' examples of a profile of `text` in a file named with `suffix`.
-    fn skipped(text: &str, suffix: &str) -> Vec<Located> {
+    /// A profile of `text` in a file named with `suffix`, bad records skipped.
+    fn profiled(text: &str, suffix: &str) -> Scanned {
         let mut f = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();
         f.write_all(text.as_bytes()).unwrap();
         f.flush().unwrap();
         let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
-        scan(&inputs, &ScanConfig::new(1, true, false, false))
-            .unwrap()
-            .skipped_examples
+        scan(&inputs, &ScanConfig::new(1, true, false, false)).unwrap()
+    }
+
+    /// The skipped records' examples of a profile of `text` in a file named with `suffix`.
+    fn skipped(text: &str, suffix: &str) -> Vec<Located> {
+        profiled(text, suffix).skipped_examples
+    }
+
+    /// Every line of a block is a record, the last one too when no newline ends it; blank and
+    /// whitespace-only lines (CRLF included) are passed over but still counted for positions.
+    #[test]
+    fn every_line_is_profiled_the_last_without_a_newline_too() {
+        let s = profiled("{\"k\": 1}\r\n\n  \t\r\n{\"k\": 2}\n{\"k\": [}", ".jsonl");
+        assert_eq!(s.profiler.documents, 2);
+        assert_eq!(s.profiler.paths["/k"].numbers, 2);
+        assert_eq!(s.skipped, 1);
+        assert_eq!(s.skipped_examples[0].line, 5);
     }
 
     #[test]
