@@ -6,8 +6,10 @@
 //!   two exact maps is deferred to the drain ([`KeyMap::merge`]): the second map's keys are
 //!   looked up in the first's parts there, with no insert and no copy of a record.
 //! - **One record per key, in an arena per part, in insertion order.** A record is the key's
-//!   counts, its length and its bytes (a 20-byte header + the key; 36 bytes once the part has
-//!   seen a time field's value, which adds the first and last time); a part's hash table holds 8-byte
+//!   counts, its length and its bytes (a 12-byte header + the key: 4-byte counts, until a
+//!   sum of the part passes `u32::MAX` and the part is rewritten with 8-byte ones, a 20-byte
+//!   header; 16 bytes more once the part has seen a time field's value, which adds the first
+//!   and last time: [`Layout`]); a part's hash table holds 8-byte
 //!   slots (32 bits of the key's hash and the record's offset), so a part's table of ~100,000
 //!   keys fits in the L2 cache and growing it moves 8 bytes per key. A new key is one append; a
 //!   probe compares the 32 stored hash bits first, then reads one record, whose counts sit
@@ -36,17 +38,44 @@ use hashbrown::HashTable;
 
 pub use super::arenas::{head, head_number, KeyArenas, KeyRef};
 pub use super::record::{key_hash, PARTS};
-use super::record::{COUNTS, TIMES};
+use super::record::{COUNTS, NARROW_COUNTS, TIMES};
 use super::sampling::{always_kept, kept, Dropped, COST_PER_KEY, MAX_LEVEL};
 use super::PartitionCounts;
 
 const PART_SHIFT: u32 = 32;
 
-/// A record's header: its counts, its times if the part is timed, its key's length (4 bytes);
-/// the key bytes follow.
-#[inline]
-const fn header(timed: bool) -> usize {
-    COUNTS + if timed { TIMES } else { 0 } + 4
+/// How a part lays out its records: each record is its counts (4-byte words while every count
+/// of the part fits, 8-byte words once one does not), its first and last time if the part is
+/// timed, its key's length (4 bytes), then the key bytes. Whatever the width, the times and the
+/// length sit just before the key, where [`KeyArenas`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout {
+    timed: bool,
+    wide: bool,
+}
+
+impl Layout {
+    /// The bytes before a record's key.
+    #[inline]
+    const fn header(self) -> usize {
+        self.counts() + if self.timed { TIMES } else { 0 } + 4
+    }
+
+    /// The bytes of a record's counts.
+    #[inline]
+    const fn counts(self) -> usize {
+        if self.wide {
+            COUNTS
+        } else {
+            NARROW_COUNTS
+        }
+    }
+
+    /// Whether counts `documents` and `bytes` fit a record of this layout.
+    #[inline]
+    fn fits(self, documents: u64, bytes: u64) -> bool {
+        self.wide || (documents <= u64::from(u32::MAX) && bytes <= u64::from(u32::MAX))
+    }
 }
 
 /// A table slot: the low 32 bits of the key's hash and the offset of the key's record.
@@ -66,55 +95,88 @@ fn set_word(a: &mut [u8], i: usize, v: u64) {
     a[i..i + 8].copy_from_slice(&v.to_ne_bytes());
 }
 
+#[inline]
+fn half_word(a: &[u8], i: usize) -> u64 {
+    u64::from(u32::from_ne_bytes(a[i..i + 4].try_into().expect("4 bytes")))
+}
+
 /// The key bytes of the record at `at`, and where they start.
 #[inline]
-fn record_key(arena: &[u8], at: usize, timed: bool) -> (&[u8], usize) {
-    let from = at + header(timed);
+fn record_key(arena: &[u8], at: usize, layout: Layout) -> (&[u8], usize) {
+    let from = at + layout.header();
     let len = u32::from_ne_bytes(arena[from - 4..from].try_into().expect("4 bytes"));
     (&arena[from..from + len as usize], from)
 }
 
 /// The counts of the record at `at`.
 #[inline]
-fn record_counts(arena: &[u8], at: usize, timed: bool) -> PartitionCounts {
+fn record_counts(arena: &[u8], at: usize, layout: Layout) -> PartitionCounts {
+    let (documents, minified_bytes) = if layout.wide {
+        (word(arena, at), word(arena, at + 8))
+    } else {
+        (half_word(arena, at), half_word(arena, at + 4))
+    };
     let mut c = PartitionCounts {
-        documents: word(arena, at),
-        minified_bytes: word(arena, at + 8),
+        documents,
+        minified_bytes,
         ..PartitionCounts::default()
     };
-    if timed {
-        c.first_ts = word(arena, at + COUNTS) as i64;
-        c.last_ts = word(arena, at + COUNTS + 8) as i64;
+    if layout.timed {
+        let t = at + layout.counts();
+        c.first_ts = word(arena, t) as i64;
+        c.last_ts = word(arena, t + 8) as i64;
     }
     c
 }
 
 /// Adds counts to those of the record at `at` ([`PartitionCounts::merge`]; the times only in a
-/// timed part).
+/// timed part). `false`, and the record left as it was, when the sums do not fit the layout's
+/// counts (the part must turn wide first, `Part::make_wide`).
 #[inline]
-fn record_add(arena: &mut [u8], at: usize, timed: bool, c: &PartitionCounts) {
-    let r = &mut arena[at..at + COUNTS + TIMES * usize::from(timed)];
-    set_word(r, 0, word(r, 0) + c.documents);
-    set_word(r, 8, word(r, 8) + c.minified_bytes);
-    if timed {
-        set_word(r, 16, (word(r, 16) as i64).min(c.first_ts) as u64);
-        set_word(r, 24, (word(r, 24) as i64).max(c.last_ts) as u64);
+#[must_use]
+fn record_add(arena: &mut [u8], at: usize, layout: Layout, c: &PartitionCounts) -> bool {
+    let r = &mut arena[at..at + layout.header() - 4];
+    if layout.wide {
+        set_word(r, 0, word(r, 0) + c.documents);
+        set_word(r, 8, word(r, 8) + c.minified_bytes);
+    } else {
+        let (d, b) = (
+            half_word(r, 0) + c.documents,
+            half_word(r, 4) + c.minified_bytes,
+        );
+        if !layout.fits(d, b) {
+            return false;
+        }
+        r[..4].copy_from_slice(&(d as u32).to_ne_bytes());
+        r[4..8].copy_from_slice(&(b as u32).to_ne_bytes());
     }
+    if layout.timed {
+        let t = layout.counts();
+        set_word(r, t, (word(r, t) as i64).min(c.first_ts) as u64);
+        set_word(r, t + 8, (word(r, t + 8) as i64).max(c.last_ts) as u64);
+    }
+    true
 }
 
-/// Appends a record holding `c` (its times only if `timed`) and `key`, and returns its offset
-/// as a table slot stores it.
+/// Appends a record holding `c` (its times only if timed; its counts must fit the layout,
+/// [`Layout::fits`]) and `key`, and returns its offset as a table slot stores it.
 #[inline]
-fn append_record(arena: &mut Vec<u8>, timed: bool, c: &PartitionCounts, key: &[u8]) -> u32 {
+fn append_record(arena: &mut Vec<u8>, layout: Layout, c: &PartitionCounts, key: &[u8]) -> u32 {
+    debug_assert!(layout.fits(c.documents, c.minified_bytes));
     let at = arena.len();
-    let at32 = u32::try_from(at + header(timed) + key.len())
+    let at32 = u32::try_from(at + layout.header() + key.len())
         .map(|_| at as u32)
         .expect(
             "one radix part of a key map passed 4 GiB of key bytes (keep --memory-limit below the machine's memory)",
         );
-    arena.extend_from_slice(&c.documents.to_ne_bytes());
-    arena.extend_from_slice(&c.minified_bytes.to_ne_bytes());
-    if timed {
+    if layout.wide {
+        arena.extend_from_slice(&c.documents.to_ne_bytes());
+        arena.extend_from_slice(&c.minified_bytes.to_ne_bytes());
+    } else {
+        arena.extend_from_slice(&(c.documents as u32).to_ne_bytes());
+        arena.extend_from_slice(&(c.minified_bytes as u32).to_ne_bytes());
+    }
+    if layout.timed {
         arena.extend_from_slice(&c.first_ts.to_ne_bytes());
         arena.extend_from_slice(&c.last_ts.to_ne_bytes());
     }
@@ -126,15 +188,15 @@ fn append_record(arena: &mut Vec<u8>, timed: bool, c: &PartitionCounts, key: &[u
 /// The records of an arena, front to back: (offset, key bytes, counts).
 fn records(
     arena: &[u8],
-    timed: bool,
+    layout: Layout,
 ) -> impl Iterator<Item = (usize, &[u8], PartitionCounts)> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
         if at >= arena.len() {
             return None;
         }
-        let (key, from) = record_key(arena, at, timed);
-        let r = (at, key, record_counts(arena, at, timed));
+        let (key, from) = record_key(arena, at, layout);
+        let r = (at, key, record_counts(arena, at, layout));
         at = from + key.len();
         Some(r)
     })
@@ -338,7 +400,7 @@ impl KeyMap {
     fn own_records(&self) -> impl Iterator<Item = (&[u8], PartitionCounts)> + '_ {
         self.parts
             .iter()
-            .flat_map(|p| records(&p.arena, p.timed).map(|(_, k, c)| (k, c)))
+            .flat_map(|p| records(&p.arena, p.layout()).map(|(_, k, c)| (k, c)))
     }
 
     /// The kept keys' cost in this map alone; an unindexed record ([`Part::log`]) costs as a
@@ -487,7 +549,7 @@ impl KeyMap {
         let h = key_hash(key);
         let p = &self.parts[part_of(h)];
         p.find(h as u32, key)
-            .map(|at| record_counts(&p.arena, at, p.timed))
+            .map(|at| record_counts(&p.arena, at, p.layout()))
     }
 
     /// Distinct keys.

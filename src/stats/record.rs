@@ -5,8 +5,11 @@
 /// Number of radix parts (a power of two).
 pub const PARTS: usize = 64;
 
-/// A record's counts: documents and minified bytes (two 8-byte words).
+/// A record's counts in a wide part: documents and minified bytes (two 8-byte words).
 pub(super) const COUNTS: usize = 16;
+/// A record's counts in a narrow part (every part until a key's counts pass `u32::MAX`):
+/// documents and minified bytes (two 4-byte words).
+pub(super) const NARROW_COUNTS: usize = 8;
 /// A timed record's first and last time (two more words): only in parts that have seen a time.
 pub(super) const TIMES: usize = 16;
 

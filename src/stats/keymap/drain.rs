@@ -2,6 +2,7 @@
 //! caller's rayon pool, its key bytes left in a [`KeyArenas`].
 
 use super::part::{self, Part};
+use super::Layout;
 use super::{head, head_number, record_counts, record_key, records, KeyArenas, KeyMap, KeyRef};
 use super::{PartitionCounts, PARTS};
 
@@ -37,7 +38,7 @@ impl KeyMap {
     pub fn head_sample(&self, per_part: usize) -> Vec<u128> {
         let deferred = self.deferred.iter().flat_map(|d| d.parts.iter());
         (self.parts.iter().chain(deferred))
-            .flat_map(|p| records(&p.arena, p.timed).take(per_part))
+            .flat_map(|p| records(&p.arena, p.layout()).take(per_part))
             .map(|(_, key, _)| head_number(head(key)))
             .collect()
     }
@@ -69,20 +70,21 @@ impl KeyMap {
             lists.push(mine);
             new_lists.push(new);
         }
-        let mut timed: Vec<bool> = self.parts.iter().map(|p| p.timed).collect();
+        let mut layouts: Vec<Layout> = self.parts.iter().map(Part::layout).collect();
         let mut arenas: Vec<Vec<u8>> = Vec::with_capacity(2 * PARTS);
         arenas.extend(self.parts.into_iter().map(|p| p.arena));
         if has_other {
             lists.extend(new_lists);
             for p in other.into_iter().flatten() {
-                timed.push(p.timed);
+                layouts.push(p.layout());
                 arenas.push(p.arena);
             }
         }
         // The parts' tables and buffers are gone; the rows, next, are one large allocation of
         // their own, which does not reuse the holes those left in the threads' heaps.
         release_freed_memory();
-        let (rows, acc) = write_rows(&lists, &arenas, &timed, init, add, merge);
+        let (rows, acc) = write_rows(&lists, &arenas, &layouts, init, add, merge);
+        let timed = layouts.iter().map(|l| l.timed).collect();
         (rows, KeyArenas::new(arenas, timed), acc, repeats)
     }
 }
@@ -132,7 +134,7 @@ fn plan_rows(
 fn write_rows<R: Send, A: Send>(
     lists: &[Rows],
     arenas: &[Vec<u8>],
-    timed: &[bool],
+    layouts: &[Layout],
     init: impl Fn() -> A + Sync,
     add: impl Fn(&mut A, KeyRef, &[u8], PartitionCounts) -> R + Sync,
     merge: impl Fn(A, A) -> A + Sync,
@@ -151,13 +153,13 @@ fn write_rows<R: Send, A: Send>(
         .into_par_iter()
         .enumerate()
         .map(|(pi, out)| {
-            let (arena, timed) = (&arenas[pi], timed[pi]);
+            let (arena, layout) = (&arenas[pi], layouts[pi]);
             let mut acc = init();
             // Writes the row of the record at `at` into `slot`; where the next record starts.
             let mut row = |slot: &mut std::mem::MaybeUninit<R>, at: usize| {
-                let (key, from) = record_key(arena, at, timed);
+                let (key, from) = record_key(arena, at, layout);
                 let r = KeyRef::new(head(key), from as u32, key.len() as u32, pi);
-                slot.write(add(&mut acc, r, key, record_counts(arena, at, timed)));
+                slot.write(add(&mut acc, r, key, record_counts(arena, at, layout)));
                 from + key.len()
             };
             match &lists[pi] {

@@ -43,6 +43,9 @@ pub(super) struct Part {
     pub(super) keys: usize,
     /// Whether the records carry first and last times (from the first time seen on).
     pub(super) timed: bool,
+    /// Whether the records' counts are 8-byte words (from the first sum that passes
+    /// `u32::MAX` on), not 4-byte ones.
+    pub(super) wide: bool,
     pending: Vec<Pending>,
     pending_arena: Vec<u8>,
     /// Whether documents are appended as records without a table probe ([`Part::log`]).
@@ -73,6 +76,15 @@ pub(super) fn few_repeats(a: &Part, b: Option<&Part>) -> bool {
 }
 
 impl Part {
+    /// How the part's records are laid out.
+    #[inline]
+    pub(super) fn layout(&self) -> Layout {
+        Layout {
+            timed: self.timed,
+            wide: self.wide,
+        }
+    }
+
     /// Documents waiting in the short buffer.
     pub(super) fn buffered(&self) -> usize {
         self.pending.len()
@@ -92,19 +104,15 @@ impl Part {
             self.consolidate();
         }
         let h = hash as u32;
+        let layout = self.layout();
         let Part {
-            table,
-            arena,
-            keys,
-            timed,
-            ..
+            table, arena, keys, ..
         } = self;
-        let timed = *timed;
-        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key);
+        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize, layout).0, key);
         match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
             hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
-                let at = append_record(arena, timed, &PartitionCounts::default(), key);
+                let at = append_record(arena, layout, &PartitionCounts::default(), key);
                 *keys += 1;
                 v.insert(Slot { h, at });
                 at as usize
@@ -119,18 +127,48 @@ impl Part {
             self.make_timed();
         }
         let at = self.record(hash, key);
-        record_add(&mut self.arena, at, self.timed, c);
+        self.add_at(at, hash, key, c);
+    }
+
+    /// Adds counts to the record at `at`, `key`'s (hash `hash`), the part turned wide first
+    /// where the sums do not fit its narrow counts.
+    #[inline]
+    fn add_at(&mut self, at: usize, hash: u64, key: &[u8], c: &PartitionCounts) {
+        let layout = self.layout();
+        if !record_add(&mut self.arena, at, layout, c) {
+            self.make_wide();
+            self.add(hash, key, c);
+        }
     }
 
     /// Rewrites the records with room for times (once, at the first time the part sees); an
     /// unindexed record is folded in like any other.
     pub(super) fn make_timed(&mut self) {
+        self.rewrite(Layout {
+            timed: true,
+            ..self.layout()
+        });
+    }
+
+    /// Rewrites the records with 8-byte counts (once, when a sum first passes `u32::MAX`: a
+    /// key's documents or bytes in one sample, so seldom that the narrow records pay).
+    #[cold]
+    pub(super) fn make_wide(&mut self) {
+        self.rewrite(Layout {
+            wide: true,
+            ..self.layout()
+        });
+    }
+
+    /// Rewrites the records in layout `to`, every one of them indexed.
+    fn rewrite(&mut self, to: Layout) {
+        let from = self.layout();
         let old = std::mem::take(&mut self.arena);
         self.table.clear();
         self.keys = 0;
         self.unindexed = 0;
-        self.timed = true;
-        for (_, key, c) in records(&old, false) {
+        (self.timed, self.wide) = (to.timed, to.wide);
+        for (_, key, c) in records(&old, from) {
             self.add(key_hash(key), key, &c);
         }
     }
@@ -148,10 +186,14 @@ impl Part {
         if !self.timed && has_time(c.first_ts, c.last_ts) {
             self.make_timed();
         }
+        if !self.layout().fits(c.documents, c.minified_bytes) {
+            self.make_wide();
+        }
         if self.unindexed == 0 {
             self.indexed_to = self.arena.len();
         }
-        append_record(&mut self.arena, self.timed, c, key);
+        let layout = self.layout();
+        append_record(&mut self.arena, layout, c, key);
         if (hash as u32) < u32::MAX / LOGGED_SAMPLE {
             self.logged_sample.push(hash);
         }
@@ -176,17 +218,29 @@ impl Part {
             return;
         }
         self.table.reserve(n, |s| table_hash(s.h));
-        let timed = self.timed;
+        let layout = self.layout();
         let (mut w, mut r) = (self.indexed_to, self.indexed_to);
         let mut repeats = 0;
         while r < self.arena.len() {
-            let (key, from) = record_key(&self.arena, r, timed);
+            let (key, from) = record_key(&self.arena, r, layout);
             let end = from + key.len();
             let h = key_hash(key) as u32;
             match self.find(h, key) {
                 Some(at) => {
-                    let c = record_counts(&self.arena, r, timed);
-                    record_add(&mut self.arena, at, timed, &c);
+                    let c = record_counts(&self.arena, r, layout);
+                    if !record_add(&mut self.arena, at, layout, &c) {
+                        // The part turns wide: the records indexed so far are rewritten,
+                        // and the rest, this one first, added to them.
+                        let rest = self.arena[r..].to_vec();
+                        self.arena.truncate(w);
+                        self.unindexed = 0;
+                        self.check_at = 0;
+                        self.make_wide();
+                        for (_, key, c) in records(&rest, layout) {
+                            self.add(key_hash(key), key, &c);
+                        }
+                        return;
+                    }
                     repeats += 1;
                 }
                 None => {
@@ -214,7 +268,7 @@ impl Part {
     /// The bytes of the keys alone (without the record headers), counting an unindexed
     /// record's as a key's (an upper bound, exact once consolidated).
     pub(super) fn key_bytes(&self) -> usize {
-        self.arena.len() - (self.keys + self.unindexed) * header(self.timed)
+        self.arena.len() - (self.keys + self.unindexed) * self.layout().header()
     }
 
     #[inline]
@@ -290,7 +344,7 @@ impl Part {
             n += 1;
         }
         let mut sink = 0u8;
-        let head = header(self.timed);
+        let head = self.layout().header();
         for &at in found.iter().take(n) {
             let at = at as usize;
             sink ^= self.arena.get(at).copied().unwrap_or(0);
@@ -308,20 +362,22 @@ impl Part {
         // (The first of `o`'s records that carries a time makes `self` timed, in `add`.)
         self.table.reserve(o.keys, |s| table_hash(s.h));
         self.arena.reserve(o.arena.len());
-        self.in_warmed_batches(&o.arena, o.timed, |p, hash, _, key, c| p.add(hash, key, &c));
+        self.in_warmed_batches(&o.arena, o.layout(), |p, hash, _, key, c| {
+            p.add(hash, key, &c)
+        });
     }
 
-    /// Calls `each(self, hash, offset, key, counts)` for the records of `arena` (`timed` as
-    /// its part), [`PENDING`] at a time, each batch's lookups in this part warmed first
+    /// Calls `each(self, hash, offset, key, counts)` for the records of `arena` (laid out as
+    /// `layout`), [`PENDING`] at a time, each batch's lookups in this part warmed first
     /// ([`Part::warm`]).
     pub(super) fn in_warmed_batches<'o>(
         &mut self,
         arena: &'o [u8],
-        timed: bool,
+        layout: Layout,
         mut each: impl FnMut(&mut Part, u64, usize, &'o [u8], PartitionCounts),
     ) {
         let mut batch = Vec::with_capacity(PENDING);
-        let mut recs = records(arena, timed).peekable();
+        let mut recs = records(arena, layout).peekable();
         while recs.peek().is_some() {
             batch.clear();
             batch.extend(
@@ -347,9 +403,9 @@ impl Part {
         );
         debug_assert!(self.pending.is_empty() && o.pending.is_empty());
         let mut new = Vec::new();
-        self.in_warmed_batches(&o.arena, o.timed, |p, hash, at, key, c| {
+        self.in_warmed_batches(&o.arena, o.layout(), |p, hash, at, key, c| {
             match p.find(hash as u32, key) {
-                Some(mine) => record_add(&mut p.arena, mine, p.timed, &c),
+                Some(mine) => p.add_at(mine, hash, key, &c),
                 None => new.push(at as u32),
             }
         });
@@ -359,10 +415,10 @@ impl Part {
     /// The offset of `key`'s record (the low 32 bits of its hash `h`), if indexed.
     #[inline]
     pub(super) fn find(&self, h: u32, key: &[u8]) -> Option<usize> {
-        let (arena, timed) = (&self.arena, self.timed);
+        let (arena, layout) = (&self.arena, self.layout());
         self.table
             .find(table_hash(h), |s| {
-                s.h == h && key_eq(record_key(arena, s.at as usize, timed).0, key)
+                s.h == h && key_eq(record_key(arena, s.at as usize, layout).0, key)
             })
             .map(|s| s.at as usize)
     }
@@ -378,7 +434,7 @@ impl Part {
     pub(super) fn retain(&mut self, level: u32, dropped: &mut Dropped) {
         self.flush();
         let old = std::mem::take(self);
-        for (_, key, c) in records(&old.arena, old.timed) {
+        for (_, key, c) in records(&old.arena, old.layout()) {
             let hash = key_hash(key);
             if always_kept(key) || kept(sample_hash(key, hash), level) {
                 self.add(hash, key, &c);

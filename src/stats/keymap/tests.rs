@@ -427,6 +427,7 @@ fn part0_keys(n: usize) -> Vec<Vec<u8>> {
 
 /// The logging parts' tests (keys appended, not probed, while they are new).
 mod logging;
+mod wide;
 
 #[test]
 fn workers_handing_keys_over_reach_the_single_map_result() {

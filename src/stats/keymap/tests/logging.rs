@@ -5,10 +5,10 @@
 use super::*;
 
 /// A plain map's counts: documents, bytes, first and last time.
-type Plain = std::collections::HashMap<Vec<u8>, (u64, u64, i64, i64)>;
+pub(super) type Plain = std::collections::HashMap<Vec<u8>, (u64, u64, i64, i64)>;
 
 /// A plain map's keys as [`drained`] gives them: counts and time range, in key order.
-fn expected(plain: &Plain) -> Vec<DrainedKey> {
+pub(super) fn expected(plain: &Plain) -> Vec<DrainedKey> {
     let mut expect: Vec<DrainedKey> = plain
         .iter()
         .map(|(k, &(d, b, f, l))| (k.clone(), d, b, (f <= l).then_some((f, l))))
@@ -17,7 +17,14 @@ fn expected(plain: &Plain) -> Vec<DrainedKey> {
     expect
 }
 
-fn plain_add(plain: &mut Plain, k: &[u8], documents: u64, bytes: u64, first: i64, last: i64) {
+pub(super) fn plain_add(
+    plain: &mut Plain,
+    k: &[u8],
+    documents: u64,
+    bytes: u64,
+    first: i64,
+    last: i64,
+) {
     let e = plain
         .entry(k.to_vec())
         .or_insert((0, 0, i64::MAX, i64::MIN));
