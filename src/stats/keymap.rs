@@ -9,7 +9,7 @@
 //!   counts, its length and its bytes (a 12-byte header + the key: 4-byte counts, until a
 //!   sum of the part passes `u32::MAX` and the part is rewritten with 8-byte ones, a 20-byte
 //!   header; 16 bytes more once the part has seen a time field's value, which adds the first
-//!   and last time: [`Layout`]); a part's hash table holds 8-byte
+//!   and last time: `Layout`); a part's hash table holds 8-byte
 //!   slots (32 bits of the key's hash and the record's offset), so a part's table of ~100,000
 //!   keys fits in the L2 cache and growing it moves 8 bytes per key. A new key is one append; a
 //!   probe compares the 32 stored hash bits first, then reads one record, whose counts sit
