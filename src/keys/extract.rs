@@ -208,6 +208,9 @@ impl<'a> Scanner<'a, '_> {
 
     #[inline]
     fn skip_ws(&mut self) {
+        if self.buf.get(self.pos).is_none_or(|&b| b > b' ') {
+            return;
+        }
         let start = self.pos;
         while let Some(&b) = self.buf.get(self.pos) {
             if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
@@ -287,7 +290,7 @@ impl<'a> Scanner<'a, '_> {
         depth: usize,
     ) -> Result<(), ScanError> {
         match (node, self.peek()) {
-            (None, Some(b'"')) => self.string().map(drop),
+            (None, Some(b'"')) => self.skip_value_string(),
             (None, Some(b'-' | b'0'..=b'9')) => self.number(),
             _ => self.value(node, values, depth),
         }
@@ -462,6 +465,19 @@ impl<'a> Scanner<'a, '_> {
                 }
             }
         }
+    }
+
+    /// Skips a string that no key path reads, validating it as [`Scanner::string`] would
+    /// (without building its value).
+    #[inline]
+    fn skip_value_string(&mut self) -> Result<(), ScanError> {
+        let start = self.pos + 1;
+        if self.skip_string()? || self.text.is_none() {
+            // Escapes to check, or bytes whose UTF-8 is not known valid: the full read.
+            self.pos = start - 1;
+            return self.string().map(drop);
+        }
+        Ok(())
     }
 
     /// Reads a string and returns it unescaped (borrowed when it has no escapes).

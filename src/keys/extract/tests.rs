@@ -148,6 +148,32 @@ fn property_names_are_validated_off_the_key_paths_too() {
 }
 
 #[test]
+fn string_values_off_the_key_paths_are_validated_too() {
+    // A string no key path reads is skipped without building its value, but it fails where,
+    // and as, one that a key path reads does: an unpaired surrogate, invalid UTF-8 in a record
+    // whose text is not known valid; valid escapes pass.
+    let off = trie(&[&["a"]]);
+    let on = trie(&[&["a"], &["b"]]);
+    let scan_bytes = |doc: &[u8], t: &PathTrie| {
+        let mut v = Vec::new();
+        scan_validated(doc, None, t, &mut v).map(|_| ())
+    };
+    let surrogate = br#"{"a":1,"b":"x\ud800y","c":2}"#;
+    let not_utf8 = b"{\"a\":1,\"b\":\"x\xffy\",\"c\":2}";
+    for t in [&off, &on] {
+        let msg = "invalid escape sequence or unpaired surrogate in a string";
+        let e = scan_bytes(surrogate, t).unwrap_err();
+        assert_eq!((e.offset, e.message), (12, msg));
+        // The same record known valid UTF-8 (the scan's usual path).
+        let e = scan(std::str::from_utf8(surrogate).unwrap(), t).unwrap_err();
+        assert_eq!((e.offset, e.message), (12, msg));
+        let e = scan_bytes(not_utf8, t).unwrap_err();
+        assert_eq!((e.offset, e.message), (12, "string is not valid UTF-8"));
+        assert!(scan_bytes(br#"{"a":1,"b":"x\n\u00e9\"","c":2}"#, t).is_ok());
+    }
+}
+
+#[test]
 fn errors_carry_offsets() {
     let t = trie(&[&["a"]]);
     let cases: &[(&str, usize, &str)] = &[
