@@ -72,14 +72,73 @@ fn stop_bits(w: u64) -> u64 {
 }
 
 /// The first byte of `s` that ends or interrupts a string's plain run: `"`, `\` or a control
-/// character. Most strings are short (names, ids): their first 32 bytes are read 8 at a time as
+/// character. On x86-64, 16 bytes at a time with SSE2 (part of every x86-64 processor): three
+/// compares and a mask per 16 bytes, where the words below take 8 bytes at a time, a branch
+/// each (a twentieth of the scan of short records, 10 M ids beside a 50-value key); what is
+/// left after the last whole 16 is read as the last 16 bytes of `s`, overlapping bytes already
+/// known to hold no stop. Under 16 bytes, and elsewhere, [`string_stop_words`].
+#[inline]
+pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if s.len() >= 16 {
+        return sse2::string_stop(s);
+    }
+    string_stop_words(s)
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+
+    /// The stops among the 16 bytes of `s` from `i`, one bit each (bit 0: byte `i`).
+    #[inline]
+    fn stops_at(s: &[u8], i: usize) -> u32 {
+        let w = &s[i..i + 16];
+        // SAFETY: SSE2 is enabled on every x86-64 target; the load reads the 16 bytes of `w`,
+        // unaligned.
+        unsafe {
+            let x = _mm_loadu_si128(w.as_ptr().cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+            // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
+            let low = _mm_set1_epi8(0x1f);
+            let control = _mm_cmpeq_epi8(_mm_max_epu8(x, low), low);
+            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
+        }
+    }
+
+    /// [`super::string_stop`] of `s`, at least 16 bytes long.
+    #[inline]
+    pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
+        let n = s.len();
+        debug_assert!(n >= 16);
+        let mut i = 0;
+        while i + 16 <= n {
+            let m = stops_at(s, i);
+            if m != 0 {
+                return Some(i + m.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+        if i == n {
+            return None;
+        }
+        let m = stops_at(s, n - 16);
+        (m != 0).then(|| n - 16 + m.trailing_zeros() as usize)
+    }
+}
+
+/// [`string_stop`] with 8-byte words, on any processor. Most strings are short (names, ids): their first 32 bytes are read 8 at a time as
 /// words; the rest in 32-byte chunks (the compiler turns the fold into SIMD compares), the chunk
 /// with a hit then read as words too. What is left after the last whole chunk (or word) is read
 /// as the last 32 bytes (or 8) of `s`, overlapping bytes already known to hold no stop, so the
 /// first stop found there is the first in `s`: no byte-by-byte loop, which the closing quote of
 /// a long string at the end of a record used to reach.
 #[inline]
-pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
+pub(super) fn string_stop_words(s: &[u8]) -> Option<usize> {
     let words = |from: usize, to: usize| -> Option<usize> {
         let mut i = from;
         while i + 8 <= to {
@@ -130,6 +189,12 @@ mod tests {
 
     #[test]
     fn string_stop_finds_the_first_quote_backslash_or_control() {
+        // The dispatcher (SSE2 from 16 bytes on x86-64) and the portable words alike.
+        string_stop_is_a_byte_search(string_stop);
+        string_stop_is_a_byte_search(string_stop_words);
+    }
+
+    fn string_stop_is_a_byte_search(string_stop: fn(&[u8]) -> Option<usize>) {
         // Every length to 100 (whole chunks and remainders), each kind of stop at each place,
         // after an earlier decoy-free run: the same answer as a byte-by-byte search.
         for n in 0..100usize {
