@@ -2,9 +2,8 @@
 //! caller's rayon pool, its key bytes left in a [`KeyArenas`].
 
 use super::part::{self, Part};
-use super::Layout;
 use super::{head, head_number, record_counts, record_key, records, KeyArenas, KeyMap, KeyRef};
-use super::{PartitionCounts, PARTS};
+use super::{Layout, PartitionCounts, PARTS};
 
 impl KeyMap {
     /// Consumes the map into one value per record, `row(key, bytes, counts)`, in part and
