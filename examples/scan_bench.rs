@@ -8,7 +8,8 @@
 //! cargo run --release --example scan_bench -- bench-data/highcard.jsonl /tenantId,/userId,/device/type
 //! ```
 //!
-//! Options: `--lines N` (default 400,000), `--rounds N` (default 15). Paths are written as for
+//! Options: `--lines N` (default 400,000, at most 100,000,000; all are held in memory),
+//! `--rounds N` (default 15, at most 1,000). Paths are written as for
 //! `--candidates`, without escapes (`/a/b`), comma-separated. The lines must be valid UTF-8
 //! (the scan's blocks are validated before they are scanned; this measures the scan after).
 
@@ -33,13 +34,18 @@ fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let (mut file, mut paths, mut lines, mut rounds) = (None, None, 400_000usize, 15usize);
     while let Some(a) = args.next() {
-        let mut number = |name: &str| -> Result<usize, String> {
+        let mut number = |name: &str, max: usize| -> Result<usize, String> {
             let v = args.next().ok_or(format!("{name} needs a value"))?;
-            v.parse().map_err(|_| format!("{name}: not a number: {v}"))
+            match v.parse() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(format!(
+                    "{name}: expected a number from 1 to {max}, got {v}"
+                )),
+            }
         };
         match a.as_str() {
-            "--lines" => lines = number("--lines")?.max(1),
-            "--rounds" => rounds = number("--rounds")?.max(1),
+            "--lines" => lines = number("--lines", 100_000_000)?,
+            "--rounds" => rounds = number("--rounds", 1_000)?,
             _ if file.is_none() => file = Some(a),
             _ if paths.is_none() => paths = Some(a),
             _ => return Err(format!("unexpected argument {a}")),
