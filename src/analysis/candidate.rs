@@ -104,10 +104,7 @@ fn data_findings(
     }
     findings.extend(advise::separator::separator_finding(
         cand,
-        stats
-            .partitions
-            .par_iter()
-            .map(|p| (stats.key_of(p), p.sample.documents)),
+        stats.keyed_rows().map(|(key, p)| (key, p.sample.documents)),
         &cfg.separator,
     ));
     let kinds = advise::domain::value_kinds(stats);

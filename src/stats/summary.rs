@@ -27,6 +27,24 @@ pub struct PartitionRow {
     pub sample: SampleCounts,
 }
 
+/// How many rows ahead [`CandidateStats::keyed_rows`] asks for a key's bytes: enough to cover
+/// a miss to memory (about 100 ns) at a few nanoseconds a row.
+const KEYS_AHEAD: usize = 16;
+
+/// Asks for the first bytes of `bytes` to be brought into the cache (a hint; nothing elsewhere).
+#[inline(always)]
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint that reads nothing the program sees and cannot fault; SSE
+    // is part of every x86-64 processor.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
 /// Counts below this have their scale in a table; larger ones in a map.
 const SCALE_TABLE: usize = 4096;
 
@@ -287,6 +305,23 @@ impl CandidateStats {
     #[inline]
     pub fn key_of(&self, p: &PartitionRow) -> &[u8] {
         self.keys.get(p.key)
+    }
+
+    /// Every partition's key bytes with its row, in key order, on the rayon pool. The keys lie
+    /// in their arenas in storage order, so read in key order each one was a cache miss waited
+    /// for (1.8 M synthetic keys' separator check: 0.07 s); here each is requested from memory
+    /// [`KEYS_AHEAD`] rows before it is read.
+    pub fn keyed_rows(
+        &self,
+    ) -> impl rayon::iter::IndexedParallelIterator<Item = (&[u8], &PartitionRow)> + '_ {
+        use rayon::prelude::*;
+        let rows = &self.partitions;
+        rows.par_iter().enumerate().map(move |(i, p)| {
+            if let Some(ahead) = rows.get(i + KEYS_AHEAD) {
+                prefetch(self.keys.get(ahead.key));
+            }
+            (self.keys.get(p.key), p)
+        })
     }
 
     /// Projected documents of a partition row of these statistics.

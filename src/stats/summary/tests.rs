@@ -345,3 +345,30 @@ fn the_largest_key_is_the_first_in_key_order_among_equal_sizes() {
     let other = "a-key-of-23-bytes-also!";
     assert_eq!(largest(Some(other)), (23, serde_json::json!(other)));
 }
+
+#[test]
+fn keyed_rows_are_the_rows_in_key_order_with_their_keys() {
+    // 5,000 keys (more than any one rayon job takes, so the threads' stretches and the rows
+    // read ahead near their ends are covered): each row with its own key, in key order.
+    let mut acc = crate::stats::CandidateAcc::default();
+    for i in 0..5_000u64 {
+        let key = crate::keys::encode_strings(&[Some(&format!("k{:05}", (i * 7919) % 5_000))]);
+        acc.add(&key, 10 + i % 3, None);
+    }
+    let s = summarize(acc.partitions, 2, &|_| 1.0, 10.0, 10);
+    use rayon::prelude::*;
+    let got: Vec<(Vec<u8>, u64)> = s
+        .keyed_rows()
+        .map(|(k, p)| (k.to_vec(), p.sample.minified_bytes))
+        .collect();
+    assert_eq!(got.len(), 5_000);
+    for (i, (k, bytes)) in got.iter().enumerate() {
+        let want = crate::keys::encode_strings(&[Some(&format!("k{i:05}"))]);
+        assert_eq!(k, &want, "row {i}");
+        // The key `k{i}` was added as document number j with i = 7919 j mod 5000.
+        let j = (0..5_000u64)
+            .find(|j| (j * 7919) % 5_000 == i as u64)
+            .unwrap();
+        assert_eq!(*bytes, 10 + j % 3, "row {i}");
+    }
+}
