@@ -310,7 +310,7 @@ impl CandidateStats {
     /// Every partition's key bytes with its row, in key order, on the rayon pool. The keys lie
     /// in their arenas in storage order, so read in key order each one was a cache miss waited
     /// for (1.8 M synthetic keys' separator check: 0.07 s); here each is requested from memory
-    /// [`KEYS_AHEAD`] rows before it is read.
+    /// 16 rows before it is read.
     pub fn keyed_rows(
         &self,
     ) -> impl rayon::iter::IndexedParallelIterator<Item = (&[u8], &PartitionRow)> + '_ {
