@@ -111,10 +111,9 @@ mod sse2 {
         }
     }
 
-    /// [`super::string_stop`] of `s`, at least 16 bytes long. A string still running after 32
+    /// [`super::string_stop`] of `s`, at least 16 bytes long. A string still running after 64
     /// bytes, with 64 more to read, is read on 32 bytes at a time with AVX2 where the processor
-    /// has it (free text: three tenths of a 500-byte event's scan); names and short values
-    /// never reach the check.
+    /// has it (free text, URLs); names, ids and other short values never reach the check.
     #[inline]
     pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
         let n = s.len();
@@ -260,9 +259,9 @@ mod tests {
     }
 
     fn string_stop_is_a_byte_search(string_stop: impl Fn(&[u8]) -> Option<usize>) {
-        // Every length to 200 (whole chunks and remainders, and the switch to 32 bytes at a
-        // time past 96), each kind of stop at each place, after an earlier decoy-free run: the
-        // same answer as a byte-by-byte search.
+        // Every length to 200 (whole chunks and remainders, and the dispatcher's switch to 32
+        // bytes at a time from 128), each kind of stop at each place, after an earlier
+        // decoy-free run: the same answer as a byte-by-byte search.
         for n in 0..200usize {
             let plain = vec![b'a'; n];
             assert_eq!(string_stop(&plain), None);
