@@ -31,20 +31,6 @@ pub struct PartitionRow {
 /// a miss to memory (about 100 ns) at a few nanoseconds a row.
 const KEYS_AHEAD: usize = 16;
 
-/// Asks for the first bytes of `bytes` to be brought into the cache (a hint; nothing elsewhere).
-#[inline(always)]
-fn prefetch(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that reads nothing the program sees and cannot fault; SSE
-    // is part of every x86-64 processor.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = bytes;
-}
-
 /// Counts below this have their scale in a table; larger ones in a map.
 const SCALE_TABLE: usize = 4096;
 
@@ -318,7 +304,7 @@ impl CandidateStats {
         let rows = &self.partitions;
         rows.par_iter().enumerate().map(move |(i, p)| {
             if let Some(ahead) = rows.get(i + KEYS_AHEAD) {
-                prefetch(self.keys.get(ahead.key));
+                radix::prefetch(self.keys.get(ahead.key).as_ptr());
             }
             (self.keys.get(p.key), p)
         })
