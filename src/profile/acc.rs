@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 pub use path::{value_json, PathAcc, ValueStat};
+pub use values::Values;
 
 /// Distinct values tracked per path; past it new values are counted but not kept
 /// (`overflow_documents`), so memory stays bounded whatever the data.
@@ -239,6 +240,7 @@ pub fn timestamp_at(doc: &Value, path: &[String]) -> Option<i64> {
 
 mod path;
 mod shapes;
+mod values;
 
 #[cfg(test)]
 mod tests;

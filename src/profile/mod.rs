@@ -140,7 +140,7 @@ fn field_profile(
     let counts: Vec<u64> = a
         .values
         .iter()
-        .filter(|(k, _)| &***k != "null")
+        .filter(|(k, _)| *k != "null")
         .map(|(_, v)| v.count)
         .collect();
     let distinct = counts.len() as u64;
@@ -204,8 +204,8 @@ fn top_values(a: &PathAcc, top: usize, scalars: u64) -> Vec<TopValue> {
     let mut top_values: Vec<(&str, u64)> = a
         .values
         .iter()
-        .filter(|(k, _)| &***k != "null")
-        .map(|(k, v)| (&**k, v.count))
+        .filter(|(k, _)| *k != "null")
+        .map(|(k, v)| (k, v.count))
         .collect();
     // A total order (the texts are distinct): the `top` first are selected, then only they
     // are sorted (a path keeps up to 100,000 values; the search asks for three).
@@ -331,8 +331,8 @@ fn time_behaviour(a: &PathAcc, range: Option<(i64, i64)>) -> (Option<bool>, Opti
     let latest = t1 as f64 - 0.05 * span;
     let mut lives: Vec<(f64, u64)> = Vec::new();
     let mut active = 0;
-    for (k, v) in &a.values {
-        if &**k == "null" || v.first > v.last {
+    for (k, v) in a.values.iter() {
+        if k == "null" || v.first > v.last {
             continue;
         }
         if v.last as f64 >= latest {

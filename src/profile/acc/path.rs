@@ -2,10 +2,10 @@
 //! shapes, sizes) and its values with their counts and times ([`ValueStat`]), bounded, and merged
 //! in any order to the same result.
 
-use hashbrown::HashMap;
 use serde_json::{Number, Value};
 
 use super::shapes::{is_fractional_number, is_path, is_version, PLAUSIBLE_EPOCH};
+use super::values::{value_hash, Values};
 use super::MAX_VALUES_PER_PATH;
 use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 
@@ -86,7 +86,7 @@ pub struct PathAcc {
     pub epoch_numbers: u64,
     /// Scalar values by their text: numbers, `true`, `false` and `null` as in JSON, strings as
     /// `"` followed by the string unescaped ([`value_json`] gives the JSON text).
-    pub values: HashMap<Box<str>, ValueStat>,
+    pub values: Values,
     /// Documents whose value was new after `values` was full.
     pub overflow_documents: u64,
     /// Sum and maximum of the value sizes (UTF-8 bytes of a string, digits of a number).
@@ -116,7 +116,7 @@ impl Default for PathAcc {
             nonpositive: 0,
             spaced: 0,
             epoch_numbers: 0,
-            values: HashMap::new(),
+            values: Values::default(),
             overflow_documents: 0,
             value_bytes_sum: 0,
             value_bytes_max: 0,
@@ -166,11 +166,12 @@ impl PathAcc {
         };
         self.value_bytes_sum += size;
         self.value_bytes_max = self.value_bytes_max.max(size);
-        if let Some(s) = self.values.get_mut(text.as_str()) {
+        let h = value_hash(text);
+        if let Some(s) = self.values.get_mut_hashed(h, text) {
             s.add(ts);
         } else if self.values.len() < MAX_VALUES_PER_PATH && *room > 0 {
             *room -= 1;
-            self.values.insert(text.as_str().into(), ValueStat::new(ts));
+            self.values.insert_hashed(h, text, ValueStat::new(ts));
         } else {
             self.overflow_documents += 1;
         }
@@ -254,11 +255,11 @@ impl PathAcc {
         self.value_bytes_sum += o.value_bytes_sum;
         self.value_bytes_max = self.value_bytes_max.max(o.value_bytes_max);
         // Values already kept on either side stay exact; new ones past the cap overflow.
-        let mut rest: Vec<(Box<str>, ValueStat)> = Vec::new();
-        for (k, v) in o.values {
-            match self.values.get_mut(&k) {
+        let mut rest: Vec<(u64, &str, ValueStat)> = Vec::new();
+        for (h, k, v) in o.values.hashed() {
+            match self.values.get_mut_hashed(h, k) {
                 Some(s) => s.merge(&v),
-                None => rest.push((k, v)),
+                None => rest.push((h, k, v)),
             }
         }
         // Deterministic whatever the merge order: when not all the new values fit, the
@@ -270,9 +271,9 @@ impl PathAcc {
             .min(*room);
         smallest_first(&mut rest, fit);
         *room -= fit;
-        for (i, (k, v)) in rest.into_iter().enumerate() {
+        for (i, (h, k, v)) in rest.into_iter().enumerate() {
             if i < fit {
-                self.values.insert(k, v);
+                self.values.insert_hashed(h, k, v);
             } else {
                 self.overflow_documents += v.count;
             }
@@ -283,13 +284,11 @@ impl PathAcc {
     /// merge order); the others' documents overflow.
     pub(super) fn fit(&mut self, room: &mut usize) {
         if self.values.len() > *room {
-            let mut all: Vec<(Box<str>, ValueStat)> = self.values.drain().collect();
+            let mut all: Vec<(u64, &str, ValueStat)> = self.values.hashed().collect();
             smallest_first(&mut all, *room);
-            for (k, v) in all.drain(*room..) {
-                drop(k);
-                self.overflow_documents += v.count;
-            }
-            self.values = all.into_iter().collect();
+            self.overflow_documents += all[*room..].iter().map(|x| x.2.count).sum::<u64>();
+            let kept = Values::from_hashed(all[..*room].iter().copied());
+            self.values = kept;
         }
         *room -= self.values.len();
     }
@@ -302,8 +301,8 @@ impl PathAcc {
 
 /// Moves the `n` values of the smallest texts to the front of `v` (in no particular order);
 /// the texts are distinct, so which values those are does not depend on `v`'s order.
-fn smallest_first(v: &mut [(Box<str>, ValueStat)], n: usize) {
+fn smallest_first(v: &mut [(u64, &str, ValueStat)], n: usize) {
     if n > 0 && n < v.len() {
-        v.select_nth_unstable_by(n - 1, |a, b| a.0.cmp(&b.0));
+        v.select_nth_unstable_by(n - 1, |a, b| a.1.cmp(b.1));
     }
 }

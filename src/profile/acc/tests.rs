@@ -310,3 +310,53 @@ fn a_merge_past_a_paths_cap_keeps_the_first_values_in_text_order() {
     assert!(!id.values.contains_key("\"b40000"));
     assert_eq!(a.values_room, MAX_VALUES_TOTAL - MAX_VALUES_PER_PATH);
 }
+
+/// A path's value set holds each text once with its stat, finds it by text whatever the texts
+/// (empty, multi-byte, sharing prefixes, long), and compares as a set: 10,000 texts whose stats
+/// are their indices, inserted in one order and rebuilt in the reverse one.
+#[test]
+fn a_value_set_finds_each_text_and_compares_as_a_set() {
+    use super::values::value_hash;
+    let texts: Vec<String> = (0..10_000)
+        .map(|i| match i % 4 {
+            0 => format!("\"user-{i:06}"),
+            1 => format!("{i}"),
+            2 => format!("\"é{}{i}", "x".repeat(i % 300)),
+            _ => format!("\"{}", "ü".repeat(i % 7)) + &i.to_string(),
+        })
+        .chain(["\"".to_owned(), "null".to_owned()])
+        .collect();
+    let stat = |i: usize| ValueStat {
+        count: i as u64 + 1,
+        first: -(i as i64),
+        last: i as i64,
+    };
+    let mut set = Values::default();
+    for (i, t) in texts.iter().enumerate() {
+        assert!(set.get_mut_hashed(value_hash(t), t).is_none(), "{t}");
+        set.insert_hashed(value_hash(t), t, stat(i));
+    }
+    assert_eq!(set.len(), texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        assert_eq!(set[t.as_str()], stat(i), "{t}");
+    }
+    assert!(!set.contains_key("\"user-010000"));
+    assert!(!set.contains_key("\"user-00000"));
+    let mut seen: Vec<(&str, u64)> = set.iter().map(|(k, v)| (k, v.count)).collect();
+    seen.sort_unstable();
+    let mut want: Vec<(&str, u64)> = (texts.iter().enumerate())
+        .map(|(i, t)| (t.as_str(), stat(i).count))
+        .collect();
+    want.sort_unstable();
+    assert_eq!(seen, want);
+    let mut all: Vec<(u64, &str, ValueStat)> = set.hashed().collect();
+    all.reverse();
+    let rebuilt = Values::from_hashed(all.iter().copied());
+    assert_eq!(rebuilt, set);
+    let mut changed = rebuilt.clone();
+    changed
+        .get_mut_hashed(value_hash("1"), "1")
+        .expect("held")
+        .count += 1;
+    assert_ne!(changed, set);
+}
