@@ -400,3 +400,61 @@ fn invalid_utf8_is_placed_at_its_line_in_any_chunk_of_a_mapped_file() {
     }
     assert_eq!(reports[0], reports[1]);
 }
+
+/// `fields` past a path's bound of 100,000 values keeps a hash sample of them, the same for any
+/// thread count. 300,000 documents of about 35 bytes (five blocks) in a scrambled order: `id`
+/// unique, `user` `visitor` in one in ten, otherwise one of 150,000 users, each seen twice,
+/// far apart. Keeping the first values each worker met (before) counted a user's second
+/// document in one worker and let it go in another: `--threads 1` and `2` printed other top
+/// values. `visitor`, frequent among the first 10,000 documents, is pinned (its hash is outside
+/// the sample): it stays the top
+/// value with its exact 30,000 documents, and every user kept has both its documents counted.
+#[test]
+fn the_field_profile_past_its_bounds_is_the_same_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = String::new();
+    for i in 0..300_000u64 {
+        let j = (i * 7919) % 300_000;
+        let user = if i % 10 == 3 {
+            "visitor".to_owned()
+        } else {
+            format!("u{}", j % 150_000)
+        };
+        s.push_str(&format!("{{\"id\":\"d{j:07}\",\"user\":\"{user}\"}}\n"));
+    }
+    let file = dir.path().join("many.jsonl");
+    std::fs::write(&file, s).unwrap();
+    let run = |threads: &str| {
+        Test::new()
+            .arg("fields")
+            .arg(&file)
+            .args(["--format", "json", "--threads", threads])
+            .run()
+            .success()
+            .stdout
+    };
+    let one = run("1");
+    let v: Value = serde_json::from_str(&one).unwrap();
+    let field = |path: &str| {
+        v["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == path)
+            .unwrap()
+            .clone()
+    };
+    let user = field("/user");
+    assert_eq!(user["distinct_exact"], false);
+    assert_eq!(
+        user["distinct"], 100_000,
+        "a lower bound past the path's bound"
+    );
+    let top = user["top_values"].as_array().unwrap();
+    assert_eq!(top[0]["value"], "\"visitor\"");
+    assert_eq!(top[0]["documents"], 30_000);
+    assert!(top[1..].iter().all(|t| t["documents"] == 2), "{top:?}");
+    assert_eq!(field("/id")["distinct_exact"], false);
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
+}

@@ -3,7 +3,17 @@
 //!
 //! This file holds the [`Profiler`] (documents, walked path by path) and the bounds; one path's
 //! accumulator is [`PathAcc`] in `acc/path.rs`, and what a value looks like (a version, a path,
-//! a number as text) is decided in `acc/shapes.rs`.
+//! a number as text) is decided in `acc/shapes.rs`; a path's values are kept in `acc/values.rs`.
+//!
+//! **Bounded by a hash sample, the same for any thread count.** A path keeps every value up to
+//! [`MAX_VALUES_PER_PATH`], all paths together up to [`MAX_VALUES_TOTAL`]. Past either, the
+//! path's sampling level rises: it keeps the values whose hash falls in 1 in 2^level of the
+//! hash space, and the values pinned from the first documents ([`Profiler::pins`]). Whether a
+//! value is kept depends on its text alone, so every document of a kept value is counted, and
+//! the levels a profile ends at are the lowest that fit the bounds over all the documents: the
+//! same whatever the order documents came in or how they were split among workers. (Keeping the
+//! first values a worker saw made the values kept, and their counts, depend on which worker
+//! read which block: `fields` printed other top values from run to run.)
 
 use hashbrown::HashMap;
 use serde_json::Value;
@@ -12,13 +22,23 @@ use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 pub use path::{value_json, PathAcc, ValueStat};
 pub use values::Values;
 
-/// Distinct values tracked per path; past it new values are counted but not kept
-/// (`overflow_documents`), so memory stays bounded whatever the data.
+/// Whether a value of this text (as a path keeps it: a string as `"` and its text) is kept at
+/// sampling level `level`.
+pub fn values_sampled(text: &str, level: u32) -> bool {
+    values::sampled(values::value_hash(text), level)
+}
+
+/// Distinct values kept per path; past it the path keeps a hash sample of its values (its
+/// documents of other values counted in `overflow_documents`), so memory stays bounded whatever
+/// the data.
 pub const MAX_VALUES_PER_PATH: usize = 100_000;
 
-/// Distinct values tracked over all paths of one profiler (about 100 bytes each: some 400 MB);
-/// past it new values overflow on every path, whatever its own count.
+/// Distinct values kept over all paths of one profiler (about 100 bytes each: some 400 MB); past
+/// it every path's sampling level rises ([`Profiler::floor`]).
 pub const MAX_VALUES_TOTAL: usize = 4_000_000;
+
+/// Values of a path pinned from the first documents ([`Profiler::pins`]).
+pub const PIN_PER_PATH: usize = 100;
 
 /// Paths tracked; deeper or wider documents beyond it are counted in `untracked_paths`.
 pub const MAX_PATHS: usize = 2_000;
@@ -35,14 +55,19 @@ pub struct Profiler {
     /// Occurrences of paths not tracked because [`MAX_PATHS`] was reached.
     pub untracked_paths: u64,
     /// Documents whose `id` contains `/` or `\` or is longer than 1,023 bytes (the service
-    /// rejects them), with the first such value.
+    /// rejects them), with one such value (the smallest text: the same for any thread count).
     pub bad_ids: (u64, Option<String>),
     /// Earliest and latest time-field values seen.
     pub time_range: Option<(i64, i64)>,
     /// Bytes of the documents as read (for the mean document size).
     pub record_bytes: u64,
-    /// Values all paths may still keep ([`MAX_VALUES_TOTAL`] at the start).
-    pub values_room: usize,
+    /// The lowest sampling level of every path ([`PathAcc::level`]): raised while all paths
+    /// together keep more than [`MAX_VALUES_TOTAL`] values.
+    pub floor: u32,
+    /// Values all paths keep.
+    pub held: usize,
+    /// The most values all paths may keep ([`MAX_VALUES_TOTAL`]; less in tests).
+    pub total_cap: usize,
     /// Documents holding a number past the range of a double, profiled at the largest double
     /// of its sign (`profile::scan`).
     pub numbers_past_double: u64,
@@ -60,7 +85,9 @@ impl Default for Profiler {
             bad_ids: (0, None),
             time_range: None,
             record_bytes: 0,
-            values_room: MAX_VALUES_TOTAL,
+            floor: 0,
+            held: 0,
+            total_cap: MAX_VALUES_TOTAL,
             numbers_past_double: 0,
             buffers: Default::default(),
         }
@@ -89,19 +116,49 @@ impl Profiler {
             };
             if bad {
                 self.bad_ids.0 += 1;
-                if self.bad_ids.1.is_none() {
-                    self.bad_ids.1 = Some(id.to_string().chars().take(80).collect());
-                }
+                let text: String = id.to_string().chars().take(80).collect();
+                self.bad_ids.1 = smaller(self.bad_ids.1.take(), Some(text));
             }
         }
         // The path and value buffers are kept from document to document (no allocation for a
         // path or value already seen).
         let (mut prefix, mut text) = std::mem::take(&mut self.buffers);
         prefix.clear();
-        let mut room = self.values_room;
-        self.walk(map, &mut prefix, ts, &mut room, &mut text);
-        self.values_room = room;
+        let mut held = self.held as isize;
+        self.walk(map, &mut prefix, ts, &mut held, &mut text);
+        self.held = held as usize;
         self.buffers = (prefix, text);
+        if self.held > self.total_cap {
+            self.raise_floor();
+        }
+    }
+
+    /// Raises the floor of the sampling levels until all paths together keep at most
+    /// [`Profiler::total_cap`] values.
+    fn raise_floor(&mut self) {
+        while self.held > self.total_cap && self.floor < values::MAX_LEVEL {
+            self.floor += 1;
+            for a in self.paths.values_mut() {
+                self.held -= a.sample_at(self.floor);
+            }
+        }
+    }
+
+    /// A profile with nothing counted whose paths hold, pinned, the values this one saw most
+    /// often ([`PIN_PER_PATH`] a path, each seen twice at least): profiles started from it keep
+    /// those values at every sampling level, so a frequent value of a path with very many
+    /// values is counted whatever the hash sample keeps (`scan` pins the first documents').
+    pub fn pins(&self) -> Profiler {
+        let paths: HashMap<String, PathAcc> = (self.paths.iter())
+            .map(|(k, a)| (k.clone(), a.pins(PIN_PER_PATH)))
+            .collect();
+        Profiler {
+            held: paths.values().map(|a| a.values.len()).sum(),
+            floor: self.floor,
+            total_cap: self.total_cap,
+            paths,
+            ..Profiler::default()
+        }
     }
 
     fn walk(
@@ -109,7 +166,7 @@ impl Profiler {
         map: &serde_json::Map<String, Value>,
         prefix: &mut String,
         ts: Option<i64>,
-        room: &mut usize,
+        held: &mut isize,
         text: &mut String,
     ) {
         for (k, v) in map {
@@ -118,16 +175,19 @@ impl Profiler {
             push_segment(prefix, k);
             let full = self.paths.len() >= MAX_PATHS;
             match self.paths.get_mut(prefix.as_str()) {
-                Some(acc) => acc.add(v, ts, room, text),
+                Some(acc) => *held += acc.add(v, ts, text),
                 None if !full => {
-                    let mut acc = PathAcc::default();
-                    acc.add(v, ts, room, text);
+                    let mut acc = PathAcc {
+                        level: self.floor,
+                        ..PathAcc::default()
+                    };
+                    *held += acc.add(v, ts, text);
                     self.paths.insert(prefix.clone(), acc);
                 }
                 None => self.untracked_paths += 1,
             }
             if let Value::Object(child) = v {
-                self.walk(child, prefix, ts, room, text);
+                self.walk(child, prefix, ts, held, text);
             }
             prefix.truncate(len);
         }
@@ -141,42 +201,40 @@ impl Profiler {
         self.untracked_paths += o.untracked_paths;
         self.numbers_past_double += o.numbers_past_double;
         self.bad_ids.0 += o.bad_ids.0;
-        if self.bad_ids.1.is_none() {
-            self.bad_ids.1 = o.bad_ids.1;
-        }
+        self.bad_ids.1 = smaller(self.bad_ids.1.take(), o.bad_ids.1);
         self.time_range = match (self.time_range, o.time_range) {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (x, None) | (None, x) => x,
         };
-        let mut room = self.values_room;
+        // Every path at the higher floor first; each path's merge then depends on that path
+        // alone (`PathAcc::merge`), and the floor is raised again over the union.
+        let floor = self.floor.max(o.floor);
+        self.floor = floor;
+        self.total_cap = self.total_cap.min(o.total_cap);
         let mut rest: Vec<(String, PathAcc)> = o.paths.into_iter().collect();
         rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        if rest.iter().map(|(_, v)| v.values.len()).sum::<usize>() <= room {
-            rest = self.merge_shared_paths(rest, &mut room);
-        }
-        for (k, mut v) in rest {
-            let full = self.paths.len() >= MAX_PATHS;
-            match self.paths.get_mut(&k) {
-                Some(a) => a.merge(v, &mut room),
-                None if !full => {
-                    v.fit(&mut room);
-                    self.paths.insert(k, v);
-                }
-                None => self.untracked_paths += v.present,
+        for (k, mut v) in self.merge_shared_paths(rest, floor) {
+            if self.paths.len() >= MAX_PATHS {
+                self.untracked_paths += v.present;
+            } else {
+                v.sample_at(floor);
+                self.paths.insert(k, v);
             }
         }
-        self.values_room = room;
+        for a in self.paths.values_mut() {
+            a.sample_at(floor);
+        }
+        self.held = self.paths.values().map(|a| a.values.len()).sum();
+        self.raise_floor();
     }
 
     /// Merges the paths of `rest` that this profile holds too, each on its own (in parallel, on
-    /// the current rayon pool), and returns the others. Only when `room` holds every value of
-    /// `rest`: the room then never runs out, so no path's merge depends on another's, and the
-    /// order they run in changes nothing. (A path of 100,000 free-text values took most of the
-    /// merge's time, on one thread, while the other cores waited.)
+    /// the current rayon pool), and returns the others. (A path of 100,000 free-text values took
+    /// most of the merge's time, on one thread, while the other cores waited.)
     fn merge_shared_paths(
         &mut self,
         rest: Vec<(String, PathAcc)>,
-        room: &mut usize,
+        floor: u32,
     ) -> Vec<(String, PathAcc)> {
         use rayon::prelude::*;
         let (mut shared, mut others) = (Vec::new(), Vec::new());
@@ -186,20 +244,25 @@ impl Profiler {
                 None => others.push((k, v)),
             }
         }
-        let merged: Vec<(String, PathAcc, usize)> = shared
+        let merged: Vec<(String, PathAcc)> = shared
             .into_par_iter()
             .map(|(k, mut a, v)| {
-                let mut mine = v.values.len();
-                let before = mine;
-                a.merge(v, &mut mine);
-                (k, a, before - mine)
+                a.sample_at(floor);
+                a.merge(v);
+                (k, a)
             })
             .collect();
-        for (k, a, used) in merged {
-            *room -= used;
-            self.paths.insert(k, a);
-        }
+        self.paths.extend(merged);
         others
+    }
+}
+
+/// The smaller of two texts, either possibly missing: an example chosen the same way whatever
+/// the order the profiles merge in.
+fn smaller(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) | (None, x) => x,
     }
 }
 

@@ -162,10 +162,12 @@ fn field_profile(
         missing_share: (p.documents - a.present.min(p.documents)) as f64 / n,
         null_share: a.nulls as f64 / n,
         types: types_of(a),
-        distinct: if exact {
-            distinct
-        } else {
+        // Past the path's own bound there are more values than it; past the bound over all
+        // paths only those kept are known.
+        distinct: if a.capped {
             distinct.max(acc::MAX_VALUES_PER_PATH as u64)
+        } else {
+            distinct
         },
         distinct_exact: exact,
         distinct_estimate,
@@ -379,7 +381,7 @@ pub fn id_property(p: &Profiler) -> IdProperty {
         }
     } else if p.bad_ids.0 > 0 {
         format!(
-            "{} documents have an `id` with `/` or `\\` or longer than 1,023 bytes (first: {}): the service rejects or cannot address them; encode those characters",
+            "{} documents have an `id` with `/` or `\\` or longer than 1,023 bytes (for example {}): the service rejects or cannot address them; encode those characters",
             p.bad_ids.0,
             p.bad_ids.1.clone().unwrap_or_default()
         )
@@ -387,10 +389,11 @@ pub fn id_property(p: &Profiler) -> IdProperty {
         "`id` repeats in the sample: it is unique only within a logical partition, so the partition key must separate the repeats (or the ids must change)".to_owned()
     } else if untracked > 0 {
         format!(
-            "`id` has no repeat among the {} values tracked; {} more documents hold ids past the limit of {} values per property, so whether those repeat is not known (Cosmos DB requires `id` unique within a logical partition)",
+            "`id` has no repeat among the {} values tracked; {} more documents hold other ids (past {} values per property, the values tracked are those whose hash falls in 1 in {} of the hash space), so whether those repeat is not known (Cosmos DB requires `id` unique within a logical partition)",
             crate::fmt::count(id.map_or(0, |a| a.values.len()) as f64),
             crate::fmt::count(untracked as f64),
-            crate::fmt::count(acc::MAX_VALUES_PER_PATH as f64)
+            crate::fmt::count(acc::MAX_VALUES_PER_PATH as f64),
+            crate::fmt::count(id.map_or(1.0, |a| 2f64.powi(a.level as i32)))
         )
     } else {
         "ok".to_owned()

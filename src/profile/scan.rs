@@ -243,9 +243,32 @@ fn block_records(b: &Block) -> u64 {
     }
 }
 
+/// Documents whose frequent values are pinned ([`Profiler::pins`]): a value this frequent
+/// among the first documents is counted whatever the hash sample of a path with very many
+/// values keeps.
+pub const PIN_DOCUMENTS: u64 = 10_000;
+
+/// What every worker starts from: the values pinned from the first [`PIN_DOCUMENTS`] documents
+/// (whole blocks, the same in every run), read in a pass of their own; nothing when the pass
+/// reads no more than those, or from standard input (read once).
+fn seed(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Profiler, ScanError> {
+    let whole = cfg.max_documents.is_none_or(|m| m > PIN_DOCUMENTS);
+    if !whole || inputs.iter().any(|i| i.path.is_none()) {
+        return Ok(Profiler::default());
+    }
+    let first = ScanConfig {
+        max_documents: Some(PIN_DOCUMENTS),
+        progress: false,
+        skip_invalid: true,
+        ..cfg.clone()
+    };
+    Ok(scan(inputs, &first)?.profiler.pins())
+}
+
 /// Profiles every input.
 pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanError> {
     let threads = cfg.threads.max(1);
+    let seed = seed(inputs, cfg)?;
     let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
     let total: Option<u64> = inputs.iter().map(|i| i.size_bytes).sum();
     let progress = Progress::new(cfg.progress, total);
@@ -267,8 +290,8 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 let rx = rx.clone();
-                let names = &names;
-                s.spawn(move || work(&rx, names, time, cfg, stop, threads))
+                let (names, seed) = (&names, &seed);
+                s.spawn(move || work(&rx, names, time, cfg, stop, seed))
             })
             .collect();
         workers
@@ -326,12 +349,14 @@ fn work(
     time: Option<&[String]>,
     cfg: &ScanConfig,
     stop: &AtomicBool,
-    threads: usize,
+    seed: &Profiler,
 ) -> Local {
-    let mut local = Local::default();
-    // The workers share the bound on values kept, so memory stays bounded whatever the thread
-    // count; the merged profile keeps at most the total.
-    local.profiler.values_room = crate::profile::acc::MAX_VALUES_TOTAL / threads;
+    // Each worker keeps the values pinned from the first documents, and at most the bound of
+    // values over all paths (`acc`: the levels are decided by the data, not by the threads).
+    let mut local = Local {
+        profiler: seed.clone(),
+        ..Local::default()
+    };
     while let Ok(b) = rx.recv() {
         if stop.load(Ordering::Relaxed) {
             continue; // drain so the reader never blocks

@@ -166,20 +166,34 @@ fn the_id_property_is_checked() {
 
 #[test]
 fn ids_past_the_tracking_limit_are_not_called_repeats() {
-    // 100,005 distinct ids: the last 5 are past the 100,000 values tracked. It said "`id`
-    // repeats" although no id repeats.
-    let p = profiler((0..100_005).map(|i| json!({"id": format!("{i:06}")})), None);
+    // 100,005 distinct ids: past the 100,000 values a path keeps, the ids kept are those whose
+    // hash is in half the hash space (level 1). It said "`id` repeats" although no id repeats.
+    use acc::values_sampled;
+    let text = |i: usize| format!("{i:06}");
+    let kept = (0..100_005)
+        .filter(|&i| values_sampled(&format!("\"{}", text(i)), 1))
+        .count();
+    let p = profiler((0..100_005).map(|i| json!({ "id": text(i) })), None);
+    assert_eq!(p.paths["/id"].level, 1);
     let id = id_property(&p);
     assert!(!id.unique);
     assert_eq!(
         id.advice,
-        "`id` has no repeat among the 100,000 values tracked; 5 more documents hold ids past \
-         the limit of 100,000 values per property, so whether those repeat is not known \
-         (Cosmos DB requires `id` unique within a logical partition)"
+        format!(
+            "`id` has no repeat among the {} values tracked; {} more documents hold other ids \
+             (past 100,000 values per property, the values tracked are those whose hash falls in \
+             1 in 2 of the hash space), so whether those repeat is not known (Cosmos DB requires \
+             `id` unique within a logical partition)",
+            crate::fmt::count(kept as f64),
+            crate::fmt::count((100_005 - kept) as f64)
+        )
     );
-    // A repeat among the tracked values is still a repeat.
+    // A repeat of a kept id is still a repeat (every document of a kept id is counted).
+    let twice = (0..100_005)
+        .find(|&i| values_sampled(&format!("\"{}", text(i)), 1))
+        .unwrap();
     let p = profiler(
-        (0..100_005).map(|i| json!({"id": format!("{:06}", if i == 100_004 { 0 } else { i })})),
+        (0..100_005).map(|i| json!({ "id": text(if i == 100_004 { twice } else { i }) })),
         None,
     );
     assert!(id_property(&p).advice.starts_with("`id` repeats"));

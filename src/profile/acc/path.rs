@@ -5,7 +5,7 @@
 use serde_json::{Number, Value};
 
 use super::shapes::{is_fractional_number, is_path, is_version, PLAUSIBLE_EPOCH};
-use super::values::{value_hash, Values};
+use super::values::{sampled, value_hash, Values, MAX_LEVEL};
 use super::MAX_VALUES_PER_PATH;
 use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 
@@ -37,7 +37,7 @@ impl ValueStat {
         }
     }
 
-    fn merge(&mut self, o: &ValueStat) {
+    pub(super) fn merge(&mut self, o: &ValueStat) {
         self.count += o.count;
         self.first = self.first.min(o.first);
         self.last = self.last.max(o.last);
@@ -87,8 +87,16 @@ pub struct PathAcc {
     /// Scalar values by their text: numbers, `true`, `false` and `null` as in JSON, strings as
     /// `"` followed by the string unescaped ([`value_json`] gives the JSON text).
     pub values: Values,
-    /// Documents whose value was new after `values` was full.
+    /// Documents whose value is not kept: outside the sample of values past the bounds
+    /// ([`PathAcc::level`]).
     pub overflow_documents: u64,
+    /// The sampling level of the values: 0 while every value is kept; past
+    /// [`MAX_VALUES_PER_PATH`] values, or the bound over all paths, the values kept are those
+    /// whose hash is in 1 in 2^level of the hash space (`values::sampled`), and those pinned.
+    pub level: u32,
+    /// Whether the values passed [`MAX_VALUES_PER_PATH`] at some level: the path has more
+    /// distinct values than that.
+    pub capped: bool,
     /// Sum and maximum of the value sizes (UTF-8 bytes of a string, digits of a number).
     pub value_bytes_sum: u64,
     /// Largest value size.
@@ -118,6 +126,8 @@ impl Default for PathAcc {
             epoch_numbers: 0,
             values: Values::default(),
             overflow_documents: 0,
+            level: 0,
+            capped: false,
             value_bytes_sum: 0,
             value_bytes_max: 0,
         }
@@ -134,9 +144,9 @@ pub fn value_json(tagged: &str) -> String {
 
 impl PathAcc {
     /// Counts `v`, its text written in `text` (a buffer kept across values: a value already
-    /// tracked is looked up without an allocation).
+    /// tracked is looked up without an allocation). Returns the change in values kept.
     #[inline]
-    pub(super) fn add(&mut self, v: &Value, ts: Option<i64>, room: &mut usize, text: &mut String) {
+    pub(super) fn add(&mut self, v: &Value, ts: Option<i64>, text: &mut String) -> isize {
         self.present += 1;
         text.clear();
         match v {
@@ -152,11 +162,11 @@ impl PathAcc {
             Value::String(s) => self.count_string(s, text),
             Value::Object(_) => {
                 self.objects += 1;
-                return;
+                return 0;
             }
             Value::Array(_) => {
                 self.arrays += 1;
-                return;
+                return 0;
             }
         }
         let size = match v {
@@ -169,11 +179,14 @@ impl PathAcc {
         let h = value_hash(text);
         if let Some(s) = self.values.get_mut_hashed(h, text) {
             s.add(ts);
-        } else if self.values.len() < MAX_VALUES_PER_PATH && *room > 0 {
-            *room -= 1;
-            self.values.insert_hashed(h, text, ValueStat::new(ts));
+            0
+        } else if sampled(h, self.level) {
+            self.values
+                .insert_hashed(h, text, ValueStat::new(ts), false);
+            1 - self.fit_cap() as isize
         } else {
             self.overflow_documents += 1;
+            0
         }
     }
 
@@ -229,7 +242,7 @@ impl PathAcc {
         text.push_str(s);
     }
 
-    pub(super) fn merge(&mut self, o: PathAcc, room: &mut usize) {
+    pub(super) fn merge(&mut self, mut o: PathAcc) {
         self.present += o.present;
         self.nulls += o.nulls;
         self.strings += o.strings;
@@ -251,58 +264,65 @@ impl PathAcc {
             self.number_len.0.min(o.number_len.0),
             self.number_len.1.max(o.number_len.1),
         );
-        self.overflow_documents += o.overflow_documents;
         self.value_bytes_sum += o.value_bytes_sum;
         self.value_bytes_max = self.value_bytes_max.max(o.value_bytes_max);
-        // Values already kept on either side stay exact; new ones past the cap overflow.
-        let mut rest: Vec<(u64, &str, ValueStat)> = Vec::new();
-        for (h, k, v) in o.values.hashed() {
-            match self.values.get_mut_hashed(h, k) {
-                Some(s) => s.merge(&v),
-                None => rest.push((h, k, v)),
-            }
-        }
-        // Deterministic whatever the merge order: when not all the new values fit, the
-        // smallest texts do (found by a selection: which values, not their order, matters;
-        // sorting 100,000 free-text values was a sixth of the automatic search's profile).
-        let fit = rest
-            .len()
-            .min(MAX_VALUES_PER_PATH.saturating_sub(self.values.len()))
-            .min(*room);
-        smallest_first(&mut rest, fit);
-        *room -= fit;
-        for (i, (h, k, v)) in rest.into_iter().enumerate() {
-            if i < fit {
-                self.values.insert_hashed(h, k, v);
-            } else {
-                self.overflow_documents += v.count;
-            }
-        }
+        // Both sides at the higher level: a value kept there was kept on both sides at theirs
+        // (lower or equal), with every document of it counted.
+        self.capped |= o.capped;
+        let level = self.level.max(o.level);
+        self.sample_at(level);
+        o.sample_at(level);
+        self.overflow_documents += o.overflow_documents;
+        self.values.absorb(&o.values);
+        self.fit_cap();
     }
 
-    /// Keeps at most `room` values (the smallest texts, so the result does not depend on the
-    /// merge order); the others' documents overflow.
-    pub(super) fn fit(&mut self, room: &mut usize) {
-        if self.values.len() > *room {
-            let mut all: Vec<(u64, &str, ValueStat)> = self.values.hashed().collect();
-            smallest_first(&mut all, *room);
-            self.overflow_documents += all[*room..].iter().map(|x| x.2.count).sum::<u64>();
-            let kept = Values::from_hashed(all[..*room].iter().copied());
-            self.values = kept;
+    /// Raises the sampling level to `level` (nothing if already there), letting go of the
+    /// values it does not keep; returns how many.
+    pub(super) fn sample_at(&mut self, level: u32) -> usize {
+        if level <= self.level {
+            return 0;
         }
-        *room -= self.values.len();
+        self.level = level;
+        let (values, documents) = self.values.keep_sampled(level);
+        self.overflow_documents += documents;
+        values
+    }
+
+    /// Raises the sampling level until the values kept are at most [`MAX_VALUES_PER_PATH`];
+    /// returns how many were let go.
+    fn fit_cap(&mut self) -> usize {
+        let mut gone = 0;
+        while self.values.len() > MAX_VALUES_PER_PATH && self.level < MAX_LEVEL {
+            self.capped = true;
+            gone += self.sample_at(self.level + 1);
+        }
+        gone
+    }
+
+    /// An accumulator with nothing counted that holds, pinned, the `n` values this one saw most
+    /// often (twice at least; ties by text), at this one's sampling level.
+    pub(super) fn pins(&self, n: usize) -> PathAcc {
+        let mut top: Vec<(&str, u64)> = (self.values.iter())
+            .filter(|(_, v)| v.count >= 2)
+            .map(|(k, v)| (k, v.count))
+            .collect();
+        if n < top.len() {
+            top.select_nth_unstable_by(n, |x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+            top.truncate(n);
+        }
+        let mut out = PathAcc {
+            level: self.level,
+            ..PathAcc::default()
+        };
+        for (k, _) in top {
+            out.values.pin(k);
+        }
+        out
     }
 
     /// Whether every value was kept (the distinct count is exact).
     pub fn exact(&self) -> bool {
         self.overflow_documents == 0
-    }
-}
-
-/// Moves the `n` values of the smallest texts to the front of `v` (in no particular order);
-/// the texts are distinct, so which values those are does not depend on `v`'s order.
-fn smallest_first(v: &mut [(u64, &str, ValueStat)], n: usize) {
-    if n > 0 && n < v.len() {
-        v.select_nth_unstable_by(n - 1, |a, b| a.1.cmp(b.1));
     }
 }

@@ -171,40 +171,67 @@ fn merging_in_any_order_gives_the_same_profile() {
     }
 }
 
+/// Past the cap a path keeps a hash sample: exactly the values sampled at its level, at the
+/// lowest level that fits (at the one below, more than the cap are sampled), and the other
+/// values' documents overflow.
 #[test]
-fn values_past_the_cap_overflow_instead_of_growing() {
+fn values_past_the_cap_are_the_hash_sample_of_the_lowest_level_that_fits() {
+    use super::values::{sampled, value_hash};
     let mut a = PathAcc::default();
-    let mut room = usize::MAX;
-    for i in 0..(MAX_VALUES_PER_PATH + 10) {
-        a.add(&json!(i), None, &mut room, &mut String::new());
+    let n = MAX_VALUES_PER_PATH + 30_000;
+    for i in 0..n {
+        a.add(&json!(i), None, &mut String::new());
     }
-    assert_eq!(a.values.len(), MAX_VALUES_PER_PATH);
-    assert_eq!(a.overflow_documents, 10);
-    assert!(!a.exact());
+    assert!(a.level >= 1 && a.capped && !a.exact());
+    let at = |level: u32| {
+        (0..n)
+            .filter(|i| sampled(value_hash(&i.to_string()), level))
+            .count()
+    };
+    assert!(at(a.level) <= MAX_VALUES_PER_PATH);
+    assert!(at(a.level - 1) > MAX_VALUES_PER_PATH);
+    assert_eq!(a.values.len(), at(a.level));
+    for i in 0..n {
+        let t = i.to_string();
+        assert_eq!(
+            a.values.contains_key(&t),
+            sampled(value_hash(&t), a.level),
+            "{t}"
+        );
+    }
+    assert_eq!(a.overflow_documents, (n - a.values.len()) as u64);
 }
 
 #[test]
 fn all_paths_together_keep_at_most_the_total() {
-    // Room for 1,500 values; each half brings 10 paths × 100 distinct values = 1,000. One half
-    // fits, the merge stops at 1,500, and every document is still counted.
-    let half = |from: usize| {
+    // At most 1,500 values over all paths; the documents bring 10 paths x 200 distinct values
+    // = 2,000. One profile of all the documents and two halves merged keep the same values,
+    // at most 1,500, and every document is counted, kept or overflowed.
+    let profile = |from: usize, to: usize| {
         let mut p = Profiler {
-            values_room: 1_500,
+            total_cap: 1_500,
             ..Profiler::default()
         };
-        for i in from..from + 100 {
+        for i in from..to {
             let doc: serde_json::Map<String, Value> =
                 (0..10).map(|k| (format!("p{k}"), json!(i))).collect();
             p.add(&Value::Object(doc), None);
         }
         p
     };
-    let (mut a, b) = (half(0), half(100));
+    let whole = profile(0, 200);
+    let (mut a, b) = (profile(0, 100), profile(100, 200));
     let kept = |p: &Profiler| p.paths.values().map(|x| x.values.len()).sum::<usize>();
     assert_eq!(kept(&a), 1_000);
     a.merge(b);
-    assert_eq!(kept(&a), 1_500);
-    assert_eq!(a.values_room, 0);
+    assert!(whole.floor >= 1);
+    assert_eq!((a.floor, a.held), (whole.floor, whole.held));
+    assert_eq!(kept(&a), whole.held);
+    assert!(whole.held <= 1_500);
+    for (k, w) in &whole.paths {
+        assert_eq!(a.paths[k].values, w.values, "{k}");
+        assert!(!w.capped, "{k}: below its own cap");
+    }
     let docs: u64 = a
         .paths
         .values()
@@ -215,7 +242,7 @@ fn all_paths_together_keep_at_most_the_total() {
         10 * 200,
         "every document is counted, kept or overflowed"
     );
-    assert!(a.paths.values().any(|x| !x.exact()));
+    assert!(a.paths.values().all(|x| !x.exact()));
 }
 
 #[test]
@@ -282,33 +309,63 @@ fn paths_merged_in_parallel_match_one_profile_of_every_document() {
         assert_eq!(m.overflow_documents, 0, "{path}");
     }
     assert_eq!(merged.paths["/late"].values.len(), 5);
-    assert_eq!(merged.values_room, whole.values_room);
-    assert_eq!(whole.values_room, MAX_VALUES_TOTAL - (37 + 11 + 400 + 5));
+    assert_eq!(merged.held, whole.held);
+    assert_eq!(whole.held, 37 + 11 + 400 + 5);
 }
 
-/// A path whose two halves hold more values than a path keeps: the other side's new values
-/// enter in text order until the cap, the rest overflow (merged on the pool, as in a scan).
+/// 130,000 documents whose `/id` is unique and whose `/user` is `visitor` in one in ten and
+/// unique otherwise: one profile of them all, and four slices profiled apart and merged in
+/// two orders, keep the same sample of each path with the same counts (what a run with any
+/// thread count keeps); started from the pins of the first 10,000 documents, `visitor` is
+/// kept with its exact count whatever the sample.
 #[test]
-fn a_merge_past_a_paths_cap_keeps_the_first_values_in_text_order() {
-    let half = |tag: char| {
-        let mut p = Profiler::default();
-        for i in 0..60_000 {
-            p.add(&json!({ "id": format!("{tag}{i:05}") }), None);
-        }
+fn a_sampled_path_is_the_same_for_any_split_and_keeps_its_pinned_values() {
+    let docs: Vec<Value> = (0..130_000)
+        .map(|i| {
+            let user = if i % 10 == 3 {
+                "visitor".to_owned()
+            } else {
+                format!("u{i}")
+            };
+            json!({ "id": format!("d{i:06}"), "user": user })
+        })
+        .collect();
+    let mut first = Profiler::default();
+    docs[..10_000].iter().for_each(|d| first.add(d, None));
+    let seed = first.pins();
+    assert_eq!(seed.paths["/user"].values.len(), 1, "only visitor repeats");
+    let profile = |from: usize, to: usize| {
+        let mut p = seed.clone();
+        docs[from..to].iter().for_each(|d| p.add(d, None));
         p
     };
-    let mut a = half('a');
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    pool.install(|| a.merge(half('b')));
-    let id = &a.paths["/id"];
-    assert_eq!(id.values.len(), MAX_VALUES_PER_PATH);
-    assert_eq!(id.overflow_documents, 20_000);
-    assert!(id.values.contains_key("\"b39999"));
-    assert!(!id.values.contains_key("\"b40000"));
-    assert_eq!(a.values_room, MAX_VALUES_TOTAL - MAX_VALUES_PER_PATH);
+    let whole = profile(0, docs.len());
+    let cuts = [0, 9_000, 70_000, 71_000, 130_000];
+    let parts: Vec<Profiler> = cuts.windows(2).map(|w| profile(w[0], w[1])).collect();
+    let mut forward = Profiler::default();
+    parts.iter().cloned().for_each(|p| forward.merge(p));
+    let mut backward = Profiler::default();
+    parts.into_iter().rev().for_each(|p| backward.merge(p));
+    for merged in [&forward, &backward] {
+        for path in ["/id", "/user"] {
+            let (m, w) = (&merged.paths[path], &whole.paths[path]);
+            assert!(w.level >= 1 && w.capped, "{path} is sampled");
+            assert_eq!(m.values, w.values, "{path}");
+            assert_eq!(
+                (m.level, m.overflow_documents, m.present),
+                (w.level, w.overflow_documents, w.present),
+                "{path}"
+            );
+        }
+    }
+    assert_eq!(whole.paths["/user"].values["\"visitor"].count, 13_000);
+    // Without the pins, `visitor` (its hash outside the level's sample) is let go with every
+    // one of its documents.
+    let mut plain = Profiler::default();
+    docs.iter().for_each(|d| plain.add(d, None));
+    let level = plain.paths["/user"].level;
+    assert!(!super::values_sampled("\"visitor", level));
+    assert!(!plain.paths["/user"].values.contains_key("\"visitor"));
 }
 
 /// A path's value set holds each text once with its stat, finds it by text whatever the texts
@@ -334,7 +391,7 @@ fn a_value_set_finds_each_text_and_compares_as_a_set() {
     let mut set = Values::default();
     for (i, t) in texts.iter().enumerate() {
         assert!(set.get_mut_hashed(value_hash(t), t).is_none(), "{t}");
-        set.insert_hashed(value_hash(t), t, stat(i));
+        set.insert_hashed(value_hash(t), t, stat(i), false);
     }
     assert_eq!(set.len(), texts.len());
     for (i, t) in texts.iter().enumerate() {
@@ -349,9 +406,12 @@ fn a_value_set_finds_each_text_and_compares_as_a_set() {
         .collect();
     want.sort_unstable();
     assert_eq!(seen, want);
-    let mut all: Vec<(u64, &str, ValueStat)> = set.hashed().collect();
+    let mut all: Vec<(u64, &str, ValueStat, bool)> = set.hashed().collect();
     all.reverse();
-    let rebuilt = Values::from_hashed(all.iter().copied());
+    let mut rebuilt = Values::default();
+    for (h, k, v, pinned) in all {
+        rebuilt.insert_hashed(h, k, v, pinned);
+    }
     assert_eq!(rebuilt, set);
     let mut changed = rebuilt.clone();
     changed
