@@ -40,7 +40,8 @@ pub const MAX_VALUES_TOTAL: usize = 4_000_000;
 /// Values of a path pinned from the first documents ([`Profiler::pins`]).
 pub const PIN_PER_PATH: usize = 100;
 
-/// Paths tracked; deeper or wider documents beyond it are counted in `untracked_paths`.
+/// Paths tracked; past it a profile keeps the paths pinned from the first documents and a hash
+/// sample of the others ([`Profiler::path_level`]), and counts the rest in `untracked_paths`.
 pub const MAX_PATHS: usize = 2_000;
 
 /// The profile of every path seen by one worker (or, merged, by all).
@@ -54,6 +55,10 @@ pub struct Profiler {
     pub paths: HashMap<String, PathAcc>,
     /// Occurrences of paths not tracked because [`MAX_PATHS`] was reached.
     pub untracked_paths: u64,
+    /// The sampling level of the paths, as [`PathAcc::level`] is of a path's values: 0 while
+    /// every path is tracked; past [`MAX_PATHS`], the paths tracked are those pinned and those
+    /// whose name's hash is in 1 in 2^level of the hash space (the same for any thread count).
+    pub path_level: u32,
     /// Documents whose `id` contains `/` or `\` or is longer than 1,023 bytes (the service
     /// rejects them), with one such value (the smallest text: the same for any thread count).
     pub bad_ids: (u64, Option<String>),
@@ -82,6 +87,7 @@ impl Default for Profiler {
             non_objects: 0,
             paths: HashMap::new(),
             untracked_paths: 0,
+            path_level: 0,
             bad_ids: (0, None),
             time_range: None,
             record_bytes: 0,
@@ -144,15 +150,17 @@ impl Profiler {
         }
     }
 
-    /// A profile with nothing counted whose paths hold, pinned, the values this one saw most
-    /// often ([`PIN_PER_PATH`] a path, each seen twice at least): profiles started from it keep
-    /// those values at every sampling level, so a frequent value of a path with very many
-    /// values is counted whatever the hash sample keeps (`scan` pins the first documents').
+    /// A profile with nothing counted whose paths, pinned, hold pinned the values this one saw
+    /// most often ([`PIN_PER_PATH`] a path, each seen twice at least): profiles started from it
+    /// track those paths and keep those values at every sampling level, so a frequent value of
+    /// a path with very many values is counted whatever the hash sample keeps, and the paths of
+    /// the first documents whatever the paths' sample (`scan` pins the first documents').
     pub fn pins(&self) -> Profiler {
         let paths: HashMap<String, PathAcc> = (self.paths.iter())
             .map(|(k, a)| (k.clone(), a.pins(PIN_PER_PATH)))
             .collect();
         Profiler {
+            path_level: self.path_level,
             held: paths.values().map(|a| a.values.len()).sum(),
             floor: self.floor,
             total_cap: self.total_cap,
@@ -173,16 +181,18 @@ impl Profiler {
             let len = prefix.len();
             prefix.push('/');
             push_segment(prefix, k);
-            let full = self.paths.len() >= MAX_PATHS;
             match self.paths.get_mut(prefix.as_str()) {
                 Some(acc) => *held += acc.add(v, ts, text),
-                None if !full => {
+                None if path_sampled(prefix, self.path_level) => {
                     let mut acc = PathAcc {
                         level: self.floor,
                         ..PathAcc::default()
                     };
                     *held += acc.add(v, ts, text);
                     self.paths.insert(prefix.clone(), acc);
+                    if self.paths.len() > MAX_PATHS {
+                        *held -= self.fit_paths() as isize;
+                    }
                 }
                 None => self.untracked_paths += 1,
             }
@@ -211,21 +221,55 @@ impl Profiler {
         let floor = self.floor.max(o.floor);
         self.floor = floor;
         self.total_cap = self.total_cap.min(o.total_cap);
-        let mut rest: Vec<(String, PathAcc)> = o.paths.into_iter().collect();
-        rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (k, mut v) in self.merge_shared_paths(rest, floor) {
-            if self.paths.len() >= MAX_PATHS {
-                self.untracked_paths += v.present;
+        // The paths likewise: both sides at the higher path level, then the union fitted.
+        self.path_level = self.path_level.max(o.path_level);
+        self.keep_sampled_paths();
+        let mut rest: Vec<(String, PathAcc)> = Vec::with_capacity(o.paths.len());
+        for (k, v) in o.paths {
+            if v.pinned || path_sampled(&k, self.path_level) {
+                rest.push((k, v));
             } else {
-                v.sample_at(floor);
-                self.paths.insert(k, v);
+                self.untracked_paths += v.present;
             }
         }
+        rest.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (k, mut v) in self.merge_shared_paths(rest, floor) {
+            v.sample_at(floor);
+            self.paths.insert(k, v);
+        }
+        self.fit_paths();
         for a in self.paths.values_mut() {
             a.sample_at(floor);
         }
         self.held = self.paths.values().map(|a| a.values.len()).sum();
         self.raise_floor();
+    }
+
+    /// Drops the paths neither pinned nor sampled at the path level (their occurrences counted
+    /// as untracked); returns the values they held.
+    fn keep_sampled_paths(&mut self) -> usize {
+        let (level, mut gone, mut untracked) = (self.path_level, 0, 0);
+        self.paths.retain(|k, a| {
+            let keep = a.pinned || path_sampled(k, level);
+            if !keep {
+                untracked += a.present;
+                gone += a.values.len();
+            }
+            keep
+        });
+        self.untracked_paths += untracked;
+        gone
+    }
+
+    /// Raises the path level until at most [`MAX_PATHS`] paths are tracked; returns the values
+    /// the paths let go held.
+    fn fit_paths(&mut self) -> usize {
+        let mut gone = 0;
+        while self.paths.len() > MAX_PATHS && self.path_level < values::MAX_LEVEL {
+            self.path_level += 1;
+            gone += self.keep_sampled_paths();
+        }
+        gone
     }
 
     /// Merges the paths of `rest` that this profile holds too, each on its own (in parallel, on
@@ -255,6 +299,11 @@ impl Profiler {
         self.paths.extend(merged);
         others
     }
+}
+
+/// Whether a path of this name is tracked at path level `level` (unless pinned).
+fn path_sampled(name: &str, level: u32) -> bool {
+    level == 0 || values::sampled(values::value_hash(name), level)
 }
 
 /// The smaller of two texts, either possibly missing: an example chosen the same way whatever

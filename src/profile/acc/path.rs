@@ -97,6 +97,9 @@ pub struct PathAcc {
     /// Whether the values passed [`MAX_VALUES_PER_PATH`] at some level: the path has more
     /// distinct values than that.
     pub capped: bool,
+    /// Whether the path itself is pinned (seen in the first documents, `Profiler::pins`): it
+    /// is tracked whatever the profile's path level.
+    pub pinned: bool,
     /// Sum and maximum of the value sizes (UTF-8 bytes of a string, digits of a number).
     pub value_bytes_sum: u64,
     /// Largest value size.
@@ -128,6 +131,7 @@ impl Default for PathAcc {
             overflow_documents: 0,
             level: 0,
             capped: false,
+            pinned: false,
             value_bytes_sum: 0,
             value_bytes_max: 0,
         }
@@ -269,6 +273,7 @@ impl PathAcc {
         // Both sides at the higher level: a value kept there was kept on both sides at theirs
         // (lower or equal), with every document of it counted.
         self.capped |= o.capped;
+        self.pinned |= o.pinned;
         let level = self.level.max(o.level);
         self.sample_at(level);
         o.sample_at(level);
@@ -300,8 +305,8 @@ impl PathAcc {
         gone
     }
 
-    /// An accumulator with nothing counted that holds, pinned, the `n` values this one saw most
-    /// often (twice at least; ties by text), at this one's sampling level.
+    /// An accumulator with nothing counted, pinned itself, that holds, pinned, the `n` values
+    /// this one saw most often (twice at least; ties by text), at this one's sampling level.
     pub(super) fn pins(&self, n: usize) -> PathAcc {
         let mut top: Vec<(&str, u64)> = (self.values.iter())
             .filter(|(_, v)| v.count >= 2)
@@ -313,6 +318,7 @@ impl PathAcc {
         }
         let mut out = PathAcc {
             level: self.level,
+            pinned: true,
             ..PathAcc::default()
         };
         for (k, _) in top {

@@ -420,3 +420,65 @@ fn a_value_set_finds_each_text_and_compares_as_a_set() {
         .count += 1;
     assert_ne!(changed, set);
 }
+
+/// Past 2,000 paths a profile tracks the pinned paths and a hash sample of the others, the same
+/// for any split: 6,000 documents, each with `id` and one of 3,000 keys under `m` (3,002
+/// paths, each key twice). Started from the pins of the first 100 documents, `/id`, `/m` and
+/// those documents' 100 keys stay tracked; the others tracked are the keys sampled at the
+/// lowest level that fits; every occurrence of a key let go is counted as untracked; one
+/// profile and three slices merged in two orders agree.
+#[test]
+fn paths_past_the_bound_are_pinned_or_sampled_the_same_for_any_split() {
+    let doc = |i: usize| {
+        let mut m = serde_json::Map::new();
+        m.insert(format!("k{}", (i * 7) % 3_000), json!(1));
+        json!({ "id": i, "m": Value::Object(m) })
+    };
+    let docs: Vec<Value> = (0..6_000).map(doc).collect();
+    let mut first = Profiler::default();
+    docs[..100].iter().for_each(|d| first.add(d, None));
+    let pinned: Vec<String> = first.paths.keys().cloned().collect();
+    assert_eq!(pinned.len(), 102);
+    let seed = first.pins();
+    let profile = |from: usize, to: usize| {
+        let mut p = seed.clone();
+        docs[from..to].iter().for_each(|d| p.add(d, None));
+        p
+    };
+    let whole = profile(0, docs.len());
+    let keys = || (0..3_000).map(|k| format!("/m/k{k}"));
+    let tracked_at = |level: u32| {
+        2 + keys()
+            .filter(|n| pinned.contains(n) || path_sampled(n, level))
+            .count()
+    };
+    let level = whole.path_level;
+    assert!(level >= 1);
+    assert!(tracked_at(level) <= MAX_PATHS && tracked_at(level - 1) > MAX_PATHS);
+    assert_eq!(whole.paths.len(), tracked_at(level));
+    for name in pinned.iter().cloned().chain(keys()) {
+        let want = pinned.contains(&name) || path_sampled(&name, level);
+        assert_eq!(whole.paths.contains_key(&name), want, "{name}");
+    }
+    let let_go = 3_000 - (whole.paths.len() - 2);
+    assert_eq!(whole.untracked_paths, 2 * let_go as u64);
+    let cuts = [0, 1_000, 4_500, 6_000];
+    let parts: Vec<Profiler> = cuts.windows(2).map(|w| profile(w[0], w[1])).collect();
+    let mut forward = Profiler::default();
+    parts.iter().cloned().for_each(|p| forward.merge(p));
+    let mut backward = Profiler::default();
+    parts.into_iter().rev().for_each(|p| backward.merge(p));
+    for merged in [&forward, &backward] {
+        assert_eq!(
+            (
+                merged.path_level,
+                merged.untracked_paths,
+                merged.paths.len()
+            ),
+            (level, whole.untracked_paths, whole.paths.len())
+        );
+        for (k, w) in &whole.paths {
+            assert_eq!(merged.paths[k].present, w.present, "{k}");
+        }
+    }
+}
