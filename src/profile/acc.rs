@@ -139,6 +139,11 @@ impl Profiler {
         }
     }
 
+    /// Whether any path keeps a sample of its values, or the paths a sample of themselves.
+    pub fn sampled(&self) -> bool {
+        self.floor > 0 || self.path_level > 0 || self.paths.values().any(|a| a.level > 0)
+    }
+
     /// Raises the floor of the sampling levels until all paths together keep at most
     /// [`Profiler::total_cap`] values.
     fn raise_floor(&mut self) {
