@@ -459,11 +459,18 @@ mod tests {
 
     /// A profile of `text` in a file named with `suffix`, bad records skipped.
     fn profiled(text: &str, suffix: &str) -> Scanned {
+        let (_f, inputs) = written(text, suffix);
+        scan(&inputs, &ScanConfig::new(1, true, false, false)).unwrap()
+    }
+
+    /// `text` in a temporary file named with `suffix` (kept while the file handle lives), and
+    /// the inputs found there.
+    fn written(text: &str, suffix: &str) -> (tempfile::NamedTempFile, Vec<InputSource>) {
         let mut f = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();
         f.write_all(text.as_bytes()).unwrap();
         f.flush().unwrap();
         let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
-        scan(&inputs, &ScanConfig::new(1, true, false, false)).unwrap()
+        (f, inputs)
     }
 
     /// A small input is profiled without pins and, a path turning out sampled, again with
@@ -479,13 +486,7 @@ mod tests {
                 _ => text.push_str(&format!("{{\"u\":\"x{i}\"}}\n")),
             }
         }
-        let mut f = tempfile::Builder::new()
-            .suffix(".jsonl")
-            .tempfile()
-            .unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f.flush().unwrap();
-        let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+        let (_f, inputs) = written(&text, ".jsonl");
         let profile = |threads: usize, twice_bytes: u64| {
             let cfg = ScanConfig::new(threads, false, false, false);
             scan_pinned(&inputs, &cfg, twice_bytes).unwrap().profiler
@@ -555,13 +556,7 @@ mod tests {
     fn a_number_past_the_range_of_a_double_is_profiled_not_refused() {
         let text = "{\"a\": 1e400, \"s\": \"-1e999 \\\" 2e400\"}\n{\"a\": -1\
                     e401}\n{\"a\": 2, \"b\": [1, 2]}\n";
-        let mut f = tempfile::Builder::new()
-            .suffix(".jsonl")
-            .tempfile()
-            .unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f.flush().unwrap();
-        let inputs = ingest::discover(&[f.path().to_path_buf()], None).unwrap();
+        let (_f, inputs) = written(text, ".jsonl");
         let s = scan(&inputs, &ScanConfig::new(1, false, false, false)).unwrap();
         assert_eq!((s.profiler.documents, s.skipped), (3, 0));
         assert_eq!(s.profiler.numbers_past_double, 2);
