@@ -342,11 +342,7 @@ fn a_sampled_path_is_the_same_for_any_split_and_keeps_its_pinned_values() {
     let whole = profile(0, docs.len());
     let cuts = [0, 9_000, 70_000, 71_000, 130_000];
     let parts: Vec<Profiler> = cuts.windows(2).map(|w| profile(w[0], w[1])).collect();
-    let mut forward = Profiler::default();
-    parts.iter().cloned().for_each(|p| forward.merge(p));
-    let mut backward = Profiler::default();
-    parts.into_iter().rev().for_each(|p| backward.merge(p));
-    for merged in [&forward, &backward] {
+    for merged in &merged_both_ways(parts) {
         for path in ["/id", "/user"] {
             let (m, w) = (&merged.paths[path], &whole.paths[path]);
             assert!(w.level >= 1 && w.capped, "{path} is sampled");
@@ -464,11 +460,7 @@ fn paths_past_the_bound_are_pinned_or_sampled_the_same_for_any_split() {
     assert_eq!(whole.untracked_paths, 2 * let_go as u64);
     let cuts = [0, 1_000, 4_500, 6_000];
     let parts: Vec<Profiler> = cuts.windows(2).map(|w| profile(w[0], w[1])).collect();
-    let mut forward = Profiler::default();
-    parts.iter().cloned().for_each(|p| forward.merge(p));
-    let mut backward = Profiler::default();
-    parts.into_iter().rev().for_each(|p| backward.merge(p));
-    for merged in [&forward, &backward] {
+    for merged in &merged_both_ways(parts) {
         assert_eq!(
             (
                 merged.path_level,
@@ -481,4 +473,13 @@ fn paths_past_the_bound_are_pinned_or_sampled_the_same_for_any_split() {
             assert_eq!(merged.paths[k].present, w.present, "{k}");
         }
     }
+}
+
+/// The profiles merged into an empty one first to last, and last to first.
+fn merged_both_ways(parts: Vec<Profiler>) -> [Profiler; 2] {
+    let mut forward = Profiler::default();
+    parts.iter().cloned().for_each(|p| forward.merge(p));
+    let mut backward = Profiler::default();
+    parts.into_iter().rev().for_each(|p| backward.merge(p));
+    [forward, backward]
 }
