@@ -55,12 +55,14 @@ case $PROFILE in
 esac
 if [[ -z "${PKADVISOR_BIN:-}" ]]; then
     log "building pkadvisor and the generator ($PROFILE)"
-    cargo build "${PFLAG[@]}" --bin pkadvisor --example gen_highcard
+    cargo build "${PFLAG[@]}" --bin pkadvisor --example gen_highcard --example machine_probe
 else
-    cargo build "${PFLAG[@]}" --example gen_highcard
+    cargo build "${PFLAG[@]}" --example gen_highcard --example machine_probe
 fi
 PKADVISOR_BIN="${PKADVISOR_BIN:-$TARGET_DIR/$PROFILE/pkadvisor}"
 GEN="$TARGET_DIR/$PROFILE/examples/gen_highcard"
+# The machine's state (docs/benchmarks.md): a CPU loop and the first touch of fresh memory.
+probe() { "$TARGET_DIR/$PROFILE/examples/machine_probe" --threads "$THREADS"; }
 
 if [[ ! -x "$PY" ]] || ! "$PY" -c 'import duckdb' 2>/dev/null; then
     log "installing duckdb==2.0.0 into $VENV"
@@ -101,6 +103,7 @@ NESTED='/ctx/org/unit/id,/device/os,/ctx/org/unit/id>/device/type'
     echo "$("$PY" -c 'import duckdb; print("duckdb", duckdb.__version__)'), $(nproc) cores" \
         "($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $THREADS threads each," \
         "$RUNS interleaved rounds, load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
+    echo "Machine probe before: $(probe)."
     echo
     echo "| shape | file MB | candidates | pkadvisor median s (min–max) | MB/s | peak RSS MB | user s | DuckDB median s (min–max) | peak RSS MB | DuckDB time / pkadvisor's |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -165,5 +168,6 @@ PY
 done
 echo >> "$OUT"
 echo "Load average after: $(cut -d' ' -f1-3 /proc/loadavg)." >> "$OUT"
+echo "Machine probe after: $(probe)." >> "$OUT"
 cat "$OUT"
 log "written to $OUT"

@@ -1,0 +1,86 @@
+//! Two measures of the machine's state, printed beside the benchmark suite's results: the
+//! same binary's absolute speed varied by half from one session to the next on the same
+//! virtual machine (docs/benchmarks.md, "The machine's state").
+//!
+//! - **CPU:** a fixed chain of dependent integer operations on one thread (no memory): the
+//!   core's speed, and whether another tenant shares it.
+//! - **Fresh memory:** the first touch of `--mb` MiB of newly mapped memory, one byte per 4 KiB
+//!   page, split between `--threads` threads: what each page fault costs. A run that holds
+//!   millions of distinct keys (the 10 M UUIDs) faults in about a gigabyte this way.
+//!
+//! ```text
+//! cargo run --release --example machine_probe -- [--mb 800] [--threads 2]
+//! ```
+//!
+//! Prints one line: `cpu 0.412 s, fresh memory 800 MiB on 2 threads 0.261 s (1.27 us a page)`.
+
+use std::time::Instant;
+
+const PAGE: usize = 4096;
+
+fn main() {
+    let mut mb = 800usize;
+    let mut threads = 2usize;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let value = |v: Option<String>| -> usize {
+            v.and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+                eprintln!("machine_probe: {a} takes a positive whole number");
+                std::process::exit(2)
+            })
+        };
+        match a.as_str() {
+            "--mb" => mb = value(args.next()),
+            "--threads" => threads = value(args.next()).max(1),
+            _ => {
+                eprintln!("usage: machine_probe [--mb N] [--threads N]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let cpu = cpu_seconds();
+    let (memory, pages) = fresh_memory_seconds(mb << 20, threads);
+    println!(
+        "cpu {cpu:.3} s, fresh memory {mb} MiB on {threads} threads {memory:.3} s ({:.2} us a page)",
+        memory * threads as f64 / pages as f64 * 1e6
+    );
+}
+
+/// Seconds for 200 M steps of a xorshift chain (each step depends on the last).
+fn cpu_seconds() -> f64 {
+    let t = Instant::now();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..200_000_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    let s = t.elapsed().as_secs_f64();
+    // The chain's end is printed only if impossible, so the loop cannot be removed.
+    if x == 0 {
+        println!("(xorshift reached 0)");
+    }
+    s
+}
+
+/// Seconds to touch every page of `bytes` of fresh memory, split among `threads` threads, and
+/// the pages touched. The memory is zeroed by the allocator's mapping, not by a write of ours,
+/// so each page is first touched by the loop below.
+fn fresh_memory_seconds(bytes: usize, threads: usize) -> (f64, usize) {
+    let mut buffers: Vec<Vec<u8>> = (0..threads).map(|_| vec![0u8; bytes / threads]).collect();
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for b in &mut buffers {
+            s.spawn(move || {
+                for i in (0..b.len()).step_by(PAGE) {
+                    // A volatile write, so that no page is skipped. SAFETY: `i` is below
+                    // `b.len()`, so the write stays inside the buffer.
+                    unsafe { std::ptr::write_volatile(b.as_mut_ptr().add(i), 1) };
+                }
+            });
+        }
+    });
+    let s = t.elapsed().as_secs_f64();
+    let pages = buffers.iter().map(|b| b.len().div_ceil(PAGE)).sum();
+    (s, pages)
+}
