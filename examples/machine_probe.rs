@@ -4,6 +4,9 @@
 //!
 //! - **CPU:** a fixed chain of dependent integer operations on one thread (no memory): the
 //!   core's speed, and whether another tenant shares it.
+//! - **Memory latency:** a chain of dependent reads at random places in 256 MiB (one cache
+//!   miss each): what a key table's probe or a sort's scatter waits for, and whether other
+//!   tenants crowd the shared cache and memory.
 //! - **Fresh memory:** the first touch of `--mb` MiB of newly mapped memory, one byte per 4 KiB
 //!   page, split between `--threads` threads: what each page fault costs. A run that holds
 //!   millions of distinct keys (the 10 M UUIDs) faults in about a gigabyte this way.
@@ -12,7 +15,8 @@
 //! cargo run --release --example machine_probe -- [--mb 800] [--threads 2]
 //! ```
 //!
-//! Prints one line: `cpu 0.412 s, fresh memory 800 MiB on 2 threads 0.261 s (1.27 us a page)`.
+//! Prints one line: `cpu 0.335 s, memory latency 112 ns, fresh memory 800 MiB on 2 threads
+//! 0.223 s (2.17 us a page)`.
 
 use std::time::Instant;
 
@@ -39,9 +43,11 @@ fn main() {
         }
     }
     let cpu = cpu_seconds();
+    let latency = latency_ns();
     let (memory, pages) = fresh_memory_seconds(mb << 20, threads);
     println!(
-        "cpu {cpu:.3} s, fresh memory {mb} MiB on {threads} threads {memory:.3} s ({:.2} us a page)",
+        "cpu {cpu:.3} s, memory latency {latency:.0} ns, fresh memory {mb} MiB on {threads} \
+         threads {memory:.3} s ({:.2} us a page)",
         memory * threads as f64 / pages as f64 * 1e6
     );
 }
@@ -61,6 +67,34 @@ fn cpu_seconds() -> f64 {
         println!("(xorshift reached 0)");
     }
     s
+}
+
+/// Nanoseconds a read, over 20 M dependent reads of a random cycle through 32 M slots
+/// (256 MiB, far past any cache): each read's address is the last read's value.
+fn latency_ns() -> f64 {
+    const SLOTS: usize = 1 << 25;
+    const READS: usize = 20_000_000;
+    // Sattolo's shuffle: one cycle through every slot, so the chain never settles in a short
+    // loop that the cache would hold.
+    let mut next: Vec<u32> = (0..SLOTS as u32).collect();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for i in (1..SLOTS).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let j = (state % i as u64) as usize;
+        next.swap(i, j);
+    }
+    let t = Instant::now();
+    let mut at = 0u32;
+    for _ in 0..READS {
+        at = next[at as usize];
+    }
+    let ns = t.elapsed().as_secs_f64() * 1e9 / READS as f64;
+    if at == u32::MAX {
+        println!("(impossible slot)");
+    }
+    ns
 }
 
 /// Seconds to touch every page of `bytes` of fresh memory, split among `threads` threads, and
