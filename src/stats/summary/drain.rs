@@ -10,53 +10,60 @@ use crate::stats::keymap::{KeyArenas, KeyMap, KeyRef};
 use crate::stats::sampling::always_kept;
 use crate::stats::SampleCounts;
 
-/// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel); returns whether two rows
-/// may hold equal keys ([`sort::sort_by_key`]).
+/// Sorts the rows by key ([`sort`]: by 16-byte windows, in parallel); returns the runs of rows
+/// holding equal keys ([`sort::sort_by_key`]).
 pub(super) fn sort_by_key(
     partitions: &mut [PartitionRow],
     arenas: &KeyArenas,
     first: Option<FirstDigit>,
-) -> bool {
+) -> Vec<usize> {
     // Keys are distinct (or, before `combine_repeats`, equal keys' rows are combined whatever
     // their order), so the unstable sort has one result.
-    let may_repeat = sort::sort_by_key(partitions, arenas, first);
+    let runs = sort::sort_by_key(partitions, arenas, first);
     crate::timing::mark("summary: sorted");
-    may_repeat
+    runs
 }
 
 /// Combines the rows of a key into one (rows sorted by key; a loose drain leaves a key one
-/// row per record, [`KeyMap::drain`]): counts added, times merged into the first row's record,
-/// and the drain's tallies told that rows of `a` and `b` documents were one key of `a + b`.
-fn combine_repeats(rows: &mut Vec<PartitionRow>, arenas: &mut KeyArenas, seen: &mut DrainAcc) {
-    // The key bytes of the row `AHEAD` on are asked for before they are compared: rows in key
-    // order point all over the arenas, and most adjacent rows of a key with long shared
-    // prefixes tie on their heads, so nearly every row reads its key (a cache miss each).
-    const AHEAD: usize = 16;
+/// row per record, [`KeyMap::drain`]): `runs` are the sort's runs of rows of equal keys, as
+/// (first, past the last) pairs in row order. Counts added, times merged into the first row's
+/// record, and the drain's tallies told that rows of `a` and `b` documents were one key of
+/// `a + b`. Only the repeated keys are read.
+fn combine_repeats(
+    rows: &mut Vec<PartitionRow>,
+    runs: &[usize],
+    arenas: &mut KeyArenas,
+    seen: &mut DrainAcc,
+) {
     let mut w = 0;
-    for r in 0..rows.len() {
-        if let Some(next) = rows.get(r + AHEAD) {
-            super::radix::prefetch(arenas.get(next.key).as_ptr());
-        }
-        let row = rows[r];
-        if w > 0 {
-            let into = &mut rows[w - 1];
-            if into.key.head128() == row.key.head128()
-                && arenas.get(into.key) == arenas.get(row.key)
-            {
-                seen.combine(
-                    arenas.get(row.key),
-                    into.sample.documents,
-                    row.sample.documents,
-                );
-                into.sample.documents += row.sample.documents;
-                into.sample.minified_bytes += row.sample.minified_bytes;
-                arenas.merge_times(into.key, row.key);
-                continue;
+    let mut r = 0;
+    let mut next = runs.chunks_exact(2).peekable();
+    while r < rows.len() {
+        let mut into = rows[r];
+        let end = match next.peek() {
+            Some(run) if run[0] == r => {
+                let end = run[1];
+                next.next();
+                for i in r + 1..end {
+                    let row = rows[i];
+                    seen.combine(
+                        arenas.get(row.key),
+                        into.sample.documents,
+                        row.sample.documents,
+                    );
+                    into.sample.documents += row.sample.documents;
+                    into.sample.minified_bytes += row.sample.minified_bytes;
+                    arenas.merge_times(into.key, row.key);
+                }
+                end
             }
-        }
-        rows[w] = row;
+            _ => r + 1,
+        };
+        rows[w] = into;
         w += 1;
+        r = end;
     }
+    debug_assert!(next.next().is_none(), "every run inside the rows");
     rows.truncate(w);
     crate::timing::mark("summary: repeats combined");
 }
@@ -229,8 +236,11 @@ pub fn drain(mut map: KeyMap) -> Drained {
         DrainAcc::merge,
     );
     crate::timing::mark("summary: rows");
-    if repeats && sort_by_key(&mut partitions, &arenas, seen.first.take()) {
-        combine_repeats(&mut partitions, &mut arenas, &mut seen);
+    if repeats {
+        let runs = sort_by_key(&mut partitions, &arenas, seen.first.take());
+        if !runs.is_empty() {
+            combine_repeats(&mut partitions, &runs, &mut arenas, &mut seen);
+        }
     }
     Drained {
         partitions,
