@@ -44,8 +44,7 @@ fn combine_repeats(
             Some(run) if run[0] == r => {
                 let end = run[1];
                 next.next();
-                for i in r + 1..end {
-                    let row = rows[i];
+                for row in rows[r + 1..end].iter().copied() {
                     seen.combine(
                         arenas.get(row.key),
                         into.sample.documents,
