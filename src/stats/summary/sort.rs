@@ -24,6 +24,8 @@ use super::radix::{self, FirstDigit};
 use super::PartitionRow;
 use crate::stats::keymap::KeyArenas;
 
+mod squeeze;
+
 /// Runs of at most this many rows are sorted by comparing their remaining key bytes.
 const SMALL_RUN: usize = 24;
 /// Runs of at least this many rows are sorted on the rayon pool, and their sub-runs refined
@@ -44,6 +46,9 @@ pub(super) fn sort_by_key(
     arenas: &KeyArenas,
     first: Option<FirstDigit>,
 ) -> Vec<usize> {
+    if let Some(squeeze) = squeeze::Squeeze::of(rows, arenas) {
+        return in_row_order(squeeze.sort(rows, arenas));
+    }
     let d = shared_prefix(rows, arenas);
     let runs = refine(rows, arenas, if d >= 16 { d } else { 0 }, first);
     in_row_order(runs)
@@ -299,6 +304,13 @@ mod tests {
         let (arenas, mut rows) = rows_of(keys.iter().map(|k| &k[..]));
         let runs = sort_by_key(&mut rows, &arenas, None);
         let out: Vec<Vec<u8>> = rows.iter().map(|p| arenas.get(p.key).to_vec()).collect();
+        for (p, k) in rows.iter().zip(&out) {
+            assert_eq!(
+                p.key.head,
+                crate::stats::keymap::head(k),
+                "the head of {k:?}"
+            );
+        }
         let mut want = Vec::new();
         let mut i = 0;
         while i < out.len() {
@@ -423,6 +435,76 @@ mod tests {
         assert_eq!(common_prefix(b"abcdefghij", b"abcdefghiX"), 9);
         assert_eq!(common_prefix(b"abc", b"abcdef"), 3);
         assert_eq!(common_prefix(b"", b"a"), 0);
+    }
+
+    #[test]
+    fn keys_sharing_bytes_here_and_there_sort_on_the_others() {
+        // Hierarchical keys: 12 of the 16 head bytes shared (`\x08tenant-0000`), then the
+        // tenant's digits, `\xff\x08user-000` shared again, the user's digits; repeats, keys
+        // shorter than the head, and a group equal on the first 16 positions kept but not after
+        // (they go on to the windows).
+        let key = |t: u32, u: u32| format!("\x08tenant-0000{t:04}\u{7f}\x08user-000{u:06}\u{7f}");
+        let mut keys: Vec<Vec<u8>> = (0..30_000u32)
+            .map(|i| key((i * 7) % 5_000, (i * 7919) % 200_000).into_bytes())
+            .collect();
+        keys.extend(keys.clone().into_iter().step_by(7)); // repeats: runs of 2
+        keys.extend(std::iter::repeat_n(key(42, 4242).into_bytes(), 5)); // a run of 5 or 6
+        let deep = key(1234, 567_890).into_bytes();
+        for tail in 0..300u32 {
+            let mut k = deep.clone();
+            k.extend_from_slice(format!("/item-{tail}").as_bytes());
+            keys.push(k);
+        }
+        shuffle(&mut keys, 11);
+        let (arenas, rows) = rows_of(keys.iter().map(|k| &k[..]));
+        let squeeze = squeeze::Squeeze::of(&rows, &arenas).expect("heads repeat, bytes shared");
+        assert_eq!(
+            squeeze.kept_positions()[..4],
+            [12, 13, 14, 15],
+            "the tenant's digits"
+        );
+        let mut want = keys.clone();
+        want.sort();
+        assert_eq!(sorted(&keys), want);
+        // A key shorter than the head (13 bytes) and one differing in a shared byte (at 4):
+        // positions 4 and 13 on are kept too, and the order is the same.
+        keys.push(b"\x08tenant-00001".to_vec());
+        keys.push(key(77, 7).replace("tenant", "tenbnt").into_bytes());
+        shuffle(&mut keys, 12);
+        let (arenas, rows) = rows_of(keys.iter().map(|k| &k[..]));
+        let squeeze = squeeze::Squeeze::of(&rows, &arenas).expect("11 bytes still shared");
+        assert_eq!(squeeze.kept_positions()[..5], [4, 12, 13, 14, 15]);
+        want = keys.clone();
+        want.sort();
+        assert_eq!(sorted(&keys), want);
+        // Keys with zero bytes where a shorter key ends: `S` and `S` + four zeros are two keys,
+        // though `S` zero-padded agrees with every key there (a position past the shortest
+        // key's end is never shared).
+        let s_key = b"\x08tenant-00004242".to_vec();
+        let mut zeros: Vec<Vec<u8>> = (0..20_000u32)
+            .map(|i| {
+                let mut k = format!("\x08tenant-0000{:04}", (i * 13) % 5_000).into_bytes();
+                k.extend_from_slice(&[0, 0, 0, 0]);
+                k.extend_from_slice(format!("{:06}", (i * 7919) % 200_000).as_bytes());
+                k
+            })
+            .collect();
+        zeros.extend([s_key.clone(), [&s_key[..], &[0, 0, 0, 0]].concat()]);
+        shuffle(&mut zeros[1..], 13);
+        let mut want = zeros.clone();
+        want.sort();
+        assert_eq!(sorted(&zeros), want);
+        // Ids whose heads repeat (100 of them) but share only 3 of their first 16 bytes (the
+        // marker and two `-`, as UUIDs do): not worth a pass, their heads are kept.
+        let ids: Vec<Vec<u8>> = (0..20_000u64)
+            .map(|i| {
+                let h = (i % 100).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let x = format!("{h:016x}");
+                format!("\x08{}-{}-{}{i}\u{7f}", &x[..8], &x[8..12], &x[12..]).into_bytes()
+            })
+            .collect();
+        let (arenas, rows) = rows_of(ids.iter().map(|k| &k[..]));
+        assert!(squeeze::Squeeze::of(&rows, &arenas).is_none());
     }
 
     #[test]
