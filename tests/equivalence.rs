@@ -182,6 +182,52 @@ fn keys_appended_unprobed_count_exactly_for_any_thread_count() {
     assert_eq!(one, run("3"), "--threads 1 vs 3");
 }
 
+#[test]
+fn keys_sharing_bytes_here_and_there_count_exactly_for_any_thread_count() {
+    // 600,000 documents of 580,000 (tenant, user) pairs: tenant-0000XXXX (3,000 tenants) and
+    // user-000YYYYYY, the pairs of the first 20,000 users twice (3 % repeats: parts that log
+    // new keys stay loose, their repeats combined after the sort), and a URL of both. Every key
+    // of both candidates spends 12 or more of its 16 head bytes on what all keys share, so the
+    // sort takes its squeezed first step (src/stats/summary/sort/squeeze.rs).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("pairs.jsonl");
+    let mut s = String::with_capacity(600_000 * 150);
+    for i in 0..600_000u64 {
+        let u = if i < 580_000 {
+            i * 7_919 % 580_000
+        } else {
+            i - 580_000
+        };
+        let (tenant, user) = (format!("tenant-{:08}", u % 3_000), format!("user-{u:09}"));
+        s.push_str(&format!(
+            "{{\"t\":\"{tenant}\",\"u\":\"{user}\",\"url\":\"https://api.example.com/v1/tenants/{tenant}/users/{user}\"}}\n"
+        ));
+    }
+    std::fs::write(&file, s).unwrap();
+    let run = |threads: &str| analyze(&file, &["-c", "/t>/u", "-c", "/url"], threads);
+    let one = run("1");
+    let r: Value = serde_json::from_str(&one).unwrap();
+    for c in r["candidates"].as_array().unwrap() {
+        assert_eq!(c["documents"], 600_000, "{}", c["spec"]);
+        assert_eq!(c["logical_partitions"], 580_000, "{}", c["spec"]);
+        assert_eq!(c["top_partitions"][0]["documents"], 2.0, "{}", c["spec"]);
+        assert_eq!(c["top_partitions"][1]["documents"], 2.0, "{}", c["spec"]);
+    }
+    let url = r["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["spec"] == "/url")
+        .unwrap();
+    // Of the 20,000 keys of two documents (all the same size), the first in key order.
+    assert_eq!(
+        url["top_partitions"][0]["key"],
+        "https://api.example.com/v1/tenants/tenant-00000000/users/user-000000000"
+    );
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
+}
+
 /// The automatic search (no candidates) gives the same report for 1, 2 and 3 threads: its
 /// natural groups are measured with the groups' key sets split among the threads (issue #28),
 /// and its candidates summarised in parallel. Only the profile's wall-clock seconds differ.
