@@ -19,6 +19,10 @@
 #              peer does the ten shape's 10 GROUP BYs (the automatic mode analyses more
 #              candidates than that, some of which DuckDB cannot express as one GROUP BY)
 #
+# Before and after the runs it prints a probe of the machine (examples/machine_probe.rs: a CPU
+# loop, the latency of a read from memory, the cost of faulting in fresh memory): compare two
+# tables' probes before their seconds (docs/benchmarks.md, "The machine's state").
+#
 # Environment:
 #   BENCH_RUNS      rounds per shape (default 3); each round runs pkadvisor and DuckDB, the
 #                   order alternating from round to round
