@@ -18,7 +18,7 @@
 use rayon::prelude::*;
 
 use super::{radix, refine_runs, Runs, PARALLEL_RUN};
-use crate::stats::keymap::{head, KeyArenas};
+use crate::stats::keymap::{head, head_number, KeyArenas};
 use crate::stats::summary::PartitionRow;
 
 /// How many leading positions are checked for a shared byte (later ones count as differing,
@@ -176,13 +176,13 @@ impl Squeeze {
                 *x = y;
             }
         }
-        words(b)
+        head(&b)
     }
 
     /// The [`head`] of a key of `len` bytes whose squeezed head is `squeezed`.
     #[inline]
     fn unsqueezed(&self, squeezed: [u64; 2], len: usize) -> [u64; 2] {
-        let s = bytes(squeezed);
+        let s = head_number(squeezed).to_be_bytes();
         let mut b = [0u8; 16];
         for (x, src) in b.iter_mut().zip(&self.source).take(len) {
             *x = match *src {
@@ -190,7 +190,7 @@ impl Squeeze {
                 Err(i) => s[i],
             };
         }
-        words(b)
+        head(&b)
     }
 
     /// Sorts the rows (in storage order) by key; returns the runs of rows of equal keys.
@@ -213,16 +213,4 @@ impl Squeeze {
         }
         equal
     }
-}
-
-fn words(b: [u8; 16]) -> [u64; 2] {
-    let w = |i: usize| u64::from_be_bytes(b[i..i + 8].try_into().expect("8 bytes"));
-    [w(0), w(8)]
-}
-
-fn bytes(h: [u64; 2]) -> [u8; 16] {
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&h[0].to_be_bytes());
-    b[8..].copy_from_slice(&h[1].to_be_bytes());
-    b
 }
