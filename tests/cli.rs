@@ -10,7 +10,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::util::{fixture, Test};
+use crate::util::{candidate, fixture, Test};
 use serde_json::{json, Value};
 
 /// Per-item system-property overhead added to the minified size (`limits.item_overhead_bytes`).
@@ -72,16 +72,6 @@ fn assert_close(actual: f64, expected: f64, rel: f64, what: &str) {
         close(actual, expected, rel),
         "{what}: got {actual}, expected {expected} (relative tolerance {rel})"
     );
-}
-
-/// The candidate with this spec.
-fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
-    report["candidates"]
-        .as_array()
-        .expect("candidates array")
-        .iter()
-        .find(|c| c["spec"] == spec)
-        .unwrap_or_else(|| panic!("no candidate `{spec}` in the report"))
 }
 
 /// Canonical text of a JSON value (a parsed `Value` re-serialized), usable as a map key.

@@ -4,7 +4,7 @@
 //! appending records for new keys. (Merge order and degraded-vs-exact are checked in
 //! src/stats/keymap.rs and tests/memory.rs.)
 
-use crate::util::Test;
+use crate::util::{candidate, Test};
 use serde_json::Value;
 
 const LINE: usize = 100;
@@ -64,12 +64,7 @@ fn a_key_across_a_block_boundary_is_counted_whole_for_any_thread_count() {
     let (file, split_line) = write_file(dir.path());
     let one = run(&file, "1");
     let r: Value = serde_json::from_str(&one).unwrap();
-    let user = r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == "/user")
-        .unwrap();
+    let user = candidate(&r, "/user");
     // 100 users and the header's: no piece of a split value became a key of its own.
     assert_eq!(user["logical_partitions"], 101);
     assert_eq!(user["documents"], LINES as u64 + 1);
@@ -160,16 +155,7 @@ fn keys_appended_unprobed_count_exactly_for_any_thread_count() {
     let run = |threads: &str| analyze(&file, &["-c", "/id", "-c", "/user"], threads);
     let one = run("1");
     let r: Value = serde_json::from_str(&one).unwrap();
-    let by_path = |p: &str| {
-        r["candidates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["spec"] == p)
-            .unwrap_or_else(|| panic!("candidate {p}"))
-            .clone()
-    };
-    let (id, user) = (by_path("/id"), by_path("/user"));
+    let (id, user) = (candidate(&r, "/id"), candidate(&r, "/user"));
     assert_eq!(id["documents"], 600_000);
     assert_eq!(id["logical_partitions"], 550_000);
     // The largest: the 50,000 ids of two documents, tied; the first in key order.
@@ -213,12 +199,7 @@ fn keys_sharing_bytes_here_and_there_count_exactly_for_any_thread_count() {
         assert_eq!(c["top_partitions"][0]["documents"], 2.0, "{}", c["spec"]);
         assert_eq!(c["top_partitions"][1]["documents"], 2.0, "{}", c["spec"]);
     }
-    let url = r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == "/url")
-        .unwrap();
+    let url = candidate(&r, "/url");
     // Of the 20,000 keys of two documents (all the same size), the first in key order.
     assert_eq!(
         url["top_partitions"][0]["key"],
@@ -245,12 +226,7 @@ fn the_automatic_search_is_the_same_for_any_thread_count() {
     };
     let one = run("1");
     // The natural groups' findings are there to compare: both groups, on /userId.
-    let user = one["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == "/userId")
-        .unwrap();
+    let user = candidate(&one, "/userId");
     let natural = user["findings"]
         .as_array()
         .unwrap()

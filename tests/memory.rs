@@ -4,7 +4,7 @@
 //! is never dropped, the partition count is estimated closely, and the report is the same for any
 //! thread count under the same limit.
 
-use crate::util::Test;
+use crate::util::{candidate, Test};
 use serde_json::Value;
 
 const DOCS: u64 = 60_000;
@@ -51,15 +51,6 @@ fn run(file: &std::path::Path, extra: &[&str]) -> Value {
     serde_json::from_str(&out.stdout).unwrap()
 }
 
-fn cand<'a>(r: &'a Value, spec: &str) -> &'a Value {
-    r["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["spec"] == spec)
-        .unwrap()
-}
-
 fn finding<'a>(c: &'a Value, code: &str) -> Option<&'a Value> {
     c["findings"]
         .as_array()
@@ -76,7 +67,7 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
     // 1 MB over 2 workers and 3 candidates: ~1,200 keys per candidate and worker.
     let low = run(&file, &["--memory-limit", "1MB", "--threads", "2"]);
     for spec in ["/id", "/user", "/tenant>/id"] {
-        let (e, d) = (cand(&exact, spec), cand(&low, spec));
+        let (e, d) = (candidate(&exact, spec), candidate(&low, spec));
         assert!(e.get("key_sampling").is_none(), "{spec}: exact by default");
         assert!(finding(e, "KEYS_SAMPLED").is_none());
         let k = &d["key_sampling"];
@@ -130,7 +121,7 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
         );
     }
     // /user: every user has 3 documents, kept or not; the Undefined partition is always kept.
-    let u = cand(&low, "/user");
+    let u = candidate(&low, "/user");
     assert_eq!(u["undefined_documents"].as_u64().unwrap(), NO_USER);
     for p in u["top_partitions"].as_array().unwrap() {
         if p["key"].is_string() {
@@ -142,7 +133,7 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
         NO_USER as f64
     );
     assert_eq!(
-        cand(&exact, "/user")["logical_partitions"]
+        candidate(&exact, "/user")["logical_partitions"]
             .as_u64()
             .unwrap(),
         USERS + 1
@@ -150,12 +141,12 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
     // A hierarchical key's distinct first-level values are an estimate too, whose interval
     // holds the exact count: "big", and t0…t2999 but for the multiples of 5, which fall on
     // "big"'s documents (3,000 is a multiple of 5): 1 + 2,400 tenants.
-    let h = cand(&low, "/tenant>/id");
-    let exact_tenants = cand(&exact, "/tenant>/id")["levels"][0]["distinct_prefixes"]
+    let h = candidate(&low, "/tenant>/id");
+    let exact_tenants = candidate(&exact, "/tenant>/id")["levels"][0]["distinct_prefixes"]
         .as_u64()
         .unwrap();
     assert_eq!(exact_tenants, 2_401);
-    assert!(cand(&exact, "/tenant>/id")["levels"][0]
+    assert!(candidate(&exact, "/tenant>/id")["levels"][0]
         .get("distinct_prefixes_range")
         .is_none());
     let range = &h["levels"][0]["distinct_prefixes_range"];
@@ -168,7 +159,7 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
     assert_eq!(finding(h, "KEYS_SAMPLED").unwrap()["severity"], "warn");
     // /id: every key has one document; the sketch's bound on dropped keys is far below the
     // alert level, so the finding informs.
-    let id = cand(&low, "/id");
+    let id = candidate(&low, "/id");
     assert_eq!(finding(id, "KEYS_SAMPLED").unwrap()["severity"], "info");
     assert!(
         id["key_sampling"]["dropped_largest_documents_bound"]
@@ -179,7 +170,7 @@ fn degraded_mode_keeps_exact_counts_for_the_keys_it_keeps() {
     // A key with /id holds one item per logical partition, so a dropped key is at most the
     // largest document: the range's top is the exact run's largest partition (one document),
     // not the sketch's looser bound, and the finding says why.
-    let largest = cand(&exact, "/id")["max_logical_partition_bytes"]
+    let largest = candidate(&exact, "/id")["max_logical_partition_bytes"]
         .as_f64()
         .unwrap();
     assert_eq!(
@@ -219,12 +210,12 @@ fn the_same_limit_gives_the_same_report_whatever_the_threads() {
     let limit = ["--memory-limit", "1MB"];
     let one = run(&file, &[&limit[..], &["--threads", "1"]].concat());
     for spec in ["/id", "/user", "/tenant>/id"] {
-        let k = &cand(&one, spec)["key_sampling"];
+        let k = &candidate(&one, spec)["key_sampling"];
         assert!(k["kept_fraction"].as_f64().unwrap() < 1.0, "{spec} sampled");
     }
     // 1 MB / 3 candidates = 349,525 B for /id's 60,500 keys of 142 B (8.6 MB): 1 in 32.
     assert_eq!(
-        cand(&one, "/id")["key_sampling"]["kept_fraction"],
+        candidate(&one, "/id")["key_sampling"]["kept_fraction"],
         1.0 / 32.0
     );
     for threads in ["2", "4"] {
@@ -265,7 +256,7 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
     let dir = tempfile::tempdir().unwrap();
     let file = write_file(dir.path());
     let r = run(&file, &["--memory-limit", "1MB", "--threads", "2"]);
-    let d = &cand(&r, "/user")["distinct_estimate"];
+    let d = &candidate(&r, "/user")["distinct_estimate"];
     let cell = format!(
         "{} ({}–{})",
         pkadvisor::fmt::count(d["estimate"].as_f64().unwrap()),

@@ -16,6 +16,16 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("fixtures").join(name)
 }
 
+/// The candidate with this spec in a JSON report.
+pub fn candidate<'a>(report: &'a serde_json::Value, spec: &str) -> &'a serde_json::Value {
+    report["candidates"]
+        .as_array()
+        .expect("candidates array")
+        .iter()
+        .find(|c| c["spec"] == spec)
+        .unwrap_or_else(|| panic!("no candidate `{spec}` in the report"))
+}
+
 /// One invocation of the binary.
 #[must_use]
 pub struct Test {
