@@ -27,15 +27,18 @@ fn main() {
     let mut threads = 2usize;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let value = |v: Option<String>| -> usize {
-            v.and_then(|v| v.parse().ok()).unwrap_or_else(|| {
-                eprintln!("machine_probe: {a} takes a positive whole number");
-                std::process::exit(2)
-            })
+        // Bounded: the memory probe allocates `--mb` MiB and starts `--threads` threads.
+        let value = |v: Option<String>, most: usize| -> usize {
+            v.and_then(|v| v.parse().ok())
+                .filter(|n| (1..=most).contains(n))
+                .unwrap_or_else(|| {
+                    eprintln!("machine_probe: {a} takes a whole number from 1 to {most}");
+                    std::process::exit(2)
+                })
         };
         match a.as_str() {
-            "--mb" => mb = value(args.next()),
-            "--threads" => threads = value(args.next()).max(1),
+            "--mb" => mb = value(args.next(), 16_384),
+            "--threads" => threads = value(args.next(), 256),
             _ => {
                 eprintln!("usage: machine_probe [--mb N] [--threads N]");
                 std::process::exit(2);
