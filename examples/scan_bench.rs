@@ -18,7 +18,7 @@ use std::io::{BufRead, BufReader};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use pkadvisor::keys::extract::{scan_validated, PathTrie};
+use pkadvisor::keys::extract::{scan_validated, PathTrie, Shapes};
 
 fn main() -> ExitCode {
     match run() {
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let (mut file, mut paths, mut lines, mut rounds) = (None, None, 400_000usize, 15usize);
+    let mut full = false;
     while let Some(a) = args.next() {
         let mut number = |name: &str, max: usize| -> Result<usize, String> {
             let v = args.next().ok_or(format!("{name} needs a value"))?;
@@ -46,6 +47,7 @@ fn run() -> Result<(), String> {
         match a.as_str() {
             "--lines" => lines = number("--lines", 100_000_000)?,
             "--rounds" => rounds = number("--rounds", 1_000)?,
+            "--full-scanner" => full = true,
             _ if file.is_none() => file = Some(a),
             _ if paths.is_none() => paths = Some(a),
             _ => return Err(format!("unexpected argument {a}")),
@@ -75,9 +77,16 @@ fn run() -> Result<(), String> {
     let mut values = Vec::new();
     let (mut best, mut whitespace) = (f64::MAX, 0usize);
     for _ in 0..rounds {
+        // A fresh layout cache each round, as each scan worker starts with one.
+        let mut shapes = Shapes::default();
         let t = Instant::now();
         for (i, r) in records.iter().enumerate() {
-            match scan_validated(r.as_bytes(), Some(r), &trie, &mut values) {
+            let scanned = if full {
+                scan_validated(r.as_bytes(), Some(r), &trie, &mut values)
+            } else {
+                shapes.scan(r.as_bytes(), Some(r), &trie, &mut values)
+            };
+            match scanned {
                 Ok(s) => whitespace += s.whitespace_bytes,
                 Err(e) => return Err(format!("{file}: record {}: {}", i + 1, e.message)),
             }

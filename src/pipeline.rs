@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use crate::ingest::{self, Block, Framing, IngestError, InputSource, Position};
-use crate::keys::extract::{scan_validated, Extracted};
+use crate::keys::extract::{Extracted, Shapes};
 use crate::keys::{time, KeyError, KeyPlan};
 use crate::progress::Progress;
 use crate::stats::keymap::KeyMap;
@@ -259,7 +259,12 @@ fn work(
     // appended are indexed here, not in the merge (except those of keys that seldom repeat,
     // which the drain takes as they are).
     acc.flush_for_drain();
-    crate::timing::mark("scan: worker done");
+    if crate::timing::enabled() {
+        let (read, all) = worker.shapes.counts();
+        crate::timing::mark(&format!(
+            "scan: worker done ({read} of {all} records read by a learnt layout)"
+        ));
+    }
     acc
 }
 
@@ -273,6 +278,8 @@ struct Worker<'p> {
     /// small stores waited for them: a fifth of the record's own time in the profile).
     keys: Vec<(Vec<u8>, Result<(), KeyError>)>,
     check_utf8: bool,
+    /// The last records' layout, tried before the full scanner ([`Shapes`]).
+    shapes: Shapes,
 }
 
 /// Bytes of whole lines validated as UTF-8 at a time (see [`Worker::block`]): small enough to
@@ -288,6 +295,7 @@ impl<'p> Worker<'p> {
                 .map(|_| (Vec::with_capacity(256), Ok(())))
                 .collect(),
             check_utf8: false,
+            shapes: Shapes::default(),
         }
     }
 
@@ -416,7 +424,7 @@ impl<'p> Worker<'p> {
             },
             None => None,
         };
-        let summary = match scan_validated(rec, text, &self.plan.trie, values) {
+        let summary = match self.shapes.scan(rec, text, &self.plan.trie, values) {
             Ok(s) => s,
             Err(e) => {
                 bad(e.offset, e.message.to_string(), acc);

@@ -9,6 +9,11 @@ fn start() -> Option<Instant> {
     *START.get_or_init(|| std::env::var_os("PKADVISOR_TIMING").map(|_| Instant::now()))
 }
 
+/// Whether marks are printed (to skip building a label nobody reads).
+pub fn enabled() -> bool {
+    start().is_some()
+}
+
 /// Prints `timing: <seconds since the first mark> <label>` when `PKADVISOR_TIMING` is set.
 pub fn mark(label: &str) {
     if let Some(t0) = start() {

@@ -566,5 +566,8 @@ pub fn is_json_number(text: &[u8]) -> bool {
     matches!(text[0], b'-' | b'0'..=b'9') && s.number().is_ok() && s.pos == text.len()
 }
 
+mod shape;
+pub use shape::Shapes;
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,282 @@
+//! Unit tests of `keys/extract/shape.rs`: every record read through [`Shapes`] gives what
+//! [`scan_validated`] gives (values, whitespace, or the same error).
+
+use super::*;
+
+fn trie(paths: &[&[&str]]) -> PathTrie {
+    let mut t = PathTrie::new();
+    for p in paths {
+        t.insert(p);
+    }
+    t
+}
+
+type Outcome<'a> = Result<(Vec<Extracted<'a>>, usize), ScanError>;
+
+/// The record read through `shapes` and by the full scanner; asserts they agree.
+fn agree<'a>(shapes: &mut Shapes, doc: &'a str, t: &PathTrie) -> Outcome<'a> {
+    let text = std::str::from_utf8(doc.as_bytes()).ok();
+    let mut a = Vec::new();
+    let got = shapes
+        .scan(doc.as_bytes(), text, t, &mut a)
+        .map(|s| (a, s.whitespace_bytes));
+    let mut b = Vec::new();
+    let want = scan_validated(doc.as_bytes(), text, t, &mut b).map(|s| (b, s.whitespace_bytes));
+    assert_eq!(got, want, "{doc}");
+    got
+}
+
+#[test]
+fn a_repeated_layout_is_read_from_its_holes() {
+    let t = trie(&[&["id"], &["k"], &["d", "type"]]);
+    let mut shapes = Shapes::default();
+    agree(
+        &mut shapes,
+        r#"{"id":"a","k":"v1","d":{"type":"x"},"n":0}"#,
+        &t,
+    )
+    .unwrap();
+    assert!(shapes.layout.is_some(), "learnt from the first record");
+    let (v, ws) = agree(
+        &mut shapes,
+        r#"{"id":"b-2","k":7.5e3,"d":{"type":null},"n":-12}"#,
+        &t,
+    )
+    .unwrap();
+    assert_eq!(shapes.hits, 1, "the second record read by the layout");
+    assert_eq!(v[0], Extracted::Str(Cow::Borrowed("b-2")));
+    assert_eq!(v[1], Extracted::Number(b"7.5e3"));
+    assert_eq!(v[2], Extracted::Null);
+    assert_eq!(ws, 0);
+    // Another order of the same properties: a miss, read by the full scanner.
+    let (v, _) = agree(&mut shapes, r#"{"k":"v3","id":"c","n":1}"#, &t).unwrap();
+    assert_eq!((shapes.hits, shapes.misses), (1, 1));
+    assert_eq!(v[0], Extracted::Str(Cow::Borrowed("c")));
+    assert_eq!(v[2], Extracted::Missing, "no /d/type here");
+    assert_eq!(shapes.counts(), (1, 3), "1 of 3 records read by the layout");
+}
+
+#[test]
+fn whitespace_composites_and_arrays_follow_the_layout_record() {
+    // /d is an object here (Composite) and /d/type inside it; the array's scalars are holes of
+    // no slot; the whitespace outside strings is the layout record's.
+    let t = trie(&[&["d"], &["d", "type"], &["tags"]]);
+    let mut shapes = Shapes::default();
+    // 9 bytes of whitespace, none of them the spaces inside a name or a string.
+    let first = "{ \"d\" : {\"type\":\"x\"}, \"tags\":[1, \"a b\", true], \"c d\":1 }\r";
+    let (_, ws) = agree(&mut shapes, first, &t).unwrap();
+    assert_eq!(ws, 9);
+    let next = "{ \"d\" : {\"type\":false}, \"tags\":[22, \"\", null], \"c d\":\"e f\" }\r";
+    let (v, ws) = agree(&mut shapes, next, &t).unwrap();
+    assert_eq!(shapes.hits, 1);
+    assert_eq!(ws, 9);
+    assert_eq!(v[0], Extracted::Composite);
+    assert_eq!(v[1], Extracted::Bool(false));
+    assert_eq!(v[2], Extracted::Composite);
+}
+
+#[test]
+fn a_record_breaking_the_layout_gets_the_scanners_error() {
+    let t = trie(&[&["id"]]);
+    let mut shapes = Shapes::default();
+    agree(&mut shapes, r#"{"id":"a","n":1}"#, &t).unwrap();
+    for bad in [
+        "{\"id\":\"a\u{1}\",\"n\":1}",
+        // A control byte or a backslash where the string's closing quote was: the rest
+        // follows the layout, but the string never ends.
+        "{\"id\":\"a\u{1},\"n\":1}",
+        r#"{"id":"a\,"n":1}"#,
+        r#"{"id":"a\q","n":1}"#,
+        r#"{"id":"a","n":01}"#,
+        r#"{"id":"a","n":-}"#,
+        r#"{"id":"a","n":1}x"#,
+        r#"{"id":"a","n":tru}"#,
+        r#"{"id":"a","n":1"#,
+    ] {
+        assert!(agree(&mut shapes, bad, &t).is_err(), "{bad}");
+    }
+    // Escapes are read by the full scanner, and unescaped.
+    let (v, _) = agree(&mut shapes, r#"{"id":"a\u00e9","n":1}"#, &t).unwrap();
+    assert_eq!(v[0], Extracted::Str(Cow::Owned("aé".into())));
+    assert_eq!(shapes.hits, 0);
+}
+
+#[test]
+fn records_repeating_a_property_learn_no_layout() {
+    // `{"a":{"b":1},"a":5}` has no /a/b: the second `a` resets it. No layout is learnt from
+    // such a record, so the next one is read by the full scanner too.
+    let t = trie(&[&["a"], &["a", "b"]]);
+    let mut shapes = Shapes::default();
+    let (v, _) = agree(&mut shapes, r#"{"a":{"b":1},"a":5}"#, &t).unwrap();
+    assert_eq!(v[1], Extracted::Missing);
+    assert!(shapes.layout.is_none());
+    let (v, _) = agree(&mut shapes, r#"{"a":{"b":2},"a":6}"#, &t).unwrap();
+    assert_eq!(
+        (v[0].clone(), v[1].clone()),
+        (Extracted::Number(b"6"), Extracted::Missing)
+    );
+}
+
+#[test]
+fn a_name_with_an_escape_is_read_by_the_scanner() {
+    // `\u0061` is `a`, a key path: the scanner unescapes names before looking them up.
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    for n in 1..4 {
+        let doc = format!(r#"{{"\u0061":{n}}}"#);
+        let (v, _) = agree(&mut shapes, &doc, &t).unwrap();
+        assert_eq!(v[0], Extracted::Number(n.to_string().leak().as_bytes()));
+    }
+}
+
+#[test]
+fn layouts_that_mostly_miss_are_dropped_then_paused() {
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    // Two layouts alternating: each learnt layout hits half the records.
+    let docs = [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#];
+    for i in 0..40 {
+        agree(&mut shapes, docs[i % 2], &t).unwrap();
+    }
+    assert!(shapes.hits + shapes.misses < 40);
+    // Every record of its own layout: the layouts miss, and reading pauses.
+    let mut shapes = Shapes::default();
+    for i in 0..20 {
+        let doc = format!(r#"{{"a":1,"x{i}":2}}"#);
+        agree(&mut shapes, &doc, &t).unwrap();
+    }
+    assert_eq!(shapes.pause, FIRST_PAUSE);
+    assert!(shapes.paused > 0 && shapes.layout.is_none());
+}
+
+/// A small generator of JSON values (xorshift).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'s>(&mut self, xs: &[&'s str]) -> &'s str {
+        xs[self.next() as usize % xs.len()]
+    }
+
+    fn scalar(&mut self) -> String {
+        match self.next() % 9 {
+            0 => self.pick(&["true", "false", "null"]).into(),
+            1 => format!(
+                "-{}.{}e+{}",
+                self.next() % 100,
+                self.next() % 10,
+                self.next() % 9
+            ),
+            2 | 3 => (self.next() % 100_000).to_string(),
+            4 => "\"\"".into(),
+            5 => format!("\"a\\\"b{}\"", self.next() % 9),
+            _ => format!("\"v{}é\"", self.next() % 1000),
+        }
+    }
+
+    /// A value `depth` levels deep at most, with names drawn from a few (some key paths).
+    fn value(&mut self, depth: u32) -> String {
+        match self.next() % 6 {
+            0 if depth > 0 => {
+                let n = self.next() % 4;
+                let items: Vec<String> = (0..n).map(|_| self.value(depth - 1)).collect();
+                format!("[{}]", items.join(","))
+            }
+            1 | 2 if depth > 0 => self.object(depth - 1),
+            _ => self.scalar(),
+        }
+    }
+
+    fn object(&mut self, depth: u32) -> String {
+        let n = self.next() % 5;
+        let members: Vec<String> = (0..n)
+            .map(|_| {
+                let name = self.pick(&["a", "b", "c", "type", "x", "é"]);
+                let ws = self.pick(&["", "", "", " "]);
+                format!("\"{name}\"{ws}:{ws}{}", self.value(depth))
+            })
+            .collect();
+        format!("{{{}}}", members.join(","))
+    }
+}
+
+/// `layout` with every scalar replaced by a fresh one (same tokens otherwise).
+fn refill(g: &mut Gen, layout: &str) -> String {
+    let t = trie(&[]);
+    let l = Layout::learn(layout.as_bytes(), &t, 0).expect("no trie nodes to visit twice");
+    let mut out = String::new();
+    let mut from = 0;
+    for &(to, _) in &l.holes {
+        out.push_str(std::str::from_utf8(&l.lits[from..to as usize]).unwrap());
+        out.push_str(&g.scalar());
+        from = to as usize;
+    }
+    out.push_str(std::str::from_utf8(&l.lits[from..]).unwrap());
+    out
+}
+
+#[test]
+fn random_records_and_their_mutations_read_as_the_scanner_reads_them() {
+    // Layouts of nested objects and arrays, each repeated with fresh scalars (hits), and
+    // mutated one byte at a time (misses, errors, or records of another layout).
+    let t = trie(&[
+        &["a"],
+        &["b"],
+        &["a", "b"],
+        &["a", "type"],
+        &["c", "x", "a"],
+        &["é"],
+    ]);
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut shapes = Shapes::default();
+    let (mut oks, mut errors) = (0, 0);
+    for _ in 0..300 {
+        let layout = g.object(3);
+        for _ in 0..20 {
+            let doc = refill(&mut g, &layout);
+            match agree(&mut shapes, &doc, &t) {
+                Ok(_) => oks += 1,
+                Err(_) => errors += 1,
+            }
+            let mut bytes = doc.into_bytes();
+            let at = g.next() as usize % bytes.len();
+            bytes[at] = *g
+                .pick(&["\"", "\\", "{", "}", ",", ":", " ", "1", "-", "]", "\u{1}"])
+                .as_bytes()
+                .first()
+                .unwrap();
+            if let Ok(m) = String::from_utf8(bytes) {
+                match agree(&mut shapes, &m, &t) {
+                    Ok(_) => oks += 1,
+                    Err(_) => errors += 1,
+                }
+            }
+        }
+    }
+    // Both paths taken often: the comparison above is not vacuous.
+    assert!(oks > 4_000 && errors > 1_000, "{oks} read, {errors} errors");
+}
+
+#[test]
+fn the_layout_path_is_taken_for_repeated_layouts() {
+    let t = trie(&[&["a"], &["c", "x", "a"]]);
+    let mut g = Gen(7);
+    let mut shapes = Shapes::default();
+    let layout = r#"{"a":1,"c":{"x":{"a":"q"},"y":[1,2]},"b":true}"#;
+    let mut read = 0;
+    for _ in 0..1_000 {
+        let doc = refill(&mut g, layout);
+        let before = shapes.hits;
+        if agree(&mut shapes, &doc, &t).is_ok() && shapes.hits > before {
+            read += 1;
+        }
+    }
+    // Only records whose strings have an escape (1 in 9 scalars) miss.
+    assert!(read > 400, "{read} of 1,000 read by the layout");
+}
