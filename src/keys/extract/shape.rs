@@ -1,29 +1,47 @@
 //! The last record's layout, tried first: JSON Lines written by one program repeat one layout
 //! (the same property names in the same order, the same punctuation and whitespace), only the
-//! scalar values changing. [`Shapes`] learns that layout from a record the full scanner has
-//! read: the bytes between its scalar values (*literals*) and, for each scalar (a *hole*), the
-//! key path it fills. A record that repeats every literal byte for byte, with a scalar in each
-//! hole, is read by comparing the literals and reading the scalars alone; anything else (a
-//! different layout, an escape, an object where a scalar was, an invalid value) is read by
-//! [`scan_validated`], which gives every error.
+//! values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
+//! bytes between its values (*literals*) and, for each value (a *hole*), the trie node it sits
+//! at and its depth. The literals are the record's structure down to the key paths: the root
+//! object's names and punctuation, and those of the objects on the way to a nested key path.
+//! Every other value is a hole: a key path's value, and any value no key path reads (an array of
+//! line items, a nested object, free text), whatever its length. A record that repeats every
+//! literal byte for byte is read by comparing the literals and reading each hole; anything else
+//! (another order, another property, an invalid value) is read by [`scan_validated`], which
+//! gives every error.
 //!
 //! **Why the result is the full scanner's.** The scanner's actions follow the record's tokens:
-//! property names and punctuation decide which trie node each value sits at, and a scalar
-//! decides nothing after it. A record matching the layout has the layout record's tokens,
-//! except for its scalars (each read as the scanner reads one: a string up to its first quote,
-//! with no escape or control byte before it; a number by the scanner's own grammar; `true`,
-//! `false` or `null`), so the scanner would visit the same nodes in the same order. Layouts are
-//! only learnt from records that visit each trie node at most once, so each slot ends with the
-//! one value written to it (the scalar of its hole, `Composite` for an object or array, or
-//! `Missing`), and no repeated property resets a subtree. The whitespace outside strings is all
-//! in the literals, so the record has the layout record's count.
+//! names and punctuation decide which trie node each value sits at. A record matching the layout
+//! has the layout record's tokens outside its holes, so the scanner would meet each hole at the
+//! same node and depth; each hole is read by the scanner's own routine
+//! ([`Scanner::member`]) at that node and depth, or, for a string without escapes, sliced as
+//! that routine slices it. Layouts are only learnt from records that visit each trie node at
+//! most once, so the values a hole writes (at its node and below it) are written nowhere else,
+//! and no repeated property resets them. The whitespace of the literals is the layout
+//! record's; that inside the holes is counted as they are read.
 
 use super::{scan_validated, Extracted, PathTrie, ScanError, ScanSummary, Scanner};
 use crate::keys::jstring::string_stop;
 use std::borrow::Cow;
 
-/// No slot: the hole's value is read and validated, and kept by no key path.
-const NO_SLOT: u32 = u32::MAX;
+/// A hole's node or slot when it has none.
+const NONE: u32 = u32::MAX;
+
+/// A value read in a layout's record ([`Layout::read`]).
+#[derive(Debug, Clone, Copy)]
+struct Hole {
+    /// The end of the literal before it, in [`Layout::lits`] (it starts where the previous
+    /// literal ended).
+    lit_end: u32,
+    /// The trie node the value sits at ([`NONE`]: no key path reads it).
+    node: u32,
+    /// The slot a string without escapes is written to directly ([`NONE`]: none). (Were the
+    /// node to have paths below it, the scanner's routine would reset them first: they are
+    /// `Missing` already, as nothing else in the record reaches them.)
+    slot: u32,
+    /// The depth the scanner reads it at.
+    depth: u32,
+}
 
 /// Misses (records of another layout, or with an escape or an invalid value) a layout may have
 /// before it is judged: it is poor when it has missed more records than it has read.
@@ -43,12 +61,11 @@ const GOOD_HITS: u32 = 64;
 struct Layout {
     /// Every literal, one after another.
     lits: Vec<u8>,
-    /// Each hole: its literal's end in `lits` (the literal starts where the previous ended)
-    /// and the slot its scalar fills ([`NO_SLOT`]: none).
-    holes: Vec<(u32, u32)>,
-    /// The slots holding `Composite` (an object or array at a key path).
+    holes: Vec<Hole>,
+    /// The slots holding `Composite`: objects on the way to a nested key path that is also a
+    /// key path itself.
     composite: Vec<u32>,
-    /// The layout record's whitespace outside strings, all of it in the literals.
+    /// The whitespace of the literals, outside strings.
     whitespace: usize,
 }
 
@@ -96,7 +113,9 @@ impl Shapes {
             self.misses += 1;
         }
         let summary = scan_validated(doc, text, trie, values)?;
-        self.relearn(doc, trie, summary.whitespace_bytes);
+        if let Some(text) = text {
+            self.relearn(doc, text, trie, summary.whitespace_bytes);
+        }
         Ok(summary)
     }
 
@@ -108,7 +127,7 @@ impl Shapes {
     /// After a miss (or with no layout yet): learns the layout of `doc` (valid JSON, with
     /// `whitespace` bytes outside strings) when there is none or the current one is poor, or
     /// pauses after [`POOR_IN_A_ROW`] poor ones.
-    fn relearn(&mut self, doc: &[u8], trie: &PathTrie, whitespace: usize) {
+    fn relearn(&mut self, doc: &[u8], text: &str, trie: &PathTrie, whitespace: usize) {
         if self.layout.is_some() {
             if self.misses < MISSES_BEFORE_JUDGING || self.misses <= self.hits {
                 return;
@@ -123,31 +142,42 @@ impl Shapes {
                 return;
             }
         }
-        self.layout = Layout::learn(doc, trie, whitespace);
+        self.layout = Layout::learn(doc, text, trie, whitespace);
         (self.hits, self.misses) = (0, 0);
     }
 }
 
 impl Layout {
-    /// The layout of `doc` (valid JSON, already read by [`scan_validated`] with `trie`, which
-    /// counted `whitespace` bytes outside its strings), or `None` when a trie node is visited
-    /// twice or a property name has an escape.
-    fn learn(doc: &[u8], trie: &PathTrie, whitespace: usize) -> Option<Layout> {
+    /// The layout of `doc` (valid JSON, `text` as text, already read by [`scan_validated`]
+    /// with `trie`, which counted `whitespace` bytes outside its strings), or `None` when a
+    /// trie node is visited twice, a name on the way to a key path has an escape, or the trie
+    /// holds no path.
+    fn learn(doc: &[u8], text: &str, trie: &PathTrie, whitespace: usize) -> Option<Layout> {
+        if trie.nodes[0].children.is_empty() {
+            return None;
+        }
         let mut l = Learner {
-            doc,
-            pos: 0,
-            trie,
+            s: Scanner {
+                buf: doc,
+                text: Some(text),
+                pos: 0,
+                ws: 0,
+                trie,
+            },
+            values: vec![Extracted::Missing; trie.slot_count()],
             visited: vec![false; trie.nodes.len()],
             holes: Vec::new(),
             composite: Vec::new(),
         };
-        l.value(Some(0))?;
+        l.ws();
+        l.value(Some(0), 0)?;
         let mut lits = Vec::with_capacity(doc.len());
         let mut holes = Vec::with_capacity(l.holes.len());
         let mut at = 0;
-        for &(start, end, slot) in &l.holes {
+        for &(start, end, mut hole) in &l.holes {
             lits.extend_from_slice(&doc[at..start]);
-            holes.push((lits.len() as u32, slot));
+            hole.lit_end = lits.len() as u32;
+            holes.push(hole);
             at = end;
         }
         lits.extend_from_slice(&doc[at..]);
@@ -155,7 +185,7 @@ impl Layout {
             lits,
             holes,
             composite: l.composite,
-            whitespace,
+            whitespace: whitespace - l.s.ws,
         })
     }
 
@@ -189,170 +219,127 @@ impl Layout {
             trie,
         };
         let mut from = 0usize;
-        for &(to, slot) in &self.holes {
-            let lit = &self.lits[from..to as usize];
+        for h in &self.holes {
+            let lit = &self.lits[from..h.lit_end as usize];
             if doc.get(s.pos..s.pos + lit.len()) != Some(lit) {
                 return None;
             }
             s.pos += lit.len();
-            from = to as usize;
-            let v = match doc.get(s.pos)? {
-                b'"' => {
-                    let start = s.pos + 1;
-                    let end = start + string_stop(&doc[start..])?;
-                    if doc[end] != b'"' {
-                        return None;
+            from = h.lit_end as usize;
+            if doc.get(s.pos) == Some(&b'"') && (h.node == NONE || h.slot != NONE) {
+                // A string without escapes, sliced as the scanner would (ids, names, text).
+                let start = s.pos + 1;
+                let end = start + string_stop(&doc[start..])?;
+                if doc[end] == b'"' {
+                    if h.slot != NONE {
+                        values[h.slot as usize] =
+                            Extracted::Str(Cow::Borrowed(text.get(start..end)?));
                     }
                     s.pos = end + 1;
-                    Extracted::Str(Cow::Borrowed(text.get(start..end)?))
+                    continue;
                 }
-                b'-' | b'0'..=b'9' => {
-                    let start = s.pos;
-                    s.number().ok()?;
-                    Extracted::Number(&doc[start..s.pos])
-                }
-                b't' => word(&mut s, b"true", Extracted::Bool(true))?,
-                b'f' => word(&mut s, b"false", Extracted::Bool(false))?,
-                b'n' => word(&mut s, b"null", Extracted::Null)?,
-                _ => return None,
-            };
-            if slot != NO_SLOT {
-                values[slot as usize] = v;
             }
+            let node = (h.node != NONE).then_some(h.node as usize);
+            s.member(node, values, h.depth as usize).ok()?;
         }
         let last = &self.lits[from..];
         (doc.get(s.pos..) == Some(last)).then_some(ScanSummary {
-            whitespace_bytes: self.whitespace,
+            whitespace_bytes: self.whitespace + s.ws,
         })
     }
 }
 
-/// The literal `w` at the scanner's position, as `v`.
-#[inline]
-fn word<'a>(s: &mut Scanner<'a, '_>, w: &[u8], v: Extracted<'a>) -> Option<Extracted<'a>> {
-    if !s.buf[s.pos..].starts_with(w) {
-        return None;
-    }
-    s.pos += w.len();
-    Some(v)
-}
-
-/// Walks a valid record as the scanner does, noting its holes (start, end, slot) and the
-/// slots that hold an object or array.
+/// Walks a valid record as the scanner does, noting its holes (start, end, and what to read
+/// them with) and the slots of objects it descends into.
 struct Learner<'d, 't> {
-    doc: &'d [u8],
-    pos: usize,
-    trie: &'t PathTrie,
+    /// The scanner that reads the holes (its `ws`: the whitespace inside them).
+    s: Scanner<'d, 't>,
+    values: Vec<Extracted<'d>>,
     visited: Vec<bool>,
-    holes: Vec<(usize, usize, u32)>,
+    holes: Vec<(usize, usize, Hole)>,
     composite: Vec<u32>,
 }
 
 impl Learner<'_, '_> {
     fn ws(&mut self) {
-        while matches!(self.doc.get(self.pos), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-            self.pos += 1;
+        let b = self.s.buf;
+        while matches!(b.get(self.s.pos), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            self.s.pos += 1;
         }
     }
 
-    /// The value at the position, at trie node `node`; `None`: no layout (a node visited
-    /// twice, or a name with an escape).
-    fn value(&mut self, node: Option<usize>) -> Option<()> {
+    /// The value at the position, at trie node `node` and `depth` (as [`Scanner::member`]
+    /// takes them): an object with key paths below is walked, anything else is a hole. `None`:
+    /// no layout (a node visited twice, or a name with an escape).
+    fn value(&mut self, node: Option<usize>, depth: usize) -> Option<()> {
+        let trie = self.s.trie;
         if let Some(n) = node {
             if std::mem::replace(&mut self.visited[n], true) {
                 return None;
             }
-        }
-        let slot = node.and_then(|n| self.trie.nodes[n].slot);
-        self.ws();
-        match *self.doc.get(self.pos)? {
-            b'{' => {
-                self.composite.extend(slot);
-                let descend = node.filter(|&n| !self.trie.nodes[n].children.is_empty());
-                self.object(descend)
-            }
-            b'[' => {
-                self.composite.extend(slot);
-                self.array()
-            }
-            b'"' => {
-                let start = self.pos;
-                self.string();
-                self.holes.push((start, self.pos, slot.unwrap_or(NO_SLOT)));
-                Some(())
-            }
-            _ => {
-                // A number or a literal: valid JSON, so it runs to the next delimiter.
-                let start = self.pos;
-                while self
-                    .doc
-                    .get(self.pos)
-                    .is_some_and(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
-                {
-                    self.pos += 1;
-                }
-                self.holes.push((start, self.pos, slot.unwrap_or(NO_SLOT)));
-                Some(())
+            if !trie.nodes[n].children.is_empty() && self.s.peek() == Some(b'{') {
+                self.composite.extend(trie.nodes[n].slot);
+                return self.object(n, depth + 1);
             }
         }
+        let start = self.s.pos;
+        self.s.member(node, &mut self.values, depth).ok()?;
+        let slot = node.and_then(|n| trie.nodes[n].slot);
+        let hole = Hole {
+            lit_end: 0,
+            node: node.map_or(NONE, |n| n as u32),
+            slot: slot.unwrap_or(NONE),
+            depth: depth as u32,
+        };
+        self.holes.push((start, self.s.pos, hole));
+        Some(())
     }
 
     /// Past a valid string; whether it had an escape.
     fn string(&mut self) -> bool {
+        let b = self.s.buf;
         let mut escaped = false;
-        self.pos += 1;
+        self.s.pos += 1;
         loop {
-            match self.doc.get(self.pos) {
+            match b.get(self.s.pos) {
                 Some(b'"') => {
-                    self.pos += 1;
+                    self.s.pos += 1;
                     return escaped;
                 }
                 Some(b'\\') => {
                     escaped = true;
-                    self.pos += 2;
+                    self.s.pos += 2;
                 }
-                Some(_) => self.pos += 1,
+                Some(_) => self.s.pos += 1,
                 None => return escaped,
             }
         }
     }
 
-    fn object(&mut self, node: Option<usize>) -> Option<()> {
-        self.pos += 1;
+    /// The object at the position, at `node` (which has key paths below), its members at
+    /// `depth`.
+    fn object(&mut self, node: usize, depth: usize) -> Option<()> {
+        self.s.pos += 1;
         loop {
             self.ws();
-            match *self.doc.get(self.pos)? {
+            match self.s.peek()? {
                 b'}' => {
-                    self.pos += 1;
+                    self.s.pos += 1;
                     return Some(());
                 }
-                b',' => self.pos += 1,
+                b',' => self.s.pos += 1,
                 _ => {
-                    let start = self.pos + 1;
+                    let start = self.s.pos + 1;
                     if self.string() {
                         return None;
                     }
-                    let name = &self.doc[start..self.pos - 1];
-                    let child = node.and_then(|n| self.trie.child(n, name));
+                    let name = &self.s.buf[start..self.s.pos - 1];
+                    let child = self.s.trie.child(node, name);
                     self.ws();
-                    self.pos += 1; // ':'
-                    self.value(child)?;
+                    self.s.pos += 1; // ':'
+                    self.ws();
+                    self.value(child, depth)?;
                 }
-            }
-        }
-    }
-
-    fn array(&mut self) -> Option<()> {
-        self.pos += 1;
-        loop {
-            self.ws();
-            match *self.doc.get(self.pos)? {
-                b']' => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                b',' => self.pos += 1,
-                _ => self.value(None)?,
             }
         }
     }
