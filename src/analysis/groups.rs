@@ -53,9 +53,10 @@ pub fn natural_findings(
             let mut sets: Vec<KeySet> = mine.clone().map(|_| KeySet::default()).collect();
             let mut seen = 0u64;
             let mut buf = Vec::new();
+            let mut shapes = crate::keys::extract::Shapes::default();
             crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
                 let mut values = Vec::new();
-                if crate::keys::extract::scan_document(rec, &plan.trie, &mut values).is_ok() {
+                if shapes.scan_document(rec, &plan.trie, &mut values).is_ok() {
                     seen += 1;
                     for (i, set) in mine.clone().zip(sets.iter_mut()) {
                         if plan.build_key(i, &values, &mut buf).is_ok() {

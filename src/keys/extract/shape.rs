@@ -119,6 +119,17 @@ impl Shapes {
         Ok(summary)
     }
 
+    /// [`scan_document`](super::scan_document) of `doc` (its UTF-8 validated here), trying the
+    /// learnt layout first.
+    pub fn scan_document<'a>(
+        &mut self,
+        doc: &'a [u8],
+        trie: &PathTrie,
+        values: &mut Vec<Extracted<'a>>,
+    ) -> Result<ScanSummary, ScanError> {
+        self.scan(doc, simdutf8::basic::from_utf8(doc).ok(), trie, values)
+    }
+
     /// Records read by a layout, and records scanned, in all.
     pub fn counts(&self) -> (u64, u64) {
         (self.read, self.records)
