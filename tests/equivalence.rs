@@ -480,3 +480,89 @@ fn the_field_profile_past_its_bounds_is_the_same_for_any_thread_count() {
     assert_eq!(one, run("2"), "--threads 1 vs 2");
     assert_eq!(one, run("3"), "--threads 1 vs 3");
 }
+
+#[test]
+fn records_of_changing_layouts_count_exactly_for_any_thread_count() {
+    // 40,000 records in runs of 1,000 of three layouts (src/keys/extract/shape.rs: records
+    // that repeat a layout are read from its holes), every 7th with a property of its own,
+    // every 501st invalid (`01`), skipped. Layout A: `t` first, an array of 0-3 items; B: `t`
+    // last, with whitespace; C: `t` after an object no key path reads, its value escaped
+    // (`t\u00e9D`, the key `téD`). Counts, minified bytes and whitespace are computed here, record by
+    // record; the report must be the same for 1, 2 and 3 threads.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("layouts.jsonl");
+    let mut s = String::new();
+    let mut want: std::collections::BTreeMap<String, u64> = Default::default();
+    let (mut skipped, mut raw, mut whitespace) = (0u64, 0u64, 0u64);
+    for i in 0..40_000u64 {
+        let d = i % 10;
+        let own = if i % 7 == 0 {
+            format!("\"x{i}\":1,")
+        } else {
+            String::new()
+        };
+        let (line, key, ws) = if i % 501 == 500 {
+            skipped += 1;
+            (format!("{{{own}\"t\":\"t{d}\",\"n\":01}}"), None, 0)
+        } else {
+            match (i / 1_000) % 3 {
+                0 => {
+                    let items: Vec<String> = (0..i % 4).map(|k| format!("{{\"q\":{k}}}")).collect();
+                    let line = format!(
+                        "{{{own}\"t\":\"t{d}\",\"n\":{i},\"items\":[{}]}}",
+                        items.join(",")
+                    );
+                    (line, Some(format!("t{d}")), 0)
+                }
+                // 4 spaces outside strings, 1 inside.
+                1 => (
+                    format!("{{{own}\"n\": {i}, \"t\" : \"t {d}\"}}"),
+                    Some(format!("t {d}")),
+                    4,
+                ),
+                _ => (
+                    format!("{{{own}\"meta\":{{\"t\":\"no\",\"k\":[1,2]}},\"t\":\"t\\u00e9{d}\"}}"),
+                    Some(format!("té{d}")),
+                    0,
+                ),
+            }
+        };
+        if let Some(k) = key {
+            *want.entry(k).or_default() += 1;
+            raw += line.len() as u64;
+            whitespace += ws;
+        }
+        s.push_str(&line);
+        s.push('\n');
+    }
+    std::fs::write(&file, s).unwrap();
+    let run = |threads: &str| {
+        analyze(
+            &file,
+            &["-c", "/t", "--top", "100", "--skip-invalid"],
+            threads,
+        )
+    };
+    let one = run("1");
+    let r: Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(r["input"]["records_skipped"], skipped);
+    assert_eq!(r["input"]["records_analyzed"], 40_000 - skipped);
+    assert_eq!(r["input"]["raw_bytes"], raw);
+    assert_eq!(r["input"]["minified_bytes"], raw - whitespace);
+    let c = candidate(&r, "/t");
+    assert_eq!(c["logical_partitions"], 30);
+    let got: std::collections::BTreeMap<String, u64> = c["top_partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["key"].as_str().unwrap().to_string(),
+                p["documents"].as_f64().unwrap() as u64,
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(one, run("2"), "--threads 1 vs 2");
+    assert_eq!(one, run("3"), "--threads 1 vs 3");
+}
