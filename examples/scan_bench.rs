@@ -8,8 +8,12 @@
 //! cargo run --release --example scan_bench -- bench-data/highcard.jsonl /tenantId,/userId,/device/type
 //! ```
 //!
+//! Records are read as the scan reads them: through a learnt layout
+//! (`keys::extract::Shapes`), a fresh one each round; `--full-scanner` reads every record with
+//! the full scanner instead, the peer to compare with in the same run.
+//!
 //! Options: `--lines N` (default 400,000, at most 100,000,000; all are held in memory),
-//! `--rounds N` (default 15, at most 1,000). Paths are written as for
+//! `--rounds N` (default 15, at most 1,000), `--full-scanner`. Paths are written as for
 //! `--candidates`, without escapes (`/a/b`), comma-separated. The lines must be valid UTF-8
 //! (the scan's blocks are validated before they are scanned; this measures the scan after).
 
