@@ -43,7 +43,7 @@ struct Hole {
     depth: u32,
 }
 
-/// Misses (records of another layout, or with an escape or an invalid value) a layout may have
+/// Misses (records of another layout, or with an invalid value) a layout may have
 /// before it is judged: it is poor when it has missed more records than it has read.
 const MISSES_BEFORE_JUDGING: u32 = 8;
 /// Poor layouts in a row after which records are read by the full scanner alone for a while:
@@ -103,14 +103,14 @@ impl Shapes {
         }
         if let (Some(layout), Some(text)) = (&self.layout, text) {
             if let Some(summary) = layout.read(doc, text, trie, values) {
-                self.hits += 1;
+                self.hits = self.hits.saturating_add(1);
                 self.read += 1;
                 if self.hits == GOOD_HITS {
                     (self.poor, self.pause) = (0, 0);
                 }
                 return Ok(summary);
             }
-            self.misses += 1;
+            self.misses = self.misses.saturating_add(1);
         }
         let summary = scan_validated(doc, text, trie, values)?;
         if let Some(text) = text {
@@ -139,22 +139,36 @@ impl Shapes {
     /// `whitespace` bytes outside strings) when there is none or the current one is poor, or
     /// pauses after [`POOR_IN_A_ROW`] poor ones.
     fn relearn(&mut self, doc: &[u8], text: &str, trie: &PathTrie, whitespace: usize) {
-        if self.layout.is_some() {
-            if self.misses < MISSES_BEFORE_JUDGING || self.misses <= self.hits {
-                return;
-            }
-            self.poor += 1;
-            if self.poor >= POOR_IN_A_ROW {
-                self.pause = (self.pause * 2).clamp(FIRST_PAUSE, MAX_PAUSE);
-                self.paused = self.pause;
-                self.poor = 0;
-                self.layout = None;
-                (self.hits, self.misses) = (0, 0);
-                return;
-            }
+        if self.layout.is_some()
+            && (self.misses < MISSES_BEFORE_JUDGING || self.misses <= self.hits)
+        {
+            return;
+        }
+        if self.layout.is_some() && self.poor_one() {
+            return;
         }
         self.layout = Layout::learn(doc, text, trie, whitespace);
         (self.hits, self.misses) = (0, 0);
+        if self.layout.is_none() {
+            // No layout to learn from this record (a property repeated, an escaped name on
+            // the way to a key path): as poor as a layout that misses, or records of that
+            // kind would pay a learning pass each.
+            self.poor_one();
+        }
+    }
+
+    /// Counts a poor layout; after [`POOR_IN_A_ROW`], drops it and pauses (returns `true`).
+    fn poor_one(&mut self) -> bool {
+        self.poor += 1;
+        if self.poor < POOR_IN_A_ROW {
+            return false;
+        }
+        self.pause = (self.pause * 2).clamp(FIRST_PAUSE, MAX_PAUSE);
+        self.paused = self.pause;
+        self.poor = 0;
+        self.layout = None;
+        (self.hits, self.misses) = (0, 0);
+        true
     }
 }
 

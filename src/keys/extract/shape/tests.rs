@@ -135,6 +135,8 @@ fn records_repeating_a_property_learn_no_layout() {
         (v[0].clone(), v[1].clone()),
         (Extracted::Number(b"6"), Extracted::Missing)
     );
+    // Two records with no layout to learn: reading pauses rather than trying each record.
+    assert_eq!((shapes.paused, shapes.pause), (FIRST_PAUSE, FIRST_PAUSE));
 }
 
 #[test]
