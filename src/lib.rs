@@ -32,6 +32,8 @@ pub mod report;
 pub mod small_file;
 pub mod sql;
 pub mod stats;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod timing;
 pub mod workload;
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 SRC = 'src'
 # Lowest first. A module may import modules of its own rank or lower only.
 STAGES = [
-    ['timing', 'progress', 'small_file', 'neutralise'],
+    ['timing', 'progress', 'small_file', 'neutralise', 'testing'],
     ['cosmos'],
     ['keys'],
     ['fmt'],

@@ -79,14 +79,11 @@ const PIECES: &[&str] = &[
 ];
 
 /// A xorshift generator: deterministic, no dependency.
-struct Gen(u64);
+struct Gen(crate::testing::XorShift);
 
 impl Gen {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next()
     }
 
     fn string(&mut self) -> String {
@@ -99,7 +96,7 @@ impl Gen {
 
 /// The generated strings every property runs over, and the pieces alone and in pairs.
 fn hostile() -> Vec<String> {
-    let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+    let mut g = Gen(crate::testing::XorShift(0x9E37_79B9_7F4A_7C15));
     let mut out: Vec<String> = (0..3000).map(|_| g.string()).collect();
     for a in PIECES {
         out.push(a.to_string());

@@ -34,12 +34,9 @@ fn skew_by_hand() {
 /// A deterministic shuffle (xorshift, Fisher-Yates).
 fn shuffled(values: &[f64], seed: u64) -> Vec<f64> {
     let mut v = values.to_vec();
-    let mut x = seed | 1;
+    let mut x = crate::testing::XorShift(seed | 1);
     for i in (1..v.len()).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        v.swap(i, (x % (i as u64 + 1)) as usize);
+        v.swap(i, (x.next() % (i as u64 + 1)) as usize);
     }
     v
 }

@@ -190,14 +190,11 @@ fn layouts_that_mostly_miss_are_dropped_then_paused() {
 }
 
 /// A small generator of JSON values (xorshift).
-struct Gen(u64);
+struct Gen(crate::testing::XorShift);
 
 impl Gen {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+        self.0.next()
     }
 
     fn pick<'s>(&mut self, xs: &[&'s str]) -> &'s str {
@@ -306,7 +303,7 @@ fn random_records_and_their_mutations_read_as_the_scanner_reads_them() {
         &["c", "x", "a"],
         &["é"],
     ]);
-    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let mut g = Gen(crate::testing::XorShift(0x9e37_79b9_7f4a_7c15));
     let mut shapes = Shapes::default();
     let (mut oks, mut errors) = (0, 0);
     for _ in 0..300 {
@@ -339,7 +336,7 @@ fn random_records_and_their_mutations_read_as_the_scanner_reads_them() {
 #[test]
 fn the_layout_path_is_taken_for_repeated_layouts() {
     let t = trie(&[&["a"], &["c", "x", "a"]]);
-    let mut g = Gen(7);
+    let mut g = Gen(crate::testing::XorShift(7));
     let mut shapes = Shapes::default();
     let layout = r#"{"a":1,"c":{"x":{"a":"q"},"y":[1,2]},"b":true}"#;
     let mut read = 0;
