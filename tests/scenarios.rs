@@ -5,6 +5,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
+pub(crate) use crate::util::candidate;
 use crate::util::Test;
 
 pub(crate) fn run(args: &[&str]) -> (i32, Value, String) {
@@ -22,15 +23,6 @@ pub(crate) fn run_ok(args: &[&str]) -> Value {
     let (code, r, err) = run(args);
     assert_eq!(code, 0, "{err}");
     r
-}
-
-pub(crate) fn candidate<'a>(report: &'a Value, spec: &str) -> &'a Value {
-    report["candidates"]
-        .as_array()
-        .expect("candidates")
-        .iter()
-        .find(|c| c["spec"] == spec)
-        .unwrap_or_else(|| panic!("no candidate {spec}"))
 }
 
 pub(crate) fn codes(c: &Value) -> Vec<String> {
