@@ -1,6 +1,6 @@
-//! The last record's layout, tried first: JSON Lines written by one program repeat one layout
-//! (the same property names in the same order, the same punctuation and whitespace), only the
-//! values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
+//! A learnt layout, tried before the full scanner: JSON Lines written by one program repeat
+//! one layout (the same property names in the same order, the same punctuation and
+//! whitespace), only the values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
 //! bytes between its values (*literals*) and, for each value (a *hole*), the trie node it sits
 //! at and its depth. The literals are the record's structure down to the key paths: the root
 //! object's names and punctuation, and those of the objects on the way to a nested key path.
