@@ -487,8 +487,8 @@ fn records_of_changing_layouts_count_exactly_for_any_thread_count() {
     // that repeat a layout are read from its holes), every 7th with a property of its own,
     // every 501st invalid (`01`), skipped. Layout A: `t` first, an array of 0-3 items; B: `t`
     // last, with whitespace; C: `t` after an object no key path reads, its value escaped
-    // (`t\u00e9D`, the key `téD`). Counts, minified bytes and whitespace are computed here, record by
-    // record; the report must be the same for 1, 2 and 3 threads.
+    // (`t\u00e9D`, the key `téD`). Counts, minified bytes and whitespace are computed here,
+    // record by record; the report must be the same for 1, 2 and 3 threads.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("layouts.jsonl");
     let mut s = String::new();

@@ -1,14 +1,13 @@
-//! A learnt layout, tried before the full scanner: JSON Lines written by one program repeat
-//! one layout (the same property names in the same order, the same punctuation and
-//! whitespace), only the values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
-//! bytes between its values (*literals*) and, for each value (a *hole*), the trie node it sits
-//! at and its depth. The literals are the record's structure down to the key paths: the root
-//! object's names and punctuation, and those of the objects on the way to a nested key path.
-//! Every other value is a hole: a key path's value, and any value no key path reads (an array of
-//! line items, a nested object, free text), whatever its length. A record that repeats every
-//! literal byte for byte is read by comparing the literals and reading each hole; anything else
-//! (another order, another property, an invalid value) is read by [`scan_validated`], which
-//! gives every error.
+//! A learnt layout, tried before the full scanner: JSON Lines written by one program repeat one
+//! layout (the same property names in the same order, the same punctuation and whitespace), only
+//! the values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
+//! bytes between its values (*literals*) and, for each value (a *hole*), the trie node it sits at
+//! and its depth. The literals are the record's structure down to the key paths: the root object's
+//! names and punctuation, and those of the objects on the way to a nested key path. Every other
+//! value is a hole: a key path's value, and any value no key path reads (an array of line items, a
+//! nested object, free text), whatever its length. A record that repeats every literal byte for
+//! byte is read by comparing the literals and reading each hole; anything else (another order,
+//! another property, an invalid value) is read by [`scan_validated`], which gives every error.
 //!
 //! **Why the result is the full scanner's.** The scanner's actions follow the record's tokens:
 //! names and punctuation decide which trie node each value sits at. A record matching the layout
