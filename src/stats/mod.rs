@@ -8,6 +8,7 @@ pub mod arenas;
 pub mod hll;
 pub mod key_stats;
 pub mod keymap;
+pub mod memory;
 mod record;
 pub mod sampling;
 pub mod spread;
