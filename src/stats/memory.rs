@@ -15,6 +15,7 @@
 
 use std::mem::MaybeUninit;
 
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 const PAGE: usize = 4096;
 
 /// Faults in the whole pages inside `buf` (their content unchanged), before they are written.
@@ -23,10 +24,16 @@ pub fn prefault<T>(buf: &mut [MaybeUninit<T>]) {
     populate(start, start + std::mem::size_of_val(buf));
 }
 
+/// The whole pages inside the byte range `start..end`: where the first starts and the last ends.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn whole_pages(start: usize, end: usize) -> (usize, usize) {
+    (start.next_multiple_of(PAGE), end / PAGE * PAGE)
+}
+
 /// Faults in the whole pages of the byte range `start..end` of memory this process owns.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn populate(start: usize, end: usize) {
-    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    let (first, last) = whole_pages(start, end);
     if last > first {
         // SAFETY: the range lies inside an allocation the caller owns (whole pages of it), and
         // MADV_POPULATE_WRITE only faults its pages in, as a write would, without changing a
@@ -59,18 +66,17 @@ pub fn release_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn release_freed_memory() {}
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
 mod tests {
     use super::*;
 
-    /// The pages of `buf`'s byte range that are resident (`mincore`).
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    /// The pages of `buf`'s byte range that are resident (`mincore`): only whole pages count.
     fn resident<T>(buf: &[MaybeUninit<T>]) -> usize {
         let start = buf.as_ptr() as usize;
-        let (first, last) = (
-            start.next_multiple_of(PAGE),
-            (start + size_of_val(buf)) / PAGE * PAGE,
-        );
+        let (first, last) = whole_pages(start, start + size_of_val(buf));
+        if last <= first {
+            return 0;
+        }
         let mut v = vec![0u8; (last - first) / PAGE];
         // SAFETY: a page-aligned range of our own allocation, one byte of `v` per page.
         let rc = unsafe { libc::mincore(first as *mut libc::c_void, last - first, v.as_mut_ptr()) };
@@ -79,7 +85,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
     fn prefaulting_makes_the_pages_resident() {
         // 64 MB: above glibc's threshold, so mapped apart and never touched before.
         let mut rows: Vec<u64> = Vec::with_capacity(8 << 20);
@@ -97,16 +102,32 @@ mod tests {
     }
 
     #[test]
-    fn prefaulting_keeps_every_byte() {
-        let mut v: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
-        v.reserve(1 << 20);
-        prefault(&mut v.spare_capacity_mut()[..1 << 20]);
-        prefault(&mut v.spare_capacity_mut()[7..12_345]);
-        assert!(v.iter().enumerate().all(|(i, &b)| b == i as u8));
+    fn only_the_whole_pages_inside_the_range_are_faulted_in() {
+        let mut bytes: Vec<u8> = Vec::with_capacity(64 << 20);
+        let spare = bytes.spare_capacity_mut();
+        // Page `p` of the buffer (counted from its first page boundary), as a slice.
+        let o = (spare.as_ptr() as usize).next_multiple_of(PAGE) - spare.as_ptr() as usize;
+        let page = |s: &[MaybeUninit<u8>], p: usize| resident(&s[o + p * PAGE..o + (p + 1) * PAGE]);
+        // From the middle of page 10 to the middle of page 13: pages 11 and 12 only.
+        prefault(&mut spare[o + 10 * PAGE + PAGE / 2..o + 13 * PAGE + PAGE / 2]);
+        let pages: Vec<usize> = (9..15).map(|p| page(spare, p)).collect();
+        assert_eq!(pages, [0, 0, 1, 1, 0, 0]);
+    }
 
-        let mut rows: Vec<u64> = Vec::with_capacity(1 << 20);
-        prefault(&mut rows.spare_capacity_mut()[..1 << 20]);
-        rows.extend(0..1 << 20);
-        assert_eq!(rows.iter().sum::<u64>(), (1u64 << 20) * ((1 << 20) - 1) / 2);
+    #[test]
+    fn prefaulting_keeps_every_byte_already_written() {
+        // 4 MB, the first 1.5 MB written, then the whole buffer faulted in: the written pages
+        // are in the range too, and must keep their bytes.
+        let mut rows: Vec<u64> = (0..196_608).collect();
+        rows.reserve_exact((1 << 19) - rows.len());
+        let all = rows.capacity();
+        // SAFETY: the vector's whole buffer, as uninitialised slots of the same layout; nothing
+        // is written through it, and `rows` is not used while it lives.
+        let whole = unsafe {
+            std::slice::from_raw_parts_mut(rows.as_mut_ptr().cast::<MaybeUninit<u64>>(), all)
+        };
+        prefault(whole);
+        assert!(rows.iter().enumerate().all(|(i, &x)| x == i as u64));
+        assert!(resident(rows.spare_capacity_mut()) >= (all - 196_608) * 8 / PAGE - 1);
     }
 }
