@@ -20,7 +20,7 @@
 //! record's; that inside the holes is counted as they are read.
 
 use super::{scan_validated, Extracted, PathTrie, ScanError, ScanSummary, Scanner};
-use crate::keys::jstring::string_stop;
+use crate::keys::jstring::{same_bytes, string_stop};
 use std::borrow::Cow;
 
 /// A hole's node or slot when it has none.
@@ -245,7 +245,10 @@ impl Layout {
         let mut from = 0usize;
         for h in &self.holes {
             let lit = &self.lits[from..h.lit_end as usize];
-            if doc.get(s.pos..s.pos + lit.len()) != Some(lit) {
+            if !doc
+                .get(s.pos..s.pos + lit.len())
+                .is_some_and(|d| same_bytes(d, lit))
+            {
                 return None;
             }
             s.pos += lit.len();
@@ -267,7 +270,7 @@ impl Layout {
             s.member(node, values, h.depth as usize).ok()?;
         }
         let last = &self.lits[from..];
-        (doc.get(s.pos..) == Some(last)).then_some(ScanSummary {
+        (doc.get(s.pos..).is_some_and(|d| same_bytes(d, last))).then_some(ScanSummary {
             whitespace_bytes: self.whitespace + s.ws,
         })
     }
