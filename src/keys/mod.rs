@@ -9,6 +9,7 @@
 
 pub mod extract;
 mod jstring;
+pub(crate) use jstring::same_bytes;
 pub mod spec;
 pub mod time;
 

@@ -36,6 +36,8 @@
 
 use hashbrown::HashTable;
 
+use crate::keys::same_bytes;
+
 pub use super::arenas::{head, head_number, KeyArenas, KeyRef};
 pub use super::record::{key_hash, PARTS};
 use super::record::{COUNTS, NARROW_COUNTS, TIMES};
@@ -206,24 +208,6 @@ fn records(
 #[inline]
 fn has_time(first: i64, last: i64) -> bool {
     first != i64::MAX || last != i64::MIN
-}
-
-/// `a == b` for keys: most keys are short (a tenant, a user, a pair of them), where comparing
-/// two overlapping words beats a call to `memcmp`.
-#[inline]
-fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let w8 = |s: &[u8], i: usize| u64::from_ne_bytes(s[i..i + 8].try_into().expect("8 bytes"));
-    let w4 = |s: &[u8], i: usize| u32::from_ne_bytes(s[i..i + 4].try_into().expect("4 bytes"));
-    match n {
-        // The first and the last word cover every byte (overlapping when n < 16).
-        8..=16 => w8(a, 0) == w8(b, 0) && w8(a, n - 8) == w8(b, n - 8),
-        4..=7 => w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4),
-        _ => a == b,
-    }
 }
 
 /// The table's hash of a slot: its 32 stored bits twice, so that hashbrown's bucket index (low

@@ -3,8 +3,9 @@
 //!
 //! Ten million distinct keys are about 900 MB of memory the process has never touched: their
 //! records in the key maps' arenas, then a row each for the summaries' sort. Touched one page at
-//! a time, each fresh page costs a trap into the kernel on top of zeroing it (2.1–2.8 µs a page
-//! on the 2-vCPU machine of `docs/benchmarks.md`). Linux (5.14 on) can fault in a range of pages
+//! a time, each fresh page costs a trap into the kernel on top of zeroing it (1.9–3.1 µs a page
+//! in the benchmark suite's probes on the 2-vCPU machine of `docs/benchmarks.md`, and up to 15 µs
+//! there when its host has taken the pages back). Linux (5.14 on) can fault in a range of pages
 //! in one call (`MADV_POPULATE_WRITE`), without a trap a page: the drain does so for the rows,
 //! each thread its share, just before writing them (their phase 0.358 → 0.319 s, medians of 6,
 //! on the 10 M UUIDs). Faulting in the arenas' pages ahead of the scan's appends was slower (the

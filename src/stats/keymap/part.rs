@@ -108,7 +108,7 @@ impl Part {
         let Part {
             table, arena, keys, ..
         } = self;
-        let eq = |s: &Slot| s.h == h && key_eq(record_key(arena, s.at as usize, layout).0, key);
+        let eq = |s: &Slot| s.h == h && same_bytes(record_key(arena, s.at as usize, layout).0, key);
         match table.entry(table_hash(h), eq, |s| table_hash(s.h)) {
             hashbrown::hash_table::Entry::Occupied(o) => o.get().at as usize,
             hashbrown::hash_table::Entry::Vacant(v) => {
@@ -418,7 +418,7 @@ impl Part {
         let (arena, layout) = (&self.arena, self.layout());
         self.table
             .find(table_hash(h), |s| {
-                s.h == h && key_eq(record_key(arena, s.at as usize, layout).0, key)
+                s.h == h && same_bytes(record_key(arena, s.at as usize, layout).0, key)
             })
             .map(|s| s.at as usize)
     }

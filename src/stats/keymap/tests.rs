@@ -2,22 +2,6 @@
 
 use super::*;
 
-#[test]
-fn key_eq_is_byte_equality() {
-    // Every length to 40 (the word paths, the overlap, the fallback), differing at each
-    // position in turn.
-    for n in 0..40usize {
-        let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
-        assert!(key_eq(&a, &a.clone()));
-        for i in 0..n {
-            let mut b = a.clone();
-            b[i] ^= 0x40;
-            assert!(!key_eq(&a, &b), "length {n}, byte {i}");
-        }
-        assert!(!key_eq(&a, &a[..n.saturating_sub(1)]) || n == 0);
-    }
-}
-
 /// Every key of a drained map with its counts and time range (read back through the
 /// arenas), in key order.
 /// A drained key: its bytes, documents, minified bytes and time range.
