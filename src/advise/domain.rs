@@ -184,8 +184,9 @@ pub fn current_writes(c: &Candidate, stats: &CandidateStats, sep: &str) -> Curre
         if entity.is_empty() {
             return CurrentWrites::whole();
         }
-        *per.entry(entity.join(" > ")).or_default() += p.sample.documents;
-        total += p.sample.documents;
+        let documents = p.documents(&stats.keys);
+        *per.entry(entity.join(" > ")).or_default() += documents;
+        total += documents;
     }
     let Some((largest, &n)) = per.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))) else {
         return CurrentWrites::whole();

@@ -167,7 +167,8 @@ impl DroppedKeys {
             .partitions
             .iter()
             .map(|p| {
-                p.sample.minified_bytes as f64 + l.item_overhead_bytes * p.sample.documents as f64
+                let c = p.sample(&s.keys);
+                c.minified_bytes as f64 + l.item_overhead_bytes * c.documents as f64
             })
             .fold(0.0, f64::max);
         let bound = k.dropped_largest_bytes_bound;

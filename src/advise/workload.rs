@@ -40,7 +40,7 @@ pub fn document_shares(stats: &CandidateStats) -> Vec<f64> {
     stats
         .partitions
         .iter()
-        .map(|p| p.sample.documents as f64 / total)
+        .map(|p| p.documents(&stats.keys) as f64 / total)
         .collect()
 }
 
@@ -55,7 +55,7 @@ pub fn evaluate(
 ) -> WorkloadEval {
     let n = stats.partitions.len();
     let avg_doc = |i: usize| {
-        let p = &stats.partitions[i].sample;
+        let p = stats.partitions[i].sample(&stats.keys);
         p.minified_bytes as f64 / p.documents.max(1) as f64 + l.item_overhead_bytes
     };
     let mean_doc = (0..n)

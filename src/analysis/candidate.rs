@@ -104,7 +104,9 @@ fn data_findings(
     }
     findings.extend(advise::separator::separator_finding(
         cand,
-        stats.keyed_rows().map(|(key, p)| (key, p.sample.documents)),
+        stats
+            .keyed_rows()
+            .map(|(key, p)| (key, p.documents(&stats.keys))),
         &cfg.separator,
     ));
     let kinds = advise::domain::value_kinds(stats);

@@ -225,7 +225,7 @@ fn fanout(stats: &CandidateStats, layout: &cosmos::Layout, level: usize) -> Pref
     {
         let docs: u64 = stats.partitions[g.members.clone()]
             .iter()
-            .map(|p| p.sample.documents)
+            .map(|p| p.documents(&stats.keys))
             .sum();
         let (prefix, bytes) = (g.prefix, g.bytes);
         let comps = cosmos::decode_encoded(prefix).unwrap_or_default();

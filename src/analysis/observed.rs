@@ -63,7 +63,7 @@ pub(super) fn demand(
         .iter()
         .filter_map(|p| {
             let ru = per_key.get(cs.key_of(p))?;
-            Some((cs.key_of(p), ru / p.sample.documents.max(1) as f64))
+            Some((cs.key_of(p), ru / p.documents(&cs.keys).max(1) as f64))
         })
         .collect();
     let (carried, read_any) = if cfg.candidates.len() > 1 {
@@ -206,7 +206,7 @@ pub(super) fn current_section(
     let docs_of = |k: &[u8]| {
         index
             .get(k)
-            .map_or(0, |&i| stats.partitions[i].sample.documents)
+            .map_or(0, |&i| stats.partitions[i].documents(&stats.keys))
     };
     let calibration = (!obs.sizes.is_empty()).then(|| {
         let keys: Vec<CalibratedKey> = obs

@@ -82,7 +82,7 @@ pub fn place(
         - stats
             .partitions
             .iter()
-            .filter(|p| p.sample.documents >= HEAVY_MIN_COUNT)
+            .filter(|p| p.documents(&stats.keys) >= HEAVY_MIN_COUNT)
             .count() as f64)
         .max(0.0);
     let mut p = Placer {
@@ -142,7 +142,8 @@ impl Placer<'_> {
     }
 
     fn heavy(&self, i: usize) -> bool {
-        !self.proj.projected || self.stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT
+        !self.proj.projected
+            || self.stats.partitions[i].documents(&self.stats.keys) >= HEAVY_MIN_COUNT
     }
 
     /// A sampled logical partition: a point of its own, never cut by a split.
@@ -187,12 +188,12 @@ impl Placer<'_> {
         for g in prefix_groups(&stats.partitions, &stats.keys, &stats.scale, 1) {
             let docs: u64 = stats.partitions[g.members.clone()]
                 .iter()
-                .map(|p| p.sample.documents)
+                .map(|p| p.documents(&stats.keys))
                 .sum();
             if docs < HEAVY_MIN_COUNT {
                 for i in g.members.clone() {
                     self.tail_ru += self.ru(i);
-                    self.tail_sample_docs += stats.partitions[i].sample.documents;
+                    self.tail_sample_docs += stats.partitions[i].documents(&stats.keys);
                 }
                 continue;
             }
@@ -204,7 +205,7 @@ impl Placer<'_> {
                     heavy_bytes += stats.bytes_at(i);
                 } else {
                     rest_ru += self.ru(i);
-                    rest_docs += stats.partitions[i].sample.documents;
+                    rest_docs += stats.partitions[i].documents(&stats.keys);
                 }
             }
             let rest = (prefix_bytes - heavy_bytes).max(0.0);
@@ -238,7 +239,7 @@ impl Placer<'_> {
                 self.placed_bytes += stats.bytes_at(i);
             } else {
                 self.tail_ru += self.ru(i);
-                self.tail_sample_docs += stats.partitions[i].sample.documents;
+                self.tail_sample_docs += stats.partitions[i].documents(&stats.keys);
             }
         }
     }

@@ -48,13 +48,14 @@ pub fn project_levels(stats: &mut CandidateStats, proj: &Projector) {
             crate::stats::summary::prefix_groups(&stats.partitions, &stats.keys, scale, lv.level)
         {
             let members = &stats.partitions[g.members.clone()];
-            let docs: u64 = members.iter().map(|p| p.sample.documents).sum();
+            let docs: u64 = members.iter().map(|p| p.documents(&stats.keys)).sum();
             let bytes = if docs >= HEAVY_MIN_COUNT {
                 let sample: f64 = members
                     .iter()
                     .map(|p| {
-                        let (bytes, documents) = (scale.bytes(p.sample), scale.documents(p.sample));
-                        bytes / documents.max(f64::MIN_POSITIVE) * p.sample.documents as f64
+                        let c = p.sample(&stats.keys);
+                        let (bytes, documents) = (scale.bytes(c), scale.documents(c));
+                        bytes / documents.max(f64::MIN_POSITIVE) * c.documents as f64
                     })
                     .sum();
                 // A slice's prefix keeps its size, even when its full keys never repeat.
@@ -96,7 +97,7 @@ impl RangeMemo {
         p: &PartitionRow,
         proj: &Projector,
     ) -> [f64; 2] {
-        let c = p.sample.documents;
+        let c = p.documents(&stats.keys);
         let (documents, range) = match self.last {
             Some((n, d, r)) if n == c => (d, r),
             _ => {
@@ -119,7 +120,7 @@ fn extremes_pass(stats: &CandidateStats, proj: &Projector) -> RangeExtremes {
     let (x, _) = (stats.partitions.par_iter().enumerate())
         .fold(start, |(mut x, mut memo), (i, p)| {
             let [lo, hi] = memo.bytes_range(stats, p, proj);
-            x.add(i, lo, hi, p.sample.documents >= HEAVY_MIN_COUNT);
+            x.add(i, lo, hi, p.documents(&stats.keys) >= HEAVY_MIN_COUNT);
             (x, memo)
         })
         .reduce(start, |a, b| (a.0.merge(b.0), a.1));
@@ -169,7 +170,7 @@ pub fn project_sizes(
         Some(&i) => (
             stats.bytes_at(i),
             key(i),
-            stats.partitions[i].sample.documents >= HEAVY_MIN_COUNT,
+            stats.partitions[i].documents(&stats.keys) >= HEAVY_MIN_COUNT,
         ),
         None => (0.0, String::new(), false),
     };

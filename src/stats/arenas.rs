@@ -28,7 +28,7 @@ const _: () = assert!(1 << PART_BITS == 2 * super::record::PARTS);
 const _: () = assert!(crate::keys::MAX_KEY_BYTES < 1 << (32 - PART_BITS));
 
 /// Where a key is stored in a [`KeyArenas`], with its first bytes inline for sorting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeyRef {
     /// [`head`] of the key.
     pub head: [u64; 2],
@@ -77,13 +77,38 @@ pub struct KeyArenas {
     arenas: Vec<Vec<u8>>,
     /// Whether each part's records carry first and last times.
     timed: Vec<bool>,
+    /// The counts of the keys whose rows' 4-byte words cannot hold them (the summaries' wide
+    /// rows: a key with 4 GiB of documents in the sample; a few at most).
+    wide: hashbrown::HashMap<KeyRef, super::SampleCounts>,
 }
 
 impl KeyArenas {
     /// Arenas of a drained map, by part, with whether each part's records carry times.
     pub(super) fn new(arenas: Vec<Vec<u8>>, timed: Vec<bool>) -> KeyArenas {
         debug_assert_eq!(arenas.len(), timed.len());
-        KeyArenas { arenas, timed }
+        KeyArenas {
+            arenas,
+            timed,
+            wide: hashbrown::HashMap::new(),
+        }
+    }
+
+    /// The counts stored for `r`'s key by [`KeyArenas::set_wide_counts`].
+    ///
+    /// # Panics
+    ///
+    /// If none were: a wide row read with arenas other than its own.
+    #[cold]
+    pub fn wide_counts(&self, r: KeyRef) -> super::SampleCounts {
+        *self
+            .wide
+            .get(&r)
+            .expect("a wide row's counts stored with its key")
+    }
+
+    /// Stores the counts of `r`'s key, whose row cannot hold them.
+    pub fn set_wide_counts(&mut self, r: KeyRef, c: super::SampleCounts) {
+        self.wide.insert(r, c);
     }
 
     /// The first and last time of the record holding `r`'s key, when its part carries times
@@ -154,6 +179,7 @@ impl KeyArenas {
             KeyArenas {
                 arenas: vec![arena],
                 timed: vec![false],
+                wide: hashbrown::HashMap::new(),
             },
             refs,
         )
@@ -171,7 +197,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<KeyRef>(), 24);
         assert_eq!(
             std::mem::size_of::<crate::stats::summary::PartitionRow>(),
-            40
+            32
         );
     }
 

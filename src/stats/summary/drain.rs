@@ -44,16 +44,15 @@ fn combine_repeats(
             Some(run) if run[0] == r => {
                 let end = run[1];
                 next.next();
+                let mut sum = into.sample(arenas);
                 for row in rows[r + 1..end].iter().copied() {
-                    seen.combine(
-                        arenas.get(row.key),
-                        into.sample.documents,
-                        row.sample.documents,
-                    );
-                    into.sample.documents += row.sample.documents;
-                    into.sample.minified_bytes += row.sample.minified_bytes;
+                    let c = row.sample(arenas);
+                    seen.combine(arenas.get(row.key), sum.documents, c.documents);
+                    sum.documents += c.documents;
+                    sum.minified_bytes += c.minified_bytes;
                     arenas.merge_times(into.key, row.key);
                 }
+                into = PartitionRow::stored(into.key, sum, arenas);
                 end
             }
             _ => r + 1,
@@ -86,6 +85,8 @@ pub(super) struct DrainAcc {
     pub(super) large_counts: hashbrown::HashMap<u64, u64>,
     /// The rows' first digit for their sort, counted as they are written.
     pub(super) first: Option<FirstDigit>,
+    /// The counts of the wide rows ([`PartitionRow::new`]), for the arenas.
+    pub(super) wide: Vec<(KeyRef, SampleCounts)>,
 }
 
 impl DrainAcc {
@@ -99,6 +100,7 @@ impl DrainAcc {
             max_key: None,
             keys_by_count: vec![0; SMALL_COUNTS],
             large_counts: hashbrown::HashMap::new(),
+            wide: Vec::new(),
         }
     }
 
@@ -160,6 +162,7 @@ impl DrainAcc {
         for (a, b) in self.keys_by_count.iter_mut().zip(&o.keys_by_count) {
             *a += b;
         }
+        self.wide.extend(o.wide);
         for (c, w) in o.large_counts {
             *self.large_counts.entry(c).or_default() += w;
         }
@@ -224,16 +227,21 @@ pub fn drain(mut map: KeyMap) -> Drained {
         || DrainAcc::new(level, first.clone()),
         |seen, key, bytes, c| {
             seen.add(bytes, key, c.documents);
-            PartitionRow {
-                key,
-                sample: SampleCounts {
-                    documents: c.documents,
-                    minified_bytes: c.minified_bytes,
-                },
+            let c = SampleCounts {
+                documents: c.documents,
+                minified_bytes: c.minified_bytes,
+            };
+            let (row, wide) = PartitionRow::new(key, c);
+            if wide {
+                seen.wide.push((key, c));
             }
+            row
         },
         DrainAcc::merge,
     );
+    for (key, c) in std::mem::take(&mut seen.wide) {
+        arenas.set_wide_counts(key, c);
+    }
     crate::timing::mark("summary: rows");
     if repeats {
         let runs = sort_by_key(&mut partitions, &arenas, seen.first.take());

@@ -44,7 +44,7 @@ pub fn prefix_groups<'a>(
                 && masked(partitions[j].key.head, mask) == h
                 && partitions[j].key.len() >= plen
             {
-                bytes += scale.bytes(partitions[j].sample);
+                bytes += scale.bytes(partitions[j].sample(arenas));
                 j += 1;
             }
         } else if plen < first.len() {
@@ -62,13 +62,13 @@ pub fn prefix_groups<'a>(
             j = lo + partitions[lo..hi].partition_point(|p| arenas.get(p.key).starts_with(prefix));
             bytes = partitions[i..j]
                 .iter()
-                .fold(0.0, |b, p| b + scale.bytes(p.sample));
+                .fold(0.0, |b, p| b + scale.bytes(p.sample(arenas)));
         } else {
             while j < partitions.len() && {
                 let k = arenas.get(partitions[j].key);
                 k.starts_with(prefix) && prefix_len(k, level) == plen
             } {
-                bytes += scale.bytes(partitions[j].sample);
+                bytes += scale.bytes(partitions[j].sample(arenas));
                 j += 1;
             }
         }

@@ -2,11 +2,11 @@
 //! parallel (issue #28: the sort of 10 M random ids' rows was a fifth of the run).
 //!
 //! A comparison sort of n rows passes over them about log2(n) times (23 for 10 M), each pass
-//! moving 40-byte rows through memory; and rayon's parallel quicksort partitions its first level
+//! moving 32-byte rows through memory; and rayon's parallel quicksort partitions its first level
 //! on one thread. Here, for a large slice, one pass counts the rows per digit (the 11 bits of
 //! the head from the highest bit where heads differ down, chosen from a sample of the heads and
 //! checked by the count), and one pass moves each row once into its digit's bucket (in place,
-//! the "American flag" permutation: no second array, which 10 M rows would need 400 MB for; on
+//! the "American flag" permutation: no second array, which 10 M rows would need 320 MB for; on
 //! every core, each moving rows within its own stripe of each bucket, PARADIS-style, then on
 //! one thread for the few rows whose buckets' stripes filled up on another core).
 //! The buckets are sorted the same way on the rayon pool; a bucket of at most 65,536 rows,
@@ -39,7 +39,7 @@ const PARALLEL: usize = 1 << 16;
 const SAMPLE_EVERY: usize = 64;
 
 /// What sorting a small slice needs beside it, kept from one slice to the next (a bucket of
-/// 40-byte rows is megabytes: allocated afresh, each would be mapped and faulted in again).
+/// 32-byte rows is megabytes: allocated afresh, each would be mapped and faulted in again).
 struct Scratch<T> {
     proxies: Vec<u64>,
     rows: Vec<T>,

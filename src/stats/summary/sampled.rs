@@ -43,8 +43,11 @@ impl Sampled<'_> {
             .iter()
             .filter(|p| !always_kept(self.arenas.get(p.key)))
             .fold((0.0, 0.0), |(s, b), p| {
-                let sample = sample_bytes_of(p.sample, overhead);
-                (s + sample, b + self.rows_scale.bytes(p.sample))
+                let c = p.sample(self.arenas);
+                (
+                    s + sample_bytes_of(c, overhead),
+                    b + self.rows_scale.bytes(c),
+                )
             });
         let factor = if kept_sample > 0.0 {
             kept_projected / kept_sample

@@ -290,10 +290,7 @@ mod tests {
         let (arenas, refs) = KeyArenas::from_keys(keys);
         let rows = refs
             .into_iter()
-            .map(|key| PartitionRow {
-                key,
-                sample: SampleCounts::default(),
-            })
+            .map(|key| PartitionRow::new(key, SampleCounts::default()).0)
             .collect();
         (arenas, rows)
     }

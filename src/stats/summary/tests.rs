@@ -108,7 +108,7 @@ fn rows_project_through_their_count_scale() {
     for (i, p) in s.partitions.iter().enumerate() {
         // Key order is k0..k5, as inserted.
         let (c, mb) = (counts[i], counts[i] * 100 + i as u64);
-        assert_eq!(p.sample.documents, c);
+        assert_eq!(p.documents(&s.keys), c);
         assert_eq!(s.documents_of(p), c as f64 * scale(c), "k{i}");
         assert_eq!(
             s.bytes_of(p),
@@ -126,6 +126,82 @@ fn rows_project_through_their_count_scale() {
     );
     assert_eq!(s.bytes_per_partition.max, (500_003.0 + 50_000.0) * 6.0);
     assert_eq!(s.documents_per_partition.min, 1.001);
+}
+
+#[test]
+fn counts_past_four_bytes_stay_exact_in_wide_rows() {
+    // Rows keep their counts in 4-byte words. Here keys' bytes pass `u32::MAX`: key 7 in one
+    // record (5e9 bytes), and keys 1,000k + 999 in two loose rows of 3e9 bytes each, whose
+    // sum (6e9) only the combining of repeats finds. A key of exactly `u32::MAX - 1` bytes
+    // stays narrow. Every row must summarise as one exact map does, and read back its counts.
+    use crate::stats::keymap::{key_hash, part_of};
+    let keys: Vec<Vec<u8>> = (0u64..)
+        .map(|i| crate::keys::encode_strings(&[Some(&format!("id-{i}"))]))
+        .filter(|k| part_of(key_hash(k)) == 0)
+        .take(40_000)
+        .collect();
+    let (mut a, mut b, mut exact) = (KeyMap::default(), KeyMap::default(), KeyMap::default());
+    let mut add = |m: &mut KeyMap, k: &[u8], d: u64, bytes: u64| {
+        m.add_buffered(k, d, bytes, i64::MAX, i64::MAX);
+        exact.add(k, d, bytes, i64::MAX, i64::MAX);
+    };
+    let big = 3_000_000_000u64;
+    let edge = u64::from(u32::MAX) - 1;
+    for i in 0..20_000 {
+        let bytes = match i {
+            7 => 5_000_000_000,
+            8 => edge,
+            _ if i % 1_000 == 999 => big,
+            _ => 100,
+        };
+        add(&mut a, &keys[i], 1, bytes);
+        add(&mut b, &keys[20_000 + i], 2, 200);
+        if i % 1_000 == 999 {
+            add(&mut b, &keys[i], 1, big);
+        }
+    }
+    for m in [&mut a, &mut b] {
+        m.flush_for_drain();
+    }
+    a.merge(b);
+    let loose = drain(a);
+    assert!(loose.sorted, "the drain was loose and sorted its rows");
+    exact.flush();
+    let exact = drain(exact);
+    let (l, e) = (
+        summarize_drained(loose, 1, &|_| 1.0, 0.0, 5, None),
+        summarize_drained(exact, 1, &|_| 1.0, 0.0, 5, None),
+    );
+    assert_eq!(l.partitions.len(), 40_000);
+    let want_bytes = 5e9 + edge as f64 + 20.0 * 6e9 + (20_000.0 - 22.0) * 100.0 + 20_000.0 * 200.0;
+    for s in [&l, &e] {
+        assert_eq!(s.documents, 20_000 + 20 + 40_000);
+        assert_eq!(s.total_bytes, want_bytes);
+        let of = |k: &[u8]| {
+            let i = (0..s.partitions.len())
+                .find(|&i| s.key(i) == k)
+                .expect("key");
+            s.partitions[i].sample(&s.keys)
+        };
+        assert_eq!(of(&keys[7]).minified_bytes, 5_000_000_000);
+        assert_eq!(of(&keys[8]).minified_bytes, edge);
+        assert_eq!(
+            (of(&keys[999]).documents, of(&keys[999]).minified_bytes),
+            (2, 2 * big)
+        );
+        // The largest by bytes: the twenty keys of 6e9, then 5e9.
+        assert_eq!(s.bytes_at(s.by_bytes[0]), 6e9);
+        assert_eq!(s.bytes_at(s.by_bytes[4]), 6e9);
+        assert_eq!(s.bytes_per_partition.max, 6e9);
+    }
+    for i in 0..40_000 {
+        assert_eq!(l.key(i), e.key(i));
+        assert_eq!(
+            l.partitions[i].sample(&l.keys),
+            e.partitions[i].sample(&e.keys),
+            "row {i}"
+        );
+    }
 }
 
 #[test]
@@ -188,7 +264,11 @@ fn rows_a_key_left_twice_combine_into_its_statistics() {
     assert_eq!(l.by_bytes, e.by_bytes);
     for i in 0..60_000 {
         assert_eq!(l.key(i), e.key(i));
-        assert_eq!(l.partitions[i].sample, e.partitions[i].sample, "row {i}");
+        assert_eq!(
+            l.partitions[i].sample(&l.keys),
+            e.partitions[i].sample(&e.keys),
+            "row {i}"
+        );
         assert_eq!(l.time_range(i), e.time_range(i), "row {i}");
     }
 }
@@ -255,7 +335,8 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
     let mut want = -0.0f64;
     for chunk in one.partitions.chunks(SUM_CHUNK) {
         want += chunk.iter().fold(-0.0f64, |s, p| {
-            s + (p.sample.minified_bytes as f64 + 20.0 * p.sample.documents as f64) * 1.1
+            let c = p.sample(&one.keys);
+            s + (c.minified_bytes as f64 + 20.0 * c.documents as f64) * 1.1
         });
     }
     assert_eq!(one.total_bytes.to_bits(), want.to_bits());
@@ -278,7 +359,8 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
         rows().map(|p| one.documents_of(p)).collect(),
     );
     let sizes: Vec<f64> = (one.partitions.iter())
-        .map(|p| p.sample.minified_bytes as f64 + 20.0 * p.sample.documents as f64)
+        .map(|p| p.sample(&one.keys))
+        .map(|c| c.minified_bytes as f64 + 20.0 * c.documents as f64)
         .collect();
     let want = skew(&sizes);
     assert!(close(one.skew.gini, want.gini) && close(one.skew.cv, want.cv));
@@ -293,8 +375,8 @@ fn totals_over_several_chunks_are_the_same_on_any_thread_count() {
     }
     // The largest: 7 documents, 7 × 97 + 1,012 bytes (i ≡ 6 mod 7 and i ≡ 1,012 mod 1,013).
     let top = &one.partitions[one.by_bytes[0]];
-    assert_eq!(top.sample.documents, 7);
-    assert_eq!(top.sample.minified_bytes, 7 * 97 + 1_012);
+    assert_eq!(top.sample(&one.keys).documents, 7);
+    assert_eq!(top.sample(&one.keys).minified_bytes, 7 * 97 + 1_012);
 }
 
 #[test]
@@ -359,7 +441,7 @@ fn keyed_rows_are_the_rows_in_key_order_with_their_keys() {
     use rayon::prelude::*;
     let got: Vec<(Vec<u8>, u64)> = s
         .keyed_rows()
-        .map(|(k, p)| (k.to_vec(), p.sample.minified_bytes))
+        .map(|(k, p)| (k.to_vec(), p.sample(&s.keys).minified_bytes))
         .collect();
     assert_eq!(got.len(), 5_000);
     for (i, (k, bytes)) in got.iter().enumerate() {

@@ -4,6 +4,7 @@
 //! partitions' byte ranges.
 
 use super::{byte_range, DocumentRanges, PartitionRow, RangeExtremes, RowScale};
+use crate::stats::keymap::KeyArenas;
 use crate::stats::spread::{Counted, DistributionAcc};
 use crate::stats::SampleCounts;
 
@@ -66,6 +67,7 @@ fn larger_first(a: &(f64, usize), b: &(f64, usize)) -> std::cmp::Ordering {
 /// sorted rows, each thread taking a stretch of whole chunks.
 pub(super) fn totals_and_largest(
     partitions: &[PartitionRow],
+    arenas: &KeyArenas,
     scale: &RowScale,
     top: usize,
     ranges: Option<&DocumentRanges<'_>>,
@@ -89,7 +91,7 @@ pub(super) fn totals_and_largest(
             for c in first..end {
                 let from = c * SUM_CHUNK;
                 let rows = &partitions[from..(from + SUM_CHUNK).min(partitions.len())];
-                let sums = chunk_pass(rows, from, scale, top, ranges, &mut acc);
+                let sums = chunk_pass(rows, from, arenas, scale, top, ranges, &mut acc);
                 acc.chunks.push(sums);
             }
             acc
@@ -118,6 +120,7 @@ pub(super) fn totals_and_largest(
 fn chunk_pass(
     rows: &[PartitionRow],
     from: usize,
+    arenas: &KeyArenas,
     scale: &RowScale,
     top: usize,
     ranges: Option<&DocumentRanges<'_>>,
@@ -140,7 +143,7 @@ fn chunk_pass(
         sizes.add_n(v.sample, k);
     };
     for (i, p) in (from..).zip(rows) {
-        let c = p.sample;
+        let c = p.sample(arenas);
         let v = scale.project(c, scale.memo_factor(&mut memo, c.documents));
         sums.add(&RowSums {
             documents: c.documents,
