@@ -22,6 +22,8 @@
 # Before and after the runs it prints a probe of the machine (examples/machine_probe.rs: a CPU
 # loop, the latency of a read from memory, the cost of faulting in fresh memory): compare two
 # tables' probes before their seconds (docs/benchmarks.md, "The machine's state").
+# pkadvisor's system seconds and page faults (minor faults, from /usr/bin/time) show how much
+# of a run went to faulting in fresh memory, which this kind of VM makes dear.
 #
 # Environment:
 #   BENCH_RUNS      rounds per shape (default 3); each round runs pkadvisor and DuckDB, the
@@ -89,10 +91,11 @@ data() {
     echo "$file"
 }
 
-# time_run NAME CMD...: appends "seconds rss_kb user_seconds" to $TMP/NAME.times
+# time_run NAME CMD...: appends "seconds rss_kb user_seconds system_seconds minor_faults" to
+# $TMP/NAME.times
 time_run() {
     local name=$1; shift
-    if ! /usr/bin/time -f '%e %M %U' -o "$TMP/t" "$@" >"$TMP/$name.out" 2>"$TMP/err"; then
+    if ! /usr/bin/time -f '%e %M %U %S %R' -o "$TMP/t" "$@" >"$TMP/$name.out" 2>"$TMP/err"; then
         log "$name failed:"; cat "$TMP/err" >&2; exit 1
     fi
     cat "$TMP/t" >> "$TMP/$name.times"
@@ -109,8 +112,8 @@ NESTED='/ctx/org/unit/id,/device/os,/ctx/org/unit/id>/device/type'
         "$RUNS interleaved rounds, load average before: $(cut -d' ' -f1-3 /proc/loadavg)."
     echo "Machine probe before: $(probe)."
     echo
-    echo "| shape | file MB | candidates | pkadvisor median s (min–max) | MB/s | peak RSS MB | user s | DuckDB median s (min–max) | peak RSS MB | DuckDB time / pkadvisor's |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| shape | file MB | candidates | pkadvisor median s (min–max) | MB/s | peak RSS MB | user s | system s | page faults (k) | DuckDB median s (min–max) | peak RSS MB | DuckDB time / pkadvisor's |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 } > "$OUT"
 
 for shape in $SHAPES; do
@@ -161,12 +164,13 @@ import statistics, sys
 d, shape, nbytes, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 def read(tool):
     runs = [tuple(map(float, l.split())) for l in open(f"{d}/{tool}.times")]
-    return [r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs]
-pt, pr, pu = read("pkadvisor")
-dt, dr, _ = read("duckdb")
+    return [[r[i] for r in runs] for i in range(5)]
+pt, pr, pu, ps, pf = read("pkadvisor")
+dt, dr, _, _, _ = read("duckdb")
 pm, dm = statistics.median(pt), statistics.median(dt)
 print(f"| {shape} | {nbytes / 1e6:.0f} | {n} | {pm:.2f} ({min(pt):.2f}–{max(pt):.2f}) | {nbytes / 1e6 / pm:.0f} | "
-      f"{statistics.median(pr) / 1024:.0f} | {statistics.median(pu):.2f} | {dm:.2f} ({min(dt):.2f}–{max(dt):.2f}) | "
+      f"{statistics.median(pr) / 1024:.0f} | {statistics.median(pu):.2f} | {statistics.median(ps):.2f} | "
+      f"{statistics.median(pf) / 1000:.0f} | {dm:.2f} ({min(dt):.2f}–{max(dt):.2f}) | "
       f"{statistics.median(dr) / 1024:.0f} | {dm / pm:.2f} |")
 PY
 done
