@@ -22,7 +22,7 @@ use totals::totals_and_largest;
 ///
 /// The counts are 4-byte words: 10 M distinct keys' rows are 320 MB rather than 400 MB of
 /// fresh memory to fault in and sort. A key whose documents or bytes do not fit (4 GiB of one
-/// key's documents in the sample) is a *wide* row: both words hold [`WIDE`] and its counts
+/// key's documents in the sample) is a *wide* row: both words hold `u32::MAX` and its counts
 /// are kept beside its key bytes ([`KeyArenas::wide_counts`]), so its counts are read with
 /// [`PartitionRow::sample`] given the rows' arenas.
 #[derive(Debug, Clone, Copy)]
