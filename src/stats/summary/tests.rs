@@ -128,23 +128,75 @@ fn rows_project_through_their_count_scale() {
     assert_eq!(s.documents_per_partition.min, 1.001);
 }
 
+/// Two workers' maps of keys in one radix part (so the part appends records and, keys seldom
+/// repeating, its drain is loose), beside one exact map that counts every document they do.
+struct LooseAndExact {
+    keys: Vec<Vec<u8>>,
+    a: KeyMap,
+    b: KeyMap,
+    exact: KeyMap,
+}
+
+impl LooseAndExact {
+    /// `n` keys of radix part 0.
+    fn new(n: usize) -> LooseAndExact {
+        use crate::stats::keymap::{key_hash, part_of};
+        let keys = (0u64..)
+            .map(|i| crate::keys::encode_strings(&[Some(&format!("id-{i}"))]))
+            .filter(|k| part_of(key_hash(k)) == 0)
+            .take(n)
+            .collect();
+        LooseAndExact {
+            keys,
+            a: KeyMap::default(),
+            b: KeyMap::default(),
+            exact: KeyMap::default(),
+        }
+    }
+
+    /// `d` documents of `bytes` bytes at time `t` of key `i`, in map `b` if `in_b`, else `a`.
+    fn add(&mut self, in_b: bool, i: usize, d: u64, bytes: u64, t: i64) {
+        let m = if in_b { &mut self.b } else { &mut self.a };
+        m.add_buffered(&self.keys[i], d, bytes, t, t);
+        self.exact.add(&self.keys[i], d, bytes, t, t);
+    }
+
+    /// The two maps merged and drained (loose), and the exact map drained.
+    fn drained(mut self) -> (Drained, Drained) {
+        for m in [&mut self.a, &mut self.b] {
+            m.flush_for_drain();
+        }
+        self.a.merge(self.b);
+        let loose = drain(self.a);
+        assert!(loose.sorted, "the drain was loose and sorted its rows");
+        self.exact.flush();
+        let exact = drain(self.exact);
+        assert!(!exact.sorted);
+        (loose, exact)
+    }
+}
+
+/// Every row of `l` has the key, counts and times of the same row of `e`.
+fn assert_same_rows(l: &CandidateStats, e: &CandidateStats) {
+    assert_eq!(l.partitions.len(), e.partitions.len());
+    for i in 0..l.partitions.len() {
+        assert_eq!(l.key(i), e.key(i));
+        assert_eq!(
+            l.partitions[i].sample(&l.keys),
+            e.partitions[i].sample(&e.keys),
+            "row {i}"
+        );
+        assert_eq!(l.time_range(i), e.time_range(i), "row {i}");
+    }
+}
+
 #[test]
 fn counts_past_four_bytes_stay_exact_in_wide_rows() {
     // Rows keep their counts in 4-byte words. Here keys' bytes pass `u32::MAX`: key 7 in one
     // record (5e9 bytes), and keys 1,000k + 999 in two loose rows of 3e9 bytes each, whose
     // sum (6e9) only the combining of repeats finds. A key of exactly `u32::MAX - 1` bytes
     // stays narrow. Every row must summarise as one exact map does, and read back its counts.
-    use crate::stats::keymap::{key_hash, part_of};
-    let keys: Vec<Vec<u8>> = (0u64..)
-        .map(|i| crate::keys::encode_strings(&[Some(&format!("id-{i}"))]))
-        .filter(|k| part_of(key_hash(k)) == 0)
-        .take(40_000)
-        .collect();
-    let (mut a, mut b, mut exact) = (KeyMap::default(), KeyMap::default(), KeyMap::default());
-    let mut add = |m: &mut KeyMap, k: &[u8], d: u64, bytes: u64| {
-        m.add_buffered(k, d, bytes, i64::MAX, i64::MAX);
-        exact.add(k, d, bytes, i64::MAX, i64::MAX);
-    };
+    let mut m = LooseAndExact::new(40_000);
     let big = 3_000_000_000u64;
     let edge = u64::from(u32::MAX) - 1;
     for i in 0..20_000 {
@@ -154,20 +206,14 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
             _ if i % 1_000 == 999 => big,
             _ => 100,
         };
-        add(&mut a, &keys[i], 1, bytes);
-        add(&mut b, &keys[20_000 + i], 2, 200);
+        m.add(false, i, 1, bytes, i64::MAX);
+        m.add(true, 20_000 + i, 2, 200, i64::MAX);
         if i % 1_000 == 999 {
-            add(&mut b, &keys[i], 1, big);
+            m.add(true, i, 1, big, i64::MAX);
         }
     }
-    for m in [&mut a, &mut b] {
-        m.flush_for_drain();
-    }
-    a.merge(b);
-    let loose = drain(a);
-    assert!(loose.sorted, "the drain was loose and sorted its rows");
-    exact.flush();
-    let exact = drain(exact);
+    let keys = m.keys.clone();
+    let (loose, exact) = m.drained();
     let (l, e) = (
         summarize_drained(loose, 1, &|_| 1.0, 0.0, 5, None),
         summarize_drained(exact, 1, &|_| 1.0, 0.0, 5, None),
@@ -194,14 +240,7 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
         assert_eq!(s.bytes_at(s.by_bytes[4]), 6e9);
         assert_eq!(s.bytes_per_partition.max, 6e9);
     }
-    for i in 0..40_000 {
-        assert_eq!(l.key(i), e.key(i));
-        assert_eq!(
-            l.partitions[i].sample(&l.keys),
-            e.partitions[i].sample(&e.keys),
-            "row {i}"
-        );
-    }
+    assert_same_rows(&l, &e);
 }
 
 #[test]
@@ -210,36 +249,18 @@ fn rows_a_key_left_twice_combine_into_its_statistics() {
     // records and its drain is loose), one key in fifty seen by both and with a time, a few
     // of those three times: the drain leaves those keys two or three rows, which must
     // summarise exactly as one map that counted every document in its table.
-    use crate::stats::keymap::{key_hash, part_of};
-    let keys: Vec<Vec<u8>> = (0u64..)
-        .map(|i| crate::keys::encode_strings(&[Some(&format!("id-{i}"))]))
-        .filter(|k| part_of(key_hash(k)) == 0)
-        .take(60_000)
-        .collect();
-    let (mut a, mut b, mut exact) = (KeyMap::default(), KeyMap::default(), KeyMap::default());
-    let mut add = |m: &mut KeyMap, k: &[u8], d: u64, t: i64| {
-        m.add_buffered(k, d, 100 * d, t, t);
-        exact.add(k, d, 100 * d, t, t);
-    };
+    let mut m = LooseAndExact::new(60_000);
     for i in 0..30_000 {
-        add(&mut a, &keys[i], 1, i64::MAX);
-        add(&mut b, &keys[30_000 + i], 2, i64::MAX);
+        m.add(false, i, 1, 100, i64::MAX);
+        m.add(true, 30_000 + i, 2, 200, i64::MAX);
         if i % 50 == 49 {
-            add(&mut b, &keys[i], 3, i as i64);
+            m.add(true, i, 3, 300, i as i64);
         }
         if i % 1_000 == 999 {
-            add(&mut b, &keys[i], 1_500, -(i as i64));
+            m.add(true, i, 1_500, 150_000, -(i as i64));
         }
     }
-    for m in [&mut a, &mut b] {
-        m.flush_for_drain();
-    }
-    a.merge(b);
-    let loose = drain(a);
-    assert!(loose.sorted, "the drain was loose and sorted its rows");
-    exact.flush();
-    let exact = drain(exact);
-    assert!(!exact.sorted);
+    let (loose, exact) = m.drained();
     let counts =
         |d: &Drained| -> std::collections::BTreeMap<u64, u64> { d.weighted_counts().collect() };
     assert_eq!(counts(&loose), counts(&exact));
@@ -262,15 +283,7 @@ fn rows_a_key_left_twice_combine_into_its_statistics() {
     assert_eq!(l.bytes_per_partition, e.bytes_per_partition);
     assert_eq!((l.total_bytes, l.skew), (e.total_bytes, e.skew));
     assert_eq!(l.by_bytes, e.by_bytes);
-    for i in 0..60_000 {
-        assert_eq!(l.key(i), e.key(i));
-        assert_eq!(
-            l.partitions[i].sample(&l.keys),
-            e.partitions[i].sample(&e.keys),
-            "row {i}"
-        );
-        assert_eq!(l.time_range(i), e.time_range(i), "row {i}");
-    }
+    assert_same_rows(&l, &e);
 }
 
 #[test]
