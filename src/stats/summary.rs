@@ -22,7 +22,7 @@ use totals::totals_and_largest;
 ///
 /// The counts are 4-byte words: 10 M distinct keys' rows are 320 MB rather than 400 MB of
 /// fresh memory to fault in and sort. A key whose documents or bytes do not fit (4 GiB of one
-/// key's documents in the sample) is a *wide* row: both words hold `u32::MAX` and its counts
+/// key's documents in the sample) is a *wide* row: its documents word holds `u32::MAX` and its counts
 /// are kept beside its key bytes ([`KeyArenas::wide_counts`]), so its counts are read with
 /// [`PartitionRow::sample`] given the rows' arenas.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +33,7 @@ pub struct PartitionRow {
     minified_bytes: u32,
 }
 
-/// The count words of a wide [`PartitionRow`] (a narrow row's counts are below it).
+/// The documents word of a wide [`PartitionRow`] (a narrow row's documents are below it).
 const WIDE: u32 = u32::MAX;
 
 impl PartitionRow {
@@ -41,8 +41,8 @@ impl PartitionRow {
     /// [`KeyArenas::set_wide_counts`] in the arenas the row is read with.
     #[inline]
     pub(super) fn new(key: KeyRef, c: SampleCounts) -> (PartitionRow, bool) {
-        let narrow = |v: u64| u32::try_from(v).ok().filter(|&v| v != WIDE);
-        match (narrow(c.documents), narrow(c.minified_bytes)) {
+        let documents = u32::try_from(c.documents).ok().filter(|&d| d != WIDE);
+        match (documents, u32::try_from(c.minified_bytes).ok()) {
             (Some(documents), Some(minified_bytes)) => (
                 PartitionRow {
                     key,
@@ -55,7 +55,7 @@ impl PartitionRow {
                 PartitionRow {
                     key,
                     documents: WIDE,
-                    minified_bytes: WIDE,
+                    minified_bytes: 0,
                 },
                 true,
             ),
@@ -88,11 +88,7 @@ impl PartitionRow {
     /// The row's sample documents ([`PartitionRow::sample`]).
     #[inline]
     pub fn documents(&self, keys: &KeyArenas) -> u64 {
-        if self.documents != WIDE {
-            u64::from(self.documents)
-        } else {
-            keys.wide_counts(self.key).documents
-        }
+        self.sample(keys).documents
     }
 }
 

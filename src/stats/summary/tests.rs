@@ -195,7 +195,9 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
     // Rows keep their counts in 4-byte words. Here keys' bytes pass `u32::MAX`: key 7 in one
     // record (5e9 bytes), and keys 1,000k + 999 in two loose rows of 3e9 bytes each, whose
     // sum (6e9) only the combining of repeats finds. A key of exactly `u32::MAX - 1` bytes
-    // stays narrow. Every row must summarise as one exact map does, and read back its counts.
+    // stays narrow; one of exactly `u32::MAX` documents (the wide rows' marker) is wide and
+    // one of `u32::MAX` bytes narrow. Every row must summarise as one exact map does, and read
+    // back its counts.
     let mut m = LooseAndExact::new(40_000);
     let big = 3_000_000_000u64;
     let edge = u64::from(u32::MAX) - 1;
@@ -206,7 +208,9 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
             _ if i % 1_000 == 999 => big,
             _ => 100,
         };
-        m.add(false, i, 1, bytes, i64::MAX);
+        let documents = if i == 9 { u64::from(u32::MAX) } else { 1 };
+        let bytes = if i == 10 { u64::from(u32::MAX) } else { bytes };
+        m.add(false, i, documents, bytes, i64::MAX);
         m.add(true, 20_000 + i, 2, 200, i64::MAX);
         if i % 1_000 == 999 {
             m.add(true, i, 1, big, i64::MAX);
@@ -219,9 +223,14 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
         summarize_drained(exact, 1, &|_| 1.0, 0.0, 5, None),
     );
     assert_eq!(l.partitions.len(), 40_000);
-    let want_bytes = 5e9 + edge as f64 + 20.0 * 6e9 + (20_000.0 - 22.0) * 100.0 + 20_000.0 * 200.0;
+    let want_bytes = 5e9
+        + edge as f64
+        + u32::MAX as f64
+        + 20.0 * 6e9
+        + (20_000.0 - 23.0) * 100.0
+        + 20_000.0 * 200.0;
     for s in [&l, &e] {
-        assert_eq!(s.documents, 20_000 + 20 + 40_000);
+        assert_eq!(s.documents, 20_000 + 20 + 40_000 + u64::from(u32::MAX) - 1);
         assert_eq!(s.total_bytes, want_bytes);
         let of = |k: &[u8]| {
             let i = (0..s.partitions.len())
@@ -231,6 +240,14 @@ fn counts_past_four_bytes_stay_exact_in_wide_rows() {
         };
         assert_eq!(of(&keys[7]).minified_bytes, 5_000_000_000);
         assert_eq!(of(&keys[8]).minified_bytes, edge);
+        assert_eq!(
+            (of(&keys[9]).documents, of(&keys[9]).minified_bytes),
+            (u64::from(u32::MAX), 100)
+        );
+        assert_eq!(
+            (of(&keys[10]).documents, of(&keys[10]).minified_bytes),
+            (1, u64::from(u32::MAX))
+        );
         assert_eq!(
             (of(&keys[999]).documents, of(&keys[999]).minified_bytes),
             (2, 2 * big)
