@@ -20,7 +20,8 @@
 #              candidates than that, some of which DuckDB cannot express as one GROUP BY)
 #
 # Before and after the runs it prints a probe of the machine (examples/machine_probe.rs: a CPU
-# loop, the latency of a read from memory, the cost of faulting in fresh memory): compare two
+# loop, the latency of a read from memory, the cost of faulting in fresh memory, the bandwidth
+# of reading memory already touched): compare two
 # tables' probes before their seconds (docs/benchmarks.md, "The machine's state").
 # pkadvisor's system seconds and page faults (minor faults, from /usr/bin/time) show how much
 # of a run went to faulting in fresh memory, which this kind of VM makes dear.
