@@ -14,9 +14,36 @@ pub fn enabled() -> bool {
     start().is_some()
 }
 
-/// Prints `timing: <seconds since the first mark> <label>` when `PKADVISOR_TIMING` is set.
+/// Prints `timing: <seconds since the first mark> cpu <process CPU seconds> <label>` when
+/// `PKADVISOR_TIMING` is set. The CPU time (user and system, all threads, since the process
+/// started) tells, between two marks, how many cores a stage kept busy: on 2 cores a stage whose
+/// CPU grew by its wall time ran on one of them.
 pub fn mark(label: &str) {
     if let Some(t0) = start() {
-        eprintln!("timing: {:7.3}s {label}", t0.elapsed().as_secs_f64());
+        let wall = t0.elapsed().as_secs_f64();
+        match cpu_seconds() {
+            Some(cpu) => eprintln!("timing: {wall:7.3}s cpu {cpu:7.3}s {label}"),
+            None => eprintln!("timing: {wall:7.3}s {label}"),
+        }
     }
+}
+
+/// The process's user and system CPU seconds so far, all threads.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cpu_seconds() -> Option<f64> {
+    let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a `rusage` into the pointer it is given, and returns 0 when it did.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: filled by the successful call above.
+    let u = unsafe { u.assume_init() };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(secs(u.ru_utime) + secs(u.ru_stime))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cpu_seconds() -> Option<f64> {
+    None
 }
