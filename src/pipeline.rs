@@ -278,7 +278,7 @@ struct Worker<'p> {
     /// small stores waited for them: a fifth of the record's own time in the profile).
     keys: Vec<(Vec<u8>, Result<(), KeyError>)>,
     check_utf8: bool,
-    /// The layout learnt from earlier records, tried before the full scanner ([`Shapes`]).
+    /// The layouts learnt from earlier records, tried before the full scanner ([`Shapes`]).
     shapes: Shapes,
 }
 

@@ -1,6 +1,7 @@
-//! A learnt layout, tried before the full scanner: JSON Lines written by one program repeat one
-//! layout (the same property names in the same order, the same punctuation and whitespace), only
-//! the values changing. [`Shapes`] learns that layout from a record the full scanner has read: the
+//! Learnt layouts, tried before the full scanner: JSON Lines written by one program repeat one
+//! layout per kind of document (the same property names in the same order, the same punctuation
+//! and whitespace), only the values changing. [`Shapes`] keeps a few layouts (a container often
+//! holds several kinds of document) and learns each from a record the full scanner has read: the
 //! bytes between its values (*literals*) and, for each value (a *hole*), the trie node it sits at
 //! and its depth. The literals are the record's structure down to the key paths: the root object's
 //! names and punctuation, and those of the objects on the way to a nested key path. Every other
@@ -42,18 +43,21 @@ struct Hole {
     depth: u32,
 }
 
-/// Misses (records of another layout, or with an invalid value) a layout may have
-/// before it is judged: it is poor when it has missed more records than it has read.
+/// Misses (records no layout reads: of another layout, or with an invalid value) the layouts
+/// may have before they are judged: poor when they have missed more records than they have read.
 const MISSES_BEFORE_JUDGING: u32 = 8;
-/// Poor layouts in a row after which records are read by the full scanner alone for a while:
+/// Poor judgements in a row after which records are read by the full scanner alone for a while:
 /// [`FIRST_PAUSE`] records, doubled at each pause up to [`MAX_PAUSE`] (records of many layouts
-/// would otherwise cost a failed comparison, and a learning pass every few records).
+/// would otherwise cost failed comparisons, and a learning pass every few records).
 const POOR_IN_A_ROW: u32 = 2;
 const FIRST_PAUSE: u32 = 256;
 const MAX_PAUSE: u32 = 1 << 16;
-/// Records read by a layout after which it is judged good (the pause and the poor streak
+/// Records read by one layout after which it is judged good (the pause and the poor streak
 /// start again from nothing).
 const GOOD_HITS: u32 = 64;
+/// Layouts a worker keeps at once: a container holding several kinds of document (orders and
+/// customers, a `type` property telling them apart) repeats one layout per kind.
+const MAX_LAYOUTS: usize = 4;
 
 /// One layout: literal bytes, each followed by a hole, then the last literal.
 #[derive(Debug, Clone)]
@@ -68,13 +72,36 @@ struct Layout {
     whitespace: usize,
 }
 
-/// A worker's learnt layout with its record of hits and misses ([`Shapes::scan`]).
+/// A kept layout and the records it has read since it was learnt.
+#[derive(Debug)]
+struct Kept {
+    layout: Layout,
+    hits: u32,
+}
+
+/// A worker's learnt layouts with their record of hits and misses ([`Shapes::scan`]).
+///
+/// Each record is tried against the kept layouts, the last one to read a record first (a hit
+/// moves a layout to the front). A record none reads (a *miss*) is read by the full scanner;
+/// after [`MISSES_BEFORE_JUDGING`] misses since the last layout was learnt, the layouts are
+/// judged:
+///
+/// - with fewer than [`MAX_LAYOUTS`] kept, the missed record's layout is learnt beside them;
+/// - with all kept and **poor** (more misses than hits): a poor mark, and after
+///   [`POOR_IN_A_ROW`] of them every layout is dropped and reading pauses; otherwise the
+///   layout with the fewest hits makes room for the missed record's;
+/// - with all kept and **not poor**: a layout that has read nothing since it was learnt makes
+///   room for the missed record's; a full set of useful layouts is kept.
+///
+/// With one kind of record this is the single-layout scheme it extends: the layout is kept
+/// while it reads most records, and replaced, then paused, when it does not.
 #[derive(Debug, Default)]
 pub struct Shapes {
-    layout: Option<Layout>,
+    layouts: Vec<Kept>,
+    /// Records read by a layout, and records none read, since the last layout was learnt.
     hits: u32,
     misses: u32,
-    /// Poor layouts in a row.
+    /// Poor judgements in a row.
     poor: u32,
     /// Records still to read without trying a layout.
     paused: u32,
@@ -86,8 +113,8 @@ pub struct Shapes {
 }
 
 impl Shapes {
-    /// [`scan_validated`] of `doc`, trying the learnt layout first (learnt from records scanned
-    /// with the same `trie`: a worker keeps one [`Shapes`] for its one trie).
+    /// [`scan_validated`] of `doc`, trying the learnt layouts first (learnt from records
+    /// scanned with the same `trie`: a worker keeps one [`Shapes`] for its one trie).
     pub fn scan<'a>(
         &mut self,
         doc: &'a [u8],
@@ -100,13 +127,14 @@ impl Shapes {
             self.paused -= 1;
             return scan_validated(doc, text, trie, values);
         }
-        if let (Some(layout), Some(text)) = (&self.layout, text) {
-            if let Some(summary) = layout.read(doc, text, trie, values) {
-                self.hits = self.hits.saturating_add(1);
-                self.read += 1;
-                if self.hits == GOOD_HITS {
-                    (self.poor, self.pause) = (0, 0);
-                }
+        if let (Some(first), Some(text)) = (self.layouts.first(), text) {
+            // The front layout first, inline: with one kind of record it reads them all.
+            let read = match first.layout.read(doc, text, trie, values) {
+                Some(summary) => Some((0, summary)),
+                None => self.read_by_others(doc, text, trie, values),
+            };
+            if let Some((i, summary)) = read {
+                self.hit(i);
                 return Ok(summary);
             }
             self.misses = self.misses.saturating_add(1);
@@ -118,8 +146,36 @@ impl Shapes {
         Ok(summary)
     }
 
+    /// `doc` read by a kept layout other than the front one: its index and the summary.
+    #[inline(never)]
+    fn read_by_others<'a>(
+        &self,
+        doc: &'a [u8],
+        text: &'a str,
+        trie: &PathTrie,
+        values: &mut Vec<Extracted<'a>>,
+    ) -> Option<(usize, ScanSummary)> {
+        (self.layouts.iter().enumerate().skip(1))
+            .find_map(|(i, k)| Some((i, k.layout.read(doc, text, trie, values)?)))
+    }
+
+    /// Counts a record read by the layout at `i`, and moves that layout to the front.
+    #[inline]
+    fn hit(&mut self, i: usize) {
+        let kept = &mut self.layouts[i];
+        kept.hits = kept.hits.saturating_add(1);
+        if kept.hits == GOOD_HITS {
+            (self.poor, self.pause) = (0, 0);
+        }
+        if i > 0 {
+            self.layouts.swap(0, i);
+        }
+        self.hits = self.hits.saturating_add(1);
+        self.read += 1;
+    }
+
     /// [`scan_document`](super::scan_document) of `doc` (its UTF-8 validated here), trying the
-    /// learnt layout first.
+    /// learnt layouts first.
     pub fn scan_document<'a>(
         &mut self,
         doc: &'a [u8],
@@ -134,29 +190,45 @@ impl Shapes {
         (self.read, self.records)
     }
 
-    /// After a miss (or with no layout yet): learns the layout of `doc` (valid JSON, with
-    /// `whitespace` bytes outside strings) when there is none or the current one is poor, or
-    /// pauses after [`POOR_IN_A_ROW`] poor ones.
+    /// After a miss (or with no layout yet): judges the layouts and learns the layout of `doc`
+    /// (valid JSON, with `whitespace` bytes outside strings) where the judgement allows
+    /// ([`Shapes`]), or pauses after [`POOR_IN_A_ROW`] poor judgements.
     fn relearn(&mut self, doc: &[u8], text: &str, trie: &PathTrie, whitespace: usize) {
-        if self.layout.is_some()
-            && (self.misses < MISSES_BEFORE_JUDGING || self.misses <= self.hits)
-        {
-            return;
+        let mut poor = false;
+        if !self.layouts.is_empty() {
+            if self.misses < MISSES_BEFORE_JUDGING {
+                return;
+            }
+            if self.layouts.len() == MAX_LAYOUTS {
+                poor = self.misses > self.hits;
+                if poor && self.poor_one() {
+                    return;
+                }
+                let (i, least) = (self.layouts.iter().enumerate())
+                    .map(|(i, k)| (i, k.hits))
+                    .min_by_key(|&(_, hits)| hits)
+                    .expect("a full set of layouts");
+                if !poor && least > 0 {
+                    return;
+                }
+                self.layouts.swap_remove(i);
+            }
         }
-        if self.layout.is_some() && self.poor_one() {
-            return;
-        }
-        self.layout = Layout::learn(doc, text, trie, whitespace);
         (self.hits, self.misses) = (0, 0);
-        if self.layout.is_none() {
+        match Layout::learn(doc, text, trie, whitespace) {
+            Some(layout) => self.layouts.push(Kept { layout, hits: 0 }),
             // No layout to learn from this record (a property repeated, an escaped name on
-            // the way to a key path): as poor as a layout that misses, or records of that
-            // kind would pay a learning pass each.
-            self.poor_one();
+            // the way to a key path): as poor as layouts that miss when nothing else reads
+            // records, or records of that kind would pay a learning pass each.
+            None if poor || self.layouts.is_empty() => {
+                self.poor_one();
+            }
+            None => {}
         }
     }
 
-    /// Counts a poor layout; after [`POOR_IN_A_ROW`], drops it and pauses (returns `true`).
+    /// Counts a poor judgement; after [`POOR_IN_A_ROW`], drops every layout and pauses
+    /// (returns `true`).
     fn poor_one(&mut self) -> bool {
         self.poor += 1;
         if self.poor < POOR_IN_A_ROW {
@@ -165,7 +237,7 @@ impl Shapes {
         self.pause = (self.pause * 2).clamp(FIRST_PAUSE, MAX_PAUSE);
         self.paused = self.pause;
         self.poor = 0;
-        self.layout = None;
+        self.layouts.clear();
         (self.hits, self.misses) = (0, 0);
         true
     }
@@ -215,7 +287,9 @@ impl Layout {
 
     /// `doc` read by this layout, or `None` when it does not follow it (`values` then holds
     /// anything: the caller reads the record again with [`scan_validated`], which resets them).
-    #[inline]
+    // Always inline: one copy in `Shapes::scan`'s path for the front layout (a call there cost
+    // a tenth of a scan of short records), one in `read_by_others`.
+    #[inline(always)]
     fn read<'a>(
         &self,
         doc: &'a [u8],

@@ -36,7 +36,7 @@ fn a_repeated_layout_is_read_from_its_holes() {
         &t,
     )
     .unwrap();
-    assert!(shapes.layout.is_some(), "learnt from the first record");
+    assert!(!shapes.layouts.is_empty(), "learnt from the first record");
     let (v, ws) = agree(
         &mut shapes,
         r#"{"id":"b-2","k":7.5e3,"d":{"type":null},"n":-12}"#,
@@ -129,7 +129,7 @@ fn records_repeating_a_property_learn_no_layout() {
     let mut shapes = Shapes::default();
     let (v, _) = agree(&mut shapes, r#"{"a":{"b":1},"a":5}"#, &t).unwrap();
     assert_eq!(v[1], Extracted::Missing);
-    assert!(shapes.layout.is_none());
+    assert!(shapes.layouts.is_empty());
     let (v, _) = agree(&mut shapes, r#"{"a":{"b":2},"a":6}"#, &t).unwrap();
     assert_eq!(
         (v[0].clone(), v[1].clone()),
@@ -170,23 +170,113 @@ fn a_layout_that_reads_most_records_is_kept() {
 }
 
 #[test]
-fn layouts_that_mostly_miss_are_dropped_then_paused() {
+fn two_layouts_alternating_are_both_learnt() {
     let t = trie(&[&["a"]]);
     let mut shapes = Shapes::default();
-    // Two layouts alternating: each learnt layout hits half the records.
     let docs = [r#"{"a":1,"b":2}"#, r#"{"b":2,"a":1}"#];
     for i in 0..40 {
         agree(&mut shapes, docs[i % 2], &t).unwrap();
     }
-    assert!(shapes.hits + shapes.misses < 40);
-    // Every record of its own layout: the layouts miss, and reading pauses.
+    // Record 0 teaches the first layout; the odd records 1 to 15 are its 8 misses (the
+    // even ones between, 7 hits), and record 15 teaches the second. Records 16 to 39 are
+    // read: 7 + 24 of 40.
+    assert_eq!(shapes.counts(), (31, 40));
+    assert_eq!(shapes.layouts.len(), 2);
+}
+
+#[test]
+fn kinds_of_record_in_turn_are_each_read_by_their_layout() {
+    // A container of four kinds of document, in turn (orders after customers after
+    // products, the worst order for a single layout).
+    let t = trie(&[&["a"], &["id"]]);
+    let kinds = [
+        r#"{"id":"x","a":1,"b":2}"#,
+        r#"{"id":"x","c":{"d":[1,2]},"a":3}"#,
+        r#"{"a":"q","id":"y"}"#,
+        r#"{"id":"z","e":true,"f":null}"#,
+    ];
     let mut shapes = Shapes::default();
-    for i in 0..20 {
-        let doc = format!(r#"{{"a":1,"x{i}":2}}"#);
+    for i in 0..400 {
+        agree(&mut shapes, kinds[i % 4], &t).unwrap();
+    }
+    // By hand: record 0 teaches kind 0; its 8th miss (record 10) teaches kind 2 after 2
+    // hits; the 8th miss after that (record 25) kind 1 after 7 hits; the 8th miss of kind 3
+    // (record 55) kind 3 after 22 hits; records 56 to 399 are read: 2 + 7 + 22 + 344.
+    assert_eq!(shapes.counts(), (375, 400));
+    assert_eq!(shapes.layouts.len(), MAX_LAYOUTS);
+    // The layouts' pause never started: each of them read records.
+    assert_eq!((shapes.paused, shapes.pause), (0, 0));
+}
+
+#[test]
+fn a_record_of_no_layout_beside_a_good_one_is_no_poor_mark() {
+    // Every fifth record repeats a property (no layout can be learnt from it); the others
+    // share one layout, which keeps reading them.
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    for i in 0..100 {
+        let doc = if i % 5 == 4 {
+            r#"{"a":1,"a":2}"#
+        } else {
+            r#"{"a":1,"b":2}"#
+        };
+        agree(&mut shapes, doc, &t).unwrap();
+    }
+    // 80 records of the layout, the first of them its teacher.
+    assert_eq!(shapes.counts(), (79, 100));
+    assert_eq!((shapes.poor, shapes.paused), (0, 0));
+}
+
+#[test]
+fn a_layout_that_read_nothing_makes_room_for_a_new_kind() {
+    // First two records in three of one layout and every third a property of its own: the
+    // one-off records fill the free places with layouts that read nothing. Then a new kind of
+    // record arrives, every other record: one of those layouts makes room for it.
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    for i in 0..300 {
+        let doc = if i % 3 == 2 {
+            format!(r#"{{"a":{i},"x{i}":0}}"#)
+        } else {
+            format!(r#"{{"a":{i},"b":"c"}}"#)
+        };
         agree(&mut shapes, &doc, &t).unwrap();
     }
+    assert_eq!(shapes.layouts.len(), MAX_LAYOUTS, "full: one useful, three one-offs");
+    let (before, _) = shapes.counts();
+    for i in 0..200 {
+        let doc = if i % 2 == 0 {
+            r#"{"a":1,"b":"c"}"#
+        } else {
+            r#"{"b":"c","a":1}"#
+        };
+        agree(&mut shapes, doc, &t).unwrap();
+    }
+    // The new kind's 8th miss (its record 15 at the latest) teaches its layout; every record
+    // after is read, with the 8 before of the old kind.
+    let (after, _) = shapes.counts();
+    assert!(after - before >= 200 - 8, "{} of 200 read", after - before);
+}
+
+#[test]
+fn layouts_that_mostly_miss_are_dropped_then_paused() {
+    // Every record of its own layout. Records 0, 8, 16 and 24 teach the four layouts (each
+    // 8 misses after the last); at record 32 they are poor: one mark, and record 32's
+    // layout replaces one; at record 40, the second mark: every layout dropped, and a pause
+    // of FIRST_PAUSE records starts with record 41.
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    for i in 0..60 {
+        let doc = format!(r#"{{"a":1,"x{i}":2}}"#);
+        agree(&mut shapes, &doc, &t).unwrap();
+        if i == 39 {
+            assert_eq!((shapes.layouts.len(), shapes.poor), (MAX_LAYOUTS, 1));
+        }
+    }
     assert_eq!(shapes.pause, FIRST_PAUSE);
-    assert!(shapes.paused > 0 && shapes.layout.is_none());
+    assert_eq!(shapes.paused, FIRST_PAUSE - 19, "records 41 to 59 paused");
+    assert!(shapes.layouts.is_empty());
+    assert_eq!(shapes.counts(), (0, 60));
 }
 
 /// A small generator of JSON values (xorshift).
