@@ -15,6 +15,9 @@
 #   unique50   the same ids with a 50-value key beside them (issue #28's own file), /id
 #   ten        the prefixed file, 10 candidates at once (two near-unique: /id and /url)
 #   nested     the prefixed file, nested paths (/ctx/org/unit/id, /device/os and a pair)
+#   kinds      four kinds of document in turn (order, customer, payment, event: each its own
+#              properties in its own order, as a container of several entity types holds them),
+#              4 candidates (/tenantId, /userId, /type and the pair)
 #   auto       the prefixed file, `analyze FILE` with no candidate (the automatic search); the
 #              peer does the ten shape's 10 GROUP BYs (the automatic mode analyses more
 #              candidates than that, some of which DuckDB cannot express as one GROUP BY)
@@ -31,7 +34,7 @@
 #                   order alternating from round to round
 #   BENCH_DOCS      documents per file (default: the generator's, 2 M and 10 M)
 #   BENCH_THREADS   threads for both tools (default 2)
-#   BENCH_SHAPES    which shapes (default: all eight)
+#   BENCH_SHAPES    which shapes (default: all nine)
 #   PKADVISOR_BIN   use this binary instead of building one
 #   BENCH_PROFILE   release (default), profiling (release with line tables, for perf) or
 #                   debug (a check of the harness only)
@@ -43,7 +46,7 @@ cd "$ROOT"
 
 RUNS="${BENCH_RUNS:-3}"
 THREADS="${BENCH_THREADS:-2}"
-SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested auto}"
+SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested kinds auto}"
 DOCS="${BENCH_DOCS:-}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 VENV=bench-data/venv
@@ -105,6 +108,7 @@ time_run() {
 FOUR='/tenantId,/userId,/device/type,/tenantId>/userId'
 TEN='/tenantId,/userId,/device/type,/device/os,/tenantId>/userId,/id,/url,/ctx/org/unit/id,/tenantId>/device/type,/ctx/org/unit/id>/userId'
 NESTED='/ctx/org/unit/id,/device/os,/ctx/org/unit/id>/device/type'
+KINDS='/tenantId,/userId,/type,/tenantId>/userId'
 
 {
     echo "Benchmark suite of $(date -u +%Y-%m-%dT%H:%MZ), pkadvisor $(git rev-parse --short HEAD 2>/dev/null || echo '?'),"
@@ -126,6 +130,7 @@ for shape in $SHAPES; do
         unique50) file=$(data unique50 --shape unique-id50); cands='/id' ;;
         ten) file=$(data prefixed --shape prefixed); cands=$TEN ;;
         nested) file=$(data prefixed --shape prefixed); cands=$NESTED ;;
+        kinds) file=$(data kinds --shape kinds); cands=$KINDS ;;
         auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;
         *) log "unknown shape $shape"; exit 2 ;;
     esac

@@ -20,6 +20,12 @@
 //! (10 items per user), and a nested `ctx.org.unit.id` (`unit-00000032-N`, 8 units per tenant)
 //! beside `device.type` and `device.os`: keys whose first 16 encoded bytes are shared by every
 //! key of a tenant.
+//! `kinds` (default 5,000,000 lines, ~210 bytes on average, ~1 GB): the `highcard` population's
+//! tenants and users in four kinds of document in turn (line `n % 4`: an order with 1–3 line
+//! items, a customer with an address, a payment whose `type` comes before its `id`, an event
+//! with a device and some free text), each kind its own properties in its own order, as a
+//! container holding several entity types stores them; every kind has `id`, `type`,
+//! `tenantId` and `userId`.
 //! `--order clustered` (`highcard` and `prefixed`) writes the same lines sorted by tenant, then
 //! user (the default, `shuffled`, is the order drawn: every line a random tenant and user).
 //! Same `--shape`, `--order`, `--docs` and `--seed` give identical bytes. All strings are ASCII,
@@ -193,6 +199,89 @@ fn highcard(
     Ok(written)
 }
 
+/// One line of the `kinds` shape: line `n % 4` picks the kind of document (an order, a
+/// customer, a payment, an event), each with its own properties in its own order, as a
+/// container holding several entity types stores them.
+fn write_kind(line: &mut Vec<u8>, d: &Draw, seed: u64, filler: &[u8]) -> io::Result<()> {
+    line.clear();
+    let (t, u, n, x) = (d.tenant, d.user, d.n, d.extra);
+    let id = |line: &mut Vec<u8>| {
+        line.extend_from_slice(b"\"id\":\"");
+        push_id(line, n, seed);
+        line.push(b'"');
+    };
+    match n % 4 {
+        0 => {
+            line.push(b'{');
+            id(line);
+            write!(
+                line,
+                ",\"type\":\"order\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"total\":{}.{:02},\"status\":\"{}\",\"lines\":[",
+                x % 1000,
+                x % 100,
+                ["placed", "shipped", "delivered"][x as usize % 3]
+            )?;
+            for i in 0..1 + x % 3 {
+                let sep = if i > 0 { "," } else { "" };
+                write!(line, "{sep}{{\"sku\":\"sku-{}\",\"qty\":{}}}", (x + i) % 500, 1 + i)?;
+            }
+            line.extend_from_slice(b"]}\n");
+        }
+        1 => {
+            line.push(b'{');
+            id(line);
+            write!(
+                line,
+                ",\"type\":\"customer\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"name\":\"Customer {u}\",\"email\":\"u{u}@example.com\",\"address\":{{\"city\":\"city-{}\",\"country\":\"{}\"}}}}\n",
+                x % 300,
+                ["US", "DE", "FR", "JP", "BR"][x as usize % 5]
+            )?;
+        }
+        2 => {
+            write!(line, "{{\"type\":\"payment\",")?;
+            id(line);
+            write!(
+                line,
+                ",\"tenantId\":\"t{t}\",\"orderId\":\"o-{}\",\"userId\":\"u{u}\",\"amount\":{},\"method\":\"{}\"}}\n",
+                n.saturating_sub(2),
+                x % 5000,
+                ["card", "transfer", "wallet"][x as usize % 3]
+            )?;
+        }
+        _ => {
+            line.push(b'{');
+            id(line);
+            write!(
+                line,
+                ",\"type\":\"event\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"device\":{{\"type\":\"{}\",\"os\":\"v{}\"}},\"at\":\"2026-11-{:02}T{:02}:{:02}:00Z\",\"text\":\"",
+                DEVICE_TYPES[d.device as usize],
+                d.os,
+                1 + x % 28,
+                x % 24,
+                x % 60
+            )?;
+            // A quarter of the `highcard` shape's free text.
+            let (off, len) = (d.off as usize, d.len as usize / 4);
+            line.extend_from_slice(&filler[off..off + len]);
+            line.extend_from_slice(b"\"}\n");
+        }
+    }
+    Ok(())
+}
+
+fn kinds(w: &mut dyn Write, docs: u64, seed: u64) -> io::Result<u64> {
+    let filler: Vec<u8> = (0..1024).map(|i| b"abcdefghij klmnop"[i % 17]).collect();
+    let mut line = Vec::with_capacity(1024);
+    let mut written = 0;
+    for d in draws(docs, seed) {
+        write_kind(&mut line, &d, seed, &filler)?;
+        w.write_all(&line)?;
+        written += line.len() as u64;
+    }
+    w.flush()?;
+    Ok(written)
+}
+
 fn unique_id(w: &mut dyn Write, docs: u64, seed: u64, key50: bool) -> io::Result<u64> {
     let mut line = Vec::with_capacity(128);
     let mut written = 0;
@@ -234,7 +323,7 @@ fn run() -> Result<(), String> {
             }
             _ => {
                 return Err(format!(
-                    "unknown argument {a} (--shape highcard|prefixed|unique-id|unique-id50, --order shuffled|clustered, --out, --docs, --seed)"
+                    "unknown argument {a} (--shape highcard|prefixed|unique-id|unique-id50|kinds, --order shuffled|clustered, --out, --docs, --seed)"
                 ))
             }
         }
@@ -251,9 +340,10 @@ fn run() -> Result<(), String> {
         "prefixed" => highcard(&mut w, docs.unwrap_or(2_000_000), seed, true, clustered),
         "unique-id" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed, false),
         "unique-id50" => unique_id(&mut w, docs.unwrap_or(10_000_000), seed, true),
+        "kinds" => kinds(&mut w, docs.unwrap_or(5_000_000), seed),
         s => {
             return Err(format!(
-                "unknown --shape {s} (highcard, prefixed, unique-id or unique-id50)"
+                "unknown --shape {s} (highcard, prefixed, unique-id, unique-id50 or kinds)"
             ))
         }
     };
