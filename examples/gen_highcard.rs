@@ -223,16 +223,21 @@ fn write_kind(line: &mut Vec<u8>, d: &Draw, seed: u64, filler: &[u8]) -> io::Res
             )?;
             for i in 0..1 + x % 3 {
                 let sep = if i > 0 { "," } else { "" };
-                write!(line, "{sep}{{\"sku\":\"sku-{}\",\"qty\":{}}}", (x + i) % 500, 1 + i)?;
+                write!(
+                    line,
+                    "{sep}{{\"sku\":\"sku-{}\",\"qty\":{}}}",
+                    (x + i) % 500,
+                    1 + i
+                )?;
             }
             line.extend_from_slice(b"]}\n");
         }
         1 => {
             line.push(b'{');
             id(line);
-            write!(
+            writeln!(
                 line,
-                ",\"type\":\"customer\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"name\":\"Customer {u}\",\"email\":\"u{u}@example.com\",\"address\":{{\"city\":\"city-{}\",\"country\":\"{}\"}}}}\n",
+                ",\"type\":\"customer\",\"tenantId\":\"t{t}\",\"userId\":\"u{u}\",\"name\":\"Customer {u}\",\"email\":\"u{u}@example.com\",\"address\":{{\"city\":\"city-{}\",\"country\":\"{}\"}}}}",
                 x % 300,
                 ["US", "DE", "FR", "JP", "BR"][x as usize % 5]
             )?;
@@ -240,9 +245,9 @@ fn write_kind(line: &mut Vec<u8>, d: &Draw, seed: u64, filler: &[u8]) -> io::Res
         2 => {
             write!(line, "{{\"type\":\"payment\",")?;
             id(line);
-            write!(
+            writeln!(
                 line,
-                ",\"tenantId\":\"t{t}\",\"orderId\":\"o-{}\",\"userId\":\"u{u}\",\"amount\":{},\"method\":\"{}\"}}\n",
+                ",\"tenantId\":\"t{t}\",\"orderId\":\"o-{}\",\"userId\":\"u{u}\",\"amount\":{},\"method\":\"{}\"}}",
                 n.saturating_sub(2),
                 x % 5000,
                 ["card", "transfer", "wallet"][x as usize % 3]

@@ -242,7 +242,11 @@ fn a_layout_that_read_nothing_makes_room_for_a_new_kind() {
         };
         agree(&mut shapes, &doc, &t).unwrap();
     }
-    assert_eq!(shapes.layouts.len(), MAX_LAYOUTS, "full: one useful, three one-offs");
+    assert_eq!(
+        shapes.layouts.len(),
+        MAX_LAYOUTS,
+        "full: one useful, three one-offs"
+    );
     let (before, _) = shapes.counts();
     for i in 0..200 {
         let doc = if i % 2 == 0 {
