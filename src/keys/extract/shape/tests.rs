@@ -234,9 +234,9 @@ fn a_record_of_no_layout_beside_a_good_one_is_no_poor_mark() {
 
 #[test]
 fn a_layout_that_read_nothing_makes_room_for_a_new_kind() {
-    // The records of `a_layout_that_reads_most_records_is_kept`: the one-offs fill the free places with layouts
-    // that read nothing. Then a new kind of record arrives, every other record: one of those
-    // layouts makes room for it.
+    // The records of `a_layout_that_reads_most_records_is_kept`: the one-offs fill the free
+    // places with layouts that read nothing. Then a new kind of record arrives, every other
+    // record: one of those layouts makes room for it.
     let t = trie(&[&["a"]]);
     let mut shapes = Shapes::default();
     one_layout_and_one_offs(&mut shapes, &t);
