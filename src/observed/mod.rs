@@ -133,7 +133,7 @@ impl Traffic {
     pub fn per_key(&self) -> HashMap<Vec<u8>, f64> {
         let w = self.window_secs();
         let mut out: HashMap<Vec<u8>, f64> = HashMap::new();
-        for ((k, _), ru) in &self.by_key_op {
+        for ((k, _), ru) in in_key_order(&self.by_key_op) {
             *out.entry(k.clone()).or_default() += ru;
         }
         out.values_mut().for_each(|v| *v /= w);
@@ -144,7 +144,7 @@ impl Traffic {
     pub fn per_operation(&self) -> Vec<(String, f64)> {
         let w = self.window_secs();
         let mut m: BTreeMap<&str, f64> = BTreeMap::new();
-        for ((_, op), ru) in &self.by_key_op {
+        for ((_, op), ru) in in_key_order(&self.by_key_op) {
             *m.entry(op).or_default() += ru;
         }
         let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
@@ -156,13 +156,23 @@ impl Traffic {
     pub fn per_range(&self) -> Vec<(String, f64)> {
         let w = self.window_secs();
         let mut m: BTreeMap<&str, f64> = BTreeMap::new();
-        for ((r, _), ru) in &self.by_range_key {
+        for ((r, _), ru) in in_key_order(&self.by_range_key) {
             *m.entry(r).or_default() += ru;
         }
         let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         v
     }
+}
+
+/// The entries of `m` in key order. The sums above add them in this order: a hash map's order
+/// changes from run to run, and with it a float sum's last digits (a report's RU/s differed in
+/// its 14th digit between two runs of the same command).
+fn in_key_order<K: Ord, V>(m: &HashMap<K, V>) -> Vec<(&K, &V)> {
+    let mut v: Vec<(&K, &V)> = m.iter().collect();
+    // Keys are distinct: one order.
+    v.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    v
 }
 
 /// The measurements of one (database, container, region), aggregated as rows arrive.

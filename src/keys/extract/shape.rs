@@ -83,12 +83,12 @@ struct Kept {
 ///
 /// Each record is tried against the kept layouts, the last one to read a record first (a hit
 /// moves a layout to the front). A record none reads (a *miss*) is read by the full scanner;
-/// after [`MISSES_BEFORE_JUDGING`] misses since the last layout was learnt, the layouts are
+/// after `MISSES_BEFORE_JUDGING` misses since the last layout was learnt, the layouts are
 /// judged:
 ///
-/// - with fewer than [`MAX_LAYOUTS`] kept, the missed record's layout is learnt beside them;
+/// - with fewer than `MAX_LAYOUTS` kept, the missed record's layout is learnt beside them;
 /// - with all kept and **poor** (more misses than hits): a poor mark, and after
-///   [`POOR_IN_A_ROW`] of them every layout is dropped and reading pauses; otherwise the
+///   `POOR_IN_A_ROW` of them every layout is dropped and reading pauses; otherwise the
 ///   layout with the fewest hits makes room for the missed record's;
 /// - with all kept and **not poor**: a layout that has read nothing since it was learnt makes
 ///   room for the missed record's; a full set of useful layouts is kept.
