@@ -261,6 +261,24 @@ fn a_layout_that_read_nothing_makes_room_for_a_new_kind() {
 }
 
 #[test]
+fn a_layout_that_reads_good_hits_records_clears_the_poor_streak() {
+    // After a poor mark and a pause, a layout that reads GOOD_HITS records starts the streak
+    // and the pause's doubling again from nothing: the 63rd record leaves them, the 64th
+    // clears them.
+    let t = trie(&[&["a"]]);
+    let mut shapes = Shapes::default();
+    let doc = r#"{"a":1,"b":2}"#;
+    agree(&mut shapes, doc, &t).unwrap();
+    (shapes.poor, shapes.pause) = (1, FIRST_PAUSE);
+    for _ in 0..GOOD_HITS - 1 {
+        agree(&mut shapes, doc, &t).unwrap();
+    }
+    assert_eq!((shapes.poor, shapes.pause), (1, FIRST_PAUSE));
+    agree(&mut shapes, doc, &t).unwrap();
+    assert_eq!((shapes.poor, shapes.pause), (0, 0));
+}
+
+#[test]
 fn layouts_that_mostly_miss_are_dropped_then_paused() {
     // Every record of its own layout. Records 0, 8, 16 and 24 teach the four layouts (each
     // 8 misses after the last); at record 32 they are poor: one mark, and record 32's
