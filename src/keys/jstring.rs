@@ -107,7 +107,7 @@ fn stop_bits(w: u64) -> u64 {
 /// left after the last whole 16 is read as the last 16 bytes of `s`, overlapping bytes already
 /// known to hold no stop. Under 16 bytes, and elsewhere, [`string_stop_words`].
 #[inline]
-pub(super) fn string_stop(s: &[u8]) -> Option<usize> {
+pub(crate) fn string_stop(s: &[u8]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     if s.len() >= 16 {
         return sse2::string_stop(s);

@@ -8,7 +8,7 @@
 //! and the V2/MultiHash EPK is a hash of exactly these bytes.
 
 pub mod extract;
-mod jstring;
+pub(crate) mod jstring;
 pub(crate) use jstring::same_bytes;
 pub mod spec;
 pub mod time;

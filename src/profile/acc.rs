@@ -15,8 +15,12 @@
 //! first values a worker saw made the values kept, and their counts, depend on which worker
 //! read which block: `fields` printed other top values from run to run.)
 
+use std::borrow::Cow;
+
 use hashbrown::HashMap;
 use serde_json::Value;
+
+use super::doc::Doc;
 
 use crate::keys::time::{epoch_seconds_from_number, parse_iso8601};
 pub use path::{value_json, PathAcc, ValueStat};
@@ -101,9 +105,14 @@ impl Default for Profiler {
 }
 
 impl Profiler {
-    /// Adds one parsed record; `time_path` is the time field's segments, when known.
+    /// Adds one record serde_json parsed ([`Profiler::add_doc`] of its [`Doc`]).
     pub fn add(&mut self, doc: &Value, time_path: Option<&[String]>) {
-        let Value::Object(map) = doc else {
+        self.add_doc(&Doc::from_value(doc), time_path);
+    }
+
+    /// Adds one parsed record; `time_path` is the time field's segments, when known.
+    pub fn add_doc(&mut self, doc: &Doc<'_>, time_path: Option<&[String]>) {
+        let Doc::Object(map) = doc else {
             self.non_objects += 1;
             return;
         };
@@ -115,14 +124,11 @@ impl Profiler {
                 None => (t, t),
             });
         }
-        if let Some(id) = map.get("id") {
-            let bad = match id {
-                Value::String(s) => s.contains('/') || s.contains('\\') || s.len() > 1023,
-                _ => false,
-            };
-            if bad {
+        if let Some(Doc::Str(s)) = doc.get("id") {
+            if s.contains('/') || s.contains('\\') || s.len() > 1023 {
                 self.bad_ids.0 += 1;
-                let text: String = id.to_string().chars().take(80).collect();
+                let json = serde_json::to_string(s).unwrap_or_default();
+                let text: String = json.chars().take(80).collect();
                 self.bad_ids.1 = smaller(self.bad_ids.1.take(), Some(text));
             }
         }
@@ -176,7 +182,7 @@ impl Profiler {
 
     fn walk(
         &mut self,
-        map: &serde_json::Map<String, Value>,
+        map: &[(Cow<'_, str>, Doc<'_>)],
         prefix: &mut String,
         ts: Option<i64>,
         held: &mut isize,
@@ -201,7 +207,7 @@ impl Profiler {
                 }
                 None => self.untracked_paths += 1,
             }
-            if let Value::Object(child) = v {
+            if let Doc::Object(child) = v {
                 self.walk(child, prefix, ts, held, text);
             }
             prefix.truncate(len);
@@ -343,14 +349,14 @@ pub fn push_segment(out: &mut String, name: &str) {
 }
 
 /// The time-field value of a document in epoch seconds (ISO 8601 string or epoch number).
-pub fn timestamp_at(doc: &Value, path: &[String]) -> Option<i64> {
+pub fn timestamp_at(doc: &Doc<'_>, path: &[String]) -> Option<i64> {
     let mut v = doc;
     for seg in path {
         v = v.get(seg)?;
     }
     match v {
-        Value::String(s) => parse_iso8601(s),
-        Value::Number(n) => n.as_f64().and_then(epoch_seconds_from_number),
+        Doc::Str(s) => parse_iso8601(s),
+        Doc::Number(n) => n.as_f64().and_then(epoch_seconds_from_number),
         _ => None,
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod acc;
 pub mod discover;
+pub mod doc;
 pub mod names;
 pub mod scan;
 

@@ -2,7 +2,9 @@
 //! shapes, sizes) and its values with their counts and times ([`ValueStat`]), bounded, and merged
 //! in any order to the same result.
 
-use serde_json::{Number, Value};
+use serde_json::Number;
+
+use crate::profile::doc::Doc;
 
 use super::shapes::{is_fractional_number, is_path, is_version, PLAUSIBLE_EPOCH};
 use super::values::{sampled, value_hash, Values, MAX_LEVEL};
@@ -150,32 +152,32 @@ impl PathAcc {
     /// Counts `v`, its text written in `text` (a buffer kept across values: a value already
     /// tracked is looked up without an allocation). Returns the change in values kept.
     #[inline]
-    pub(super) fn add(&mut self, v: &Value, ts: Option<i64>, text: &mut String) -> isize {
+    pub(super) fn add(&mut self, v: &Doc<'_>, ts: Option<i64>, text: &mut String) -> isize {
         self.present += 1;
         text.clear();
         match v {
-            Value::Null => {
+            Doc::Null => {
                 self.nulls += 1;
                 text.push_str("null");
             }
-            Value::Bool(b) => {
+            Doc::Bool(b) => {
                 self.bools += 1;
                 text.push_str(if *b { "true" } else { "false" });
             }
-            Value::Number(n) => self.count_number(n, text),
-            Value::String(s) => self.count_string(s, text),
-            Value::Object(_) => {
+            Doc::Number(n) => self.count_number(n, text),
+            Doc::Str(s) => self.count_string(s, text),
+            Doc::Object(_) => {
                 self.objects += 1;
                 return 0;
             }
-            Value::Array(_) => {
+            Doc::Array => {
                 self.arrays += 1;
                 return 0;
             }
         }
         let size = match v {
-            Value::String(s) => s.len() as u64,
-            Value::Null => 0, // the Null partition, not a value: no size
+            Doc::Str(s) => s.len() as u64,
+            Doc::Null => 0, // the Null partition, not a value: no size
             _ => text.len() as u64,
         };
         self.value_bytes_sum += size;

@@ -180,7 +180,7 @@ fn values_past_the_cap_are_the_hash_sample_of_the_lowest_level_that_fits() {
     let mut a = PathAcc::default();
     let n = MAX_VALUES_PER_PATH + 30_000;
     for i in 0..n {
-        a.add(&json!(i), None, &mut String::new());
+        a.add(&Doc::from_value(&json!(i)), None, &mut String::new());
     }
     assert!(a.level >= 1 && a.capped && !a.exact());
     let at = |level: u32| {
