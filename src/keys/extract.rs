@@ -5,7 +5,7 @@
 //! and captures the leaf values it meets as borrowed slices ([`Extracted`]). The same pass counts
 //! the insignificant whitespace, so the minified size of the document comes for free.
 
-use super::jstring::{string_stop, unescape};
+use super::jstring::{digit_run, string_stop, unescape};
 use std::borrow::Cow;
 
 /// The most nested arrays/objects a document may have before it is rejected.
@@ -512,11 +512,7 @@ impl<'a> Scanner<'a, '_> {
         }
         match b.get(i) {
             Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => {
-                while matches!(b.get(i), Some(b'0'..=b'9')) {
-                    i += 1;
-                }
-            }
+            Some(b'1'..=b'9') => i = digit_run(b, i + 1),
             _ => {
                 self.pos = i;
                 return Err(self.error("invalid number: expected a digit"));
@@ -528,9 +524,7 @@ impl<'a> Scanner<'a, '_> {
                 self.pos = i;
                 return Err(self.error("invalid number: expected a digit after `.`"));
             }
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
+            i = digit_run(b, i + 1);
         }
         if matches!(b.get(i), Some(b'e' | b'E')) {
             i += 1;

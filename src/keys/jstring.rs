@@ -83,6 +83,28 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// Where the run of ASCII digits starting at `i` in `b` ends: 8 bytes at a time (an id's
+/// sequence number, a count, an epoch), then byte by byte for the last few. The top bit of a
+/// byte of `(w + 0x46…) | (w - 0x30…)` is set for a byte above `9` (the sum reaches 0x80, or a
+/// byte past 0xB9 wraps and the difference keeps its top bit) or below `0` (the difference
+/// borrows), and clear for a digit; a digit neither carries nor borrows, so the first byte
+/// flagged in a word is its first non-digit.
+#[inline]
+pub(super) fn digit_run(b: &[u8], mut i: usize) -> usize {
+    while let Some(w) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        let flags = (w.wrapping_add(ONES * 0x46) | w.wrapping_sub(ONES * 0x30)) & TOPS;
+        if flags != 0 {
+            return i + (flags.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while matches!(b.get(i), Some(b'0'..=b'9')) {
+        i += 1;
+    }
+    i
+}
+
 /// Bytes of a word, each `0x01`.
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The top bit of each byte of a word.
@@ -284,6 +306,34 @@ mod tests {
             };
             string_stop_is_a_byte_search(avx2);
         }
+    }
+
+    #[test]
+    fn digit_run_ends_at_the_first_non_digit() {
+        // Every byte value as the first non-digit, at every place of runs up to 20 digits, from
+        // every start, with other bytes (digits, bytes past 0xB9 that wrap, ones below `0` that
+        // borrow) after it: the same end as a byte-by-byte search.
+        let slow =
+            |b: &[u8], i: usize| i + b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut checked = 0;
+        for n in 0..20usize {
+            for stop in 0..=255u8 {
+                for after in [b'7', 0xFF, 0xBA, 0x2F, b'9' + 1] {
+                    let mut b: Vec<u8> = (0..n).map(|k| b'0' + (k * 7 % 10) as u8).collect();
+                    b.push(stop);
+                    b.extend_from_slice(&[after; 9]);
+                    for start in 0..=n {
+                        assert_eq!(digit_run(&b, start), slow(&b, start), "{b:?} from {start}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 5 * 256 * (1..=20).sum::<usize>());
+        // Digits to the end of the slice, with no non-digit after them.
+        assert_eq!(digit_run(b"1234567890123", 0), 13);
+        assert_eq!(digit_run(b"x123", 1), 4);
+        assert_eq!(digit_run(b"", 0), 0);
     }
 
     fn string_stop_is_a_byte_search(string_stop: impl Fn(&[u8]) -> Option<usize>) {

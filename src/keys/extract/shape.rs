@@ -21,7 +21,7 @@
 //! record's; that inside the holes is counted as they are read.
 
 use super::{scan_validated, Extracted, PathTrie, ScanError, ScanSummary, Scanner};
-use crate::keys::jstring::{same_bytes, string_stop};
+use crate::keys::jstring::{digit_run, same_bytes, string_stop};
 use std::borrow::Cow;
 
 /// A hole's node or slot when it has none.
@@ -340,6 +340,14 @@ impl Layout {
                     continue;
                 }
             }
+            if h.node == NONE {
+                // An integer no key path reads (a sequence number, a count), skipped here
+                // without the scanner's routine.
+                if let Some(end) = plain_integer(doc, s.pos) {
+                    s.pos = end;
+                    continue;
+                }
+            }
             let node = (h.node != NONE).then_some(h.node as usize);
             s.member(node, values, h.depth as usize).ok()?;
         }
@@ -348,6 +356,20 @@ impl Layout {
             whitespace_bytes: self.whitespace + s.ws,
         })
     }
+}
+
+/// The end of the integer at `at` (`-`, then `0` or a digit 1–9 and more digits) when nothing
+/// after it continues a number (`.`, an exponent, a digit after a leading `0`); `None` for
+/// anything else, which the scanner's own routine reads or refuses.
+#[inline]
+fn plain_integer(doc: &[u8], at: usize) -> Option<usize> {
+    let i = at + usize::from(doc.get(at) == Some(&b'-'));
+    let end = match doc.get(i)? {
+        b'0' => i + 1,
+        b'1'..=b'9' => digit_run(doc, i + 1),
+        _ => return None,
+    };
+    (!matches!(doc.get(end), Some(b'.' | b'e' | b'E' | b'0'..=b'9'))).then_some(end)
 }
 
 /// Walks a valid record as the scanner does, noting its holes (start, end, and what to read

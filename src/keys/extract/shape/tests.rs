@@ -104,6 +104,40 @@ fn a_record_breaking_the_layout_gets_the_scanners_error() {
 }
 
 #[test]
+fn integers_in_a_hole_are_read_by_the_layout_and_others_by_the_scanner() {
+    let t = trie(&[&["id"]]);
+    let mut shapes = Shapes::default();
+    agree(&mut shapes, r#"{"id":"a","n":1}"#, &t).unwrap();
+    // Integers of every length (past the 8 bytes read at once), signs and zeros: the layout's.
+    let read = [
+        "0",
+        "-0",
+        "7",
+        "-7",
+        "12345678",
+        "123456789",
+        "-1234567890123456789012345",
+        "10",
+        "9007199254740993",
+    ];
+    for (k, n) in read.iter().enumerate() {
+        let doc = format!(r#"{{"id":"a","n":{n}}}"#);
+        agree(&mut shapes, &doc, &t).unwrap();
+        assert_eq!(shapes.hits as usize, k + 1, "{doc}");
+    }
+    // Numbers that go on (a fraction, an exponent) are the scanner's routine's, read alike.
+    for n in ["1.5", "-0.25", "1e5", "12E-3", "0.0"] {
+        agree(&mut shapes, &format!(r#"{{"id":"a","n":{n}}}"#), &t).unwrap();
+    }
+    assert_eq!(shapes.hits as usize, read.len() + 5);
+    // Bad numbers: the scanner's error, whichever reads them first.
+    for n in ["01", "-01", "00", "-", "1.", "1e", "12x", "--1", "+1", "1-"] {
+        let doc = format!(r#"{{"id":"a","n":{n}}}"#);
+        assert!(agree(&mut shapes, &doc, &t).is_err(), "{doc}");
+    }
+}
+
+#[test]
 fn a_hole_is_read_at_its_depth() {
     // /a/b sits two levels down; the hole beside it holds nested arrays. Nesting is bounded at
     // 128 levels wherever it is: the layout path must count the levels above the hole.
@@ -320,7 +354,8 @@ impl Gen {
                 self.next() % 10,
                 self.next() % 9
             ),
-            2 | 3 => (self.next() % 100_000).to_string(),
+            2 => (self.next() % 100_000).to_string(),
+            3 => format!("-{}", self.next() >> (self.next() % 64)),
             4 => "\"\"".into(),
             5 => format!("\"a\\\"b{}\"", self.next() % 9),
             _ => format!("\"v{}é\"", self.next() % 1000),
