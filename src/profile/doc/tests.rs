@@ -84,6 +84,25 @@ fn records_serde_json_refuses_are_refused() {
 }
 
 #[test]
+fn serde_jsons_private_raw_value_name_is_an_ordinary_name() {
+    // serde_json (built with `raw_value`) refuses this record, or reads the JSON text in the
+    // string as the value, where it is a document with one property: as the candidates' scan
+    // reads it (the profile used to report it as invalid JSON).
+    let name = "$serde_json::private::RawValue";
+    assert!(serde(format!(r#"{{"{name}":null}}"#).as_bytes()).is_none());
+    assert_eq!(
+        serde(format!(r#"{{"{name}":"[1]"}}"#).as_bytes()),
+        Some(serde_json::json!([1]))
+    );
+    let d = Doc::parse(format!(r#"{{"{name}":"[1]"}}"#).as_bytes().to_vec().leak()).unwrap();
+    assert_eq!(d, Doc::Object(vec![(name.into(), Doc::Str("[1]".into()))]));
+    assert_eq!(
+        Doc::parse(format!(r#"{{"{name}":null}}"#).as_bytes().to_vec().leak()),
+        Some(Doc::Object(vec![(name.into(), Doc::Null)]))
+    );
+}
+
+#[test]
 fn deep_records_are_left_to_serde_json() {
     // 110 levels: within serde_json's limit of 128, past this reader's 100.
     let deep = format!("{}1{}", "[".repeat(110), "]".repeat(110));
