@@ -9,7 +9,7 @@
 use pkadvisor::profile::doc::Doc;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if memchr_raw_value(data) {
+    if holds_raw_value_name(data) {
         return;
     }
     let ours = Doc::parse(data);
@@ -23,7 +23,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }
 });
 
-fn memchr_raw_value(data: &[u8]) -> bool {
+fn holds_raw_value_name(data: &[u8]) -> bool {
     const NAME: &[u8] = b"$serde_json::private::RawValue";
     data.windows(NAME.len()).any(|w| w == NAME)
 }

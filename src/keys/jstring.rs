@@ -117,9 +117,33 @@ const TOPS: u64 = 0x8080_8080_8080_8080;
 fn stop_bits(w: u64) -> u64 {
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
     let control = w.wrapping_sub(ONES * 0x20) & !w;
-    (zero(quote) | zero(backslash) | control) & TOPS
+    (zero_bytes(quote) | zero_bytes(backslash) | control) & TOPS
+}
+
+/// The top bit set in each zero byte of `v` (exact up to the first: a borrow only runs upwards).
+#[inline]
+fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & TOPS
+}
+
+/// The bytes of the string component of an encoded key whose contents start at `from`: up to
+/// its [`super::marker::STRING_END`] (0xFF, a byte UTF-8 never holds), or to the key's end. A
+/// word at a time (the marker is a zero byte of the word's complement), without the call
+/// `memchr` makes for the short strings of keys (ids of 36 bytes: a call per row of the drain).
+#[inline]
+pub(crate) fn string_len(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(w) = bytes.get(i..i + 8) {
+        let ends = zero_bytes(!u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        if ends != 0 {
+            return i - from + (ends.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    let rest = bytes.get(i..).unwrap_or(&[]);
+    let end = super::marker::STRING_END;
+    i - from + rest.iter().position(|&b| b == end).unwrap_or(rest.len())
 }
 
 /// The first byte of `s` that ends or interrupts a string's plain run: `"`, `\` or a control

@@ -9,7 +9,7 @@
 
 pub mod extract;
 pub(crate) mod jstring;
-pub(crate) use jstring::same_bytes;
+pub(crate) use jstring::{same_bytes, string_len};
 pub mod spec;
 pub mod time;
 
@@ -348,31 +348,6 @@ pub struct KeyShape {
     pub null: bool,
     /// Partition key value size: UTF-8 bytes of strings plus 8 per number.
     pub value_bytes: u64,
-}
-
-/// The bytes of the string component whose contents start at `from` in an encoded key: up to
-/// its [`marker::STRING_END`] (a byte UTF-8 never holds), or to the key's end. A word at a time
-/// (a byte is the end where the word's complement has a zero byte: exact up to the first, as
-/// borrows run upwards only), without the call `memchr` makes for the short strings of keys
-/// (ids of 36 bytes: a call per row of the drain).
-#[inline]
-pub fn string_len(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let mut i = from;
-    while let Some(w) = bytes.get(i..i + 8) {
-        let v = !u64::from_le_bytes(w.try_into().expect("8 bytes"));
-        let ends = v.wrapping_sub(ONES) & !v & (ONES << 7);
-        if ends != 0 {
-            return i - from + (ends.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    let rest = bytes.get(i..).unwrap_or(&[]);
-    i - from
-        + rest
-            .iter()
-            .position(|&b| b == marker::STRING_END)
-            .unwrap_or(rest.len())
 }
 
 /// Scans an encoded key for its [`KeyShape`].

@@ -211,46 +211,23 @@ impl<'a> Parser<'a> {
     }
 
     /// A number as serde_json reads it inside a document: a plain non-negative integer that
-    /// fits 64 bits directly, any other through serde_json's own reading of its text.
+    /// fits 64 bits directly, any other through serde_json's own reading of its text. The
+    /// number is the run of bytes a number may hold, checked by the scanner's grammar
+    /// ([`crate::keys::extract::is_json_number`]): no valid record has such a byte right after
+    /// a number, so a run that is not one number is invalid JSON.
     fn number(&mut self) -> Option<Number> {
         let start = self.i;
-        let b = self.b;
-        let mut i = start;
-        i += usize::from(b.get(i) == Some(&b'-'));
-        match b.get(i)? {
-            b'0' => i += 1,
-            b'1'..=b'9' => {
-                while matches!(b.get(i), Some(b'0'..=b'9')) {
-                    i += 1;
-                }
-            }
-            _ => return None,
+        let run = self.b[start..]
+            .iter()
+            .take_while(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+            .count();
+        let lit = &self.b[start..start + run];
+        if !crate::keys::extract::is_json_number(lit) {
+            return None;
         }
-        let integer = i;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let from = i;
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if i == from {
-                return None;
-            }
-        }
-        if matches!(b.get(i), Some(b'e' | b'E')) {
-            i += 1;
-            i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
-            let from = i;
-            while matches!(b.get(i), Some(b'0'..=b'9')) {
-                i += 1;
-            }
-            if i == from {
-                return None;
-            }
-        }
-        self.i = i;
-        let lit = &self.text[start..i];
-        if integer == i && b[start] != b'-' {
+        self.i = start + run;
+        let lit = &self.text[start..start + run];
+        if lit.bytes().all(|c| c.is_ascii_digit()) {
             if let Ok(u) = lit.parse::<u64>() {
                 return Some(Number::from(u));
             }
