@@ -13,3 +13,92 @@ impl XorShift {
         self.0
     }
 }
+
+/// A small generator of JSON records: objects, arrays, strings with and without escapes,
+/// numbers of every form, literals, and whitespace between tokens.
+pub struct JsonGen(pub XorShift);
+
+impl JsonGen {
+    /// The next number of the generator's sequence.
+    pub fn next(&mut self) -> u64 {
+        self.0.next()
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.next() as usize % from.len()]
+    }
+
+    fn ws(&mut self, out: &mut String) {
+        out.push_str(self.pick(&["", "", "", " ", "\t", "\n ", "\r\n"]));
+    }
+
+    /// Appends one value of at most `4 - depth` levels of nesting to `out`.
+    pub fn value(&mut self, out: &mut String, depth: usize) {
+        self.ws(out);
+        match self.next() % 8 {
+            0 | 1 if depth < 4 => {
+                out.push('{');
+                for i in 0..self.next() % 5 {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.ws(out);
+                    out.push_str(self.pick(&[r#""a""#, r#""b""#, r#""id""#, r#""é""#, r#""a\n""#]));
+                    self.ws(out);
+                    out.push(':');
+                    self.value(out, depth + 1);
+                }
+                self.ws(out);
+                out.push('}');
+            }
+            2 if depth < 4 => {
+                out.push('[');
+                for i in 0..self.next() % 4 {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.value(out, depth + 1);
+                }
+                out.push(']');
+            }
+            3 => out.push_str(self.pick(&[
+                r#""plain""#,
+                r#""""#,
+                r#""with \"quote\" and \\""#,
+                r#""\u00e9\ud83d\ude00""#,
+                r#""tenant-0000000000000000000000000000000000000000000000000000000000000001""#,
+            ])),
+            4 | 5 => out.push_str(self.pick(&[
+                "0",
+                "-0",
+                "7",
+                "-12",
+                "1.25",
+                "1e5",
+                "-2.5E-3",
+                "18446744073709551615",
+                "18446744073709551616",
+                "99999999999999999999999",
+                "0.30000000000000004",
+            ])),
+            _ => out.push_str(self.pick(&["true", "false", "null"])),
+        }
+        self.ws(out);
+    }
+
+    /// One byte of non-empty `bytes` replaced, dropped or doubled: mostly invalid JSON, some
+    /// still valid.
+    pub fn mutate(&mut self, bytes: &mut Vec<u8>) {
+        let at = self.next() as usize % bytes.len();
+        match self.next() % 3 {
+            0 => {
+                let from = b"{}[]\",:\\0e-. x\x01";
+                bytes[at] = from[self.next() as usize % from.len()];
+            }
+            1 => {
+                bytes.remove(at);
+            }
+            _ => bytes.insert(at, bytes[at]),
+        }
+    }
+}

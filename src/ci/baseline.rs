@@ -15,7 +15,7 @@ pub const GINI_TOLERANCE: f64 = 0.05;
 pub fn load(path: &Path) -> anyhow::Result<serde_json::Value> {
     let text = crate::small_file::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("baseline {}: {e}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
+    let v = crate::ingest::value::from_str(&text)
         .map_err(|e| anyhow::anyhow!("baseline {}: not a JSON report: {e}", path.display()))?;
     let Some(version) = v["schema_version"]
         .as_u64()

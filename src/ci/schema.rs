@@ -111,7 +111,7 @@ fn examine_record(
     key_limit: f64,
     out: &mut SchemaReport,
 ) {
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+    let Ok(v) = crate::ingest::value::from_slice(bytes) else {
         return;
     };
     if !v.is_object() {

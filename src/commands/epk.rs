@@ -54,7 +54,7 @@ fn check_levels(version: PkVersion, n: usize, at: &str) -> Result<(), EpkCommand
 }
 
 fn parse_value(text: &str, what: &str) -> Result<Component, EpkCommandError> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let v = crate::ingest::value::from_str(text).map_err(|e| {
         EpkCommandError::Value(format!(
             "{what}: `{text}` is not JSON ({e}); quote strings, e.g. '\"redmond\"'"
         ))
@@ -155,8 +155,8 @@ fn batch(path: &std::path::Path, out: &mut dyn Write) -> Result<(), EpkCommandEr
 
 /// The EPK of one `--batch` line, as hex; `at` names the line.
 fn batch_key(line: &str, at: &str) -> Result<String, EpkCommandError> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
+    let v: serde_json::Value = crate::ingest::value::from_str(line)
+        .map_err(|e| EpkCommandError::Value(format!("{at}: {e}")))?;
     let version = match v.get("version").and_then(|x| x.as_str()) {
         Some("V1") => PkVersion::V1,
         Some("V2") => PkVersion::V2,

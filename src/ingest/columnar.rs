@@ -370,7 +370,7 @@ fn delta_parts(dir: &Path) -> Result<Vec<Part>, String> {
             if line.trim().is_empty() {
                 continue;
             }
-            let action: serde_json::Value = serde_json::from_str(line)
+            let action = super::value::from_str(line)
                 .map_err(|e| format!("{}:{}: {e}", path.display(), n + 1))?;
             state.apply(&action, *version)?;
         }

@@ -99,7 +99,7 @@ fn record(bytes: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(bytes);
         return;
     }
-    match serde_json::from_slice::<Value>(bytes) {
+    match super::value::from_slice(bytes) {
         Ok(mut v) => {
             unwrap(&mut v);
             if serde_json::to_writer(&mut *out, &v).is_err() {
@@ -218,6 +218,19 @@ mod tests {
         assert!(
             v["nested"]["bin"].is_object(),
             "other wrappers stay objects"
+        );
+    }
+
+    #[test]
+    fn serde_jsons_private_raw_value_name_is_an_ordinary_name() {
+        // serde_json's own `Value` reads the string as the record (`[1]`) and fails on the
+        // rest, which left the record unconverted; here it is one more property.
+        let text = br#"{"$serde_json::private::RawValue":"[1]","at":{"$date":86400001}}"#;
+        let mut out = Vec::new();
+        record(text, &mut out);
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"$serde_json::private::RawValue":"[1]","at":"1970-01-02T00:00:00.001Z"}"#
         );
     }
 

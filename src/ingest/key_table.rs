@@ -7,7 +7,7 @@ pub struct Row {
     /// The candidate's spec.
     pub candidate: String,
     /// The key as a JSON array (text, or an array in JSON Lines).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::value::option")]
     pub key: Option<serde_json::Value>,
     /// Why the documents have no key.
     #[serde(default)]

@@ -17,6 +17,7 @@ pub mod key_table;
 pub mod lines;
 mod mapped;
 pub mod peek;
+pub mod value;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};

@@ -95,7 +95,7 @@ pub fn peek_paths(inputs: &[InputSource], max_records: u64, csv_strings: bool) -
         return out;
     };
     for_each_record(&inputs[first..=first], csv_strings, |bytes| {
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        if let Ok(v) = super::value::from_slice(bytes) {
             if v.is_object() {
                 out.documents += 1;
                 walk(&v, &mut String::new(), &mut out.present);

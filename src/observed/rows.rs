@@ -67,7 +67,7 @@ const LEGACY: Columns = Columns {
 /// strings, numbers, `true`/`false`, `null`, `{}` for Undefined) into the encoded form.
 pub fn parse_key(text: &str, levels: usize) -> Result<Vec<u8>, String> {
     let shown: String = text.chars().take(80).collect();
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let v = crate::ingest::value::from_str(text).map_err(|e| {
         format!("PartitionKey `{shown}` is not JSON ({e}); the service writes a JSON array such as [\"tenant1\"]: export the column unchanged")
     })?;
     let serde_json::Value::Array(items) = v else {

@@ -80,13 +80,13 @@ fn record(local: &mut Local, bytes: &[u8], at: (&str, u64, u64), time: Option<&[
         return;
     }
     let mut clamped = false;
-    let parsed = serde_json::from_slice::<serde_json::Value>(bytes).or_else(|e| {
+    let parsed = crate::ingest::value::from_slice(bytes).or_else(|e| {
         // serde_json refuses a number past f64's range, which the candidates' scan accepts
         // (the document is counted; only a key holding that number is invalid): profiled
         // with the number at the largest double of its sign, the record counts here too.
         match clamp_huge_numbers(bytes) {
             Some(c) => {
-                let v = serde_json::from_slice(&c).map_err(|_| e);
+                let v = crate::ingest::value::from_slice(&c).map_err(|_| e);
                 clamped = v.is_ok();
                 v
             }

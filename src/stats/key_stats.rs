@@ -229,7 +229,7 @@ fn encode_key(
     let parsed;
     let key = match key {
         Some(Value::String(s)) => {
-            parsed = serde_json::from_str::<Value>(s)
+            parsed = crate::ingest::value::from_str(s)
                 .map_err(|e| format!("key `{s}` is not JSON: {e}"))?;
             &parsed
         }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::testing::{JsonGen, XorShift};
 
 /// serde_json's reading of `bytes`, as the profile saw records before [`Doc::parse`].
 fn serde(bytes: &[u8]) -> Option<Value> {
@@ -124,83 +125,9 @@ fn properties_are_found_by_name() {
     assert_eq!(Doc::Array.get("id"), None);
 }
 
-/// A small generator of JSON records: objects, arrays, strings with and without escapes,
-/// numbers of every form, literals, and whitespace between tokens.
-struct Gen(u64);
-
-impl Gen {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.next() as usize % from.len()]
-    }
-
-    fn ws(&mut self, out: &mut String) {
-        out.push_str(self.pick(&["", "", "", " ", "\t", "\n ", "\r\n"]));
-    }
-
-    fn value(&mut self, out: &mut String, depth: usize) {
-        self.ws(out);
-        match self.next() % 8 {
-            0 | 1 if depth < 4 => {
-                out.push('{');
-                for i in 0..self.next() % 5 {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    self.ws(out);
-                    out.push_str(self.pick(&[r#""a""#, r#""b""#, r#""id""#, r#""é""#, r#""a\n""#]));
-                    self.ws(out);
-                    out.push(':');
-                    self.value(out, depth + 1);
-                }
-                self.ws(out);
-                out.push('}');
-            }
-            2 if depth < 4 => {
-                out.push('[');
-                for i in 0..self.next() % 4 {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    self.value(out, depth + 1);
-                }
-                out.push(']');
-            }
-            3 => out.push_str(self.pick(&[
-                r#""plain""#,
-                r#""""#,
-                r#""with \"quote\" and \\""#,
-                r#""\u00e9\ud83d\ude00""#,
-                r#""tenant-0000000000000000000000000000000000000000000000000000000000000001""#,
-            ])),
-            4 | 5 => out.push_str(self.pick(&[
-                "0",
-                "-0",
-                "7",
-                "-12",
-                "1.25",
-                "1e5",
-                "-2.5E-3",
-                "18446744073709551615",
-                "18446744073709551616",
-                "99999999999999999999999",
-                "0.30000000000000004",
-            ])),
-            _ => out.push_str(self.pick(&["true", "false", "null"])),
-        }
-        self.ws(out);
-    }
-}
-
 #[test]
 fn generated_records_and_their_mutants_read_as_serde_json_reads_them() {
-    let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+    let mut g = JsonGen(XorShift(0x9E37_79B9_7F4A_7C15));
     let (mut read, mut refused) = (0, 0);
     for _ in 0..4_000 {
         let mut text = String::new();
@@ -212,17 +139,7 @@ fn generated_records_and_their_mutants_read_as_serde_json_reads_them() {
         if bytes.is_empty() {
             continue;
         }
-        let at = g.next() as usize % bytes.len();
-        match g.next() % 3 {
-            0 => {
-                let from = b"{}[]\",:\\0e-. x\x01";
-                bytes[at] = from[g.next() as usize % from.len()];
-            }
-            1 => {
-                bytes.remove(at);
-            }
-            _ => bytes.insert(at, bytes[at]),
-        }
+        g.mutate(&mut bytes);
         refused += usize::from(serde(&bytes).is_none());
         same_as_serde(&bytes);
     }
