@@ -25,6 +25,12 @@ pub fn from_str(text: &str) -> serde_json::Result<Value> {
     from_slice(text.as_bytes())
 }
 
+/// A `Value` read as [`from_slice`] reads one, for a field of a deserialized struct
+/// (`#[serde(deserialize_with = "…::plain")]`: a saved report read back, say).
+pub fn plain<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    Plain::deserialize(d).map(|p| p.0)
+}
+
 /// An optional `Value` read as [`from_slice`] reads one, for a field of a deserialized struct
 /// (`#[serde(default, deserialize_with = "…::option")]`).
 pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {

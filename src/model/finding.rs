@@ -69,6 +69,7 @@ pub struct Finding {
     /// A sentence for people.
     pub message: String,
     /// The numbers behind it.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub evidence: serde_json::Value,
 }
 

@@ -52,6 +52,7 @@ pub enum CalibrationVerdict {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CalibratedKey {
     /// The key (a string, or an array of levels; `null`, `{}` for Undefined).
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub key: serde_json::Value,
     /// Measured stored bytes (`SizeKb` × 1024, the key's latest report).
     pub measured_bytes: f64,
@@ -95,6 +96,7 @@ pub struct OperationRu {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KeyRu {
     /// The key.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub key: serde_json::Value,
     /// Measured RU/s over the window, all operations.
     pub ru_per_sec: f64,
@@ -140,6 +142,7 @@ pub struct RangeRu {
     /// Logical keys measured in it.
     pub keys: u64,
     /// Its key with the most RU.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub hottest_key: serde_json::Value,
 }
 

@@ -26,6 +26,7 @@ pub struct Recommendation {
     /// little (about 100 GB and 30,000 RU/s).
     pub choice_barely_matters: bool,
     /// The container's partition key definition: `{"partitionKey": {paths, kind, version}}`.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub container_definition: serde_json::Value,
     /// An `az cosmosdb sql container create` command.
     pub az_cli: String,

@@ -169,6 +169,7 @@ pub struct SliceProjection {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TopPartition {
     /// The key: a JSON value (`{}` = Undefined), or an array of levels for hierarchical keys.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub key: serde_json::Value,
     /// Projected documents.
     pub documents: f64,
@@ -230,6 +231,7 @@ pub struct PrefixFanout {
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PrefixFanoutEntry {
     /// The prefix levels as JSON.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub prefix: serde_json::Value,
     /// Physical partitions its EPK range overlaps.
     pub partitions: u64,

@@ -105,6 +105,7 @@ pub struct TimeToLimitEval {
     /// Days until the next storage split of the container (a physical partition reaching 50 GB).
     pub days_to_next_split: Option<f64>,
     /// The logical partition that reaches the limit first.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub key: serde_json::Value,
     /// The date the limit is reached.
     pub limit_date: Option<String>,

@@ -105,3 +105,23 @@ fn generated_texts_and_their_mutants_read_as_serde_json_reads_them() {
         "{valid} valid, {refused} refused"
     );
 }
+
+#[test]
+fn struct_fields_read_with_plain_and_option_keep_the_name() {
+    #[derive(serde::Deserialize)]
+    struct Saved {
+        #[serde(deserialize_with = "super::plain")]
+        evidence: Value,
+        #[serde(default, deserialize_with = "super::option")]
+        key: Option<Value>,
+        #[serde(default, deserialize_with = "super::option")]
+        absent: Option<Value>,
+    }
+    let text = format!(r#"{{"evidence":{{"{NAME}":"[1]"}},"key":[{{"{NAME}":"2"}}]}}"#);
+    let s: Saved = serde_json::from_str(&text).unwrap();
+    assert_eq!(s.evidence[NAME], Value::from("[1]"));
+    assert_eq!(s.key.unwrap()[0][NAME], Value::from("2"));
+    assert_eq!(s.absent, None);
+    let null: Saved = serde_json::from_str(r#"{"evidence":null,"key":null}"#).unwrap();
+    assert_eq!((null.evidence, null.key), (Value::Null, None));
+}
