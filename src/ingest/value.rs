@@ -37,8 +37,9 @@ pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error
     Option::<Plain>::deserialize(d).map(|o| o.map(|p| p.0))
 }
 
-/// A `Value` read by [`PlainVisitor`] at every level.
-struct Plain(Value);
+/// A `Value` read by [`PlainVisitor`] at every level: what to ask a deserializer for where a
+/// `Value` is one element of something larger (an array's rows read one at a time).
+pub struct Plain(pub Value);
 
 impl<'de> Deserialize<'de> for Plain {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -116,7 +116,7 @@ fn json_rows(
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
             let mut number = 0u64;
-            while let Some(v) = seq.next_element::<serde_json::Value>()? {
+            while let Some(crate::ingest::value::Plain(v)) = seq.next_element()? {
                 number += 1;
                 let serde_json::Value::Object(map) = v else {
                     *self.failed = Some(ObservedError::Row {

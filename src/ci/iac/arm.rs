@@ -113,7 +113,7 @@ impl Reader<'_> {
 
     /// The value as written, and what it is.
     fn field(&self, raw: &RawValue) -> Field {
-        let lit = match serde_json::from_str::<serde_json::Value>(raw.get()) {
+        let lit = match crate::ingest::value::from_str(raw.get()) {
             Ok(serde_json::Value::String(s)) => string_lit(&s),
             Ok(serde_json::Value::Number(_)) if raw.get().bytes().all(|b| b.is_ascii_digit()) => {
                 Lit::Int(raw.get().to_string())
