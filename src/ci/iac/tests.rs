@@ -78,6 +78,13 @@ fn arm_parameter_and_variable_paths_are_refused() {
         e,
         "azuredeploy.json:10: the partition key path `/a/[0]` holds `[`, `]` or `*` (array elements and wildcards cannot be a partition key); pass the key with --key"
     );
+    // An object is no path, whatever its name (serde_json's `Value` read this one as "/x").
+    let raw = r#"[{"$serde_json::private::RawValue":"\"/x\""}]"#;
+    let e = read("azuredeploy.json", &arm(raw), None).unwrap_err();
+    assert_eq!(
+        e,
+        r#"azuredeploy.json:10: the partition key path is the expression `{"$serde_json::private::RawValue":"\"/x\""}`, which pkadvisor cannot evaluate; pass the key with --key (e.g. --key /tenantId)"#
+    );
     let e = read("azuredeploy.json", &arm("[\"[[x]\"]"), None).unwrap_err();
     assert_eq!(
         e,
