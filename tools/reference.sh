@@ -25,6 +25,8 @@ run)
             continue
         fi
         OUT="$out/$name.files"
+        # A folder used before keeps its step summary, which the run appends to: start afresh.
+        rm -rf "$OUT"
         mkdir -p "$OUT"
         eval "set -- $args"
         rc=0
