@@ -12,7 +12,11 @@ Reads `use crate::…` paths (grouped `use crate::{…}` included) and `crate::x
 2. no file below the command line (anything but main.rs, lib.rs, cli/) imports `cli`, and
    nothing but main.rs, lib.rs and cli/ imports `commands`;
 3. no import from a lower stage to a higher one (the STAGES order below);
-4. no function over 120 lines in src/, none over 80 in advise/, analysis/ and report/.
+4. no function over 120 lines in src/, none over 80 in advise/, analysis/ and report/;
+5. no serde_json `Value` built from text outside `ingest/value.rs` (test code aside): serde_json
+   with its `raw_value` feature reads one property name as raw JSON text (docs/hardening.md), so
+   `serde_json::from_str::<Value>`, `let v: Value = serde_json::from_…`, `next_element::<Value>`
+   and a `Value` field of a `Deserialize` type without `deserialize_with` are refused.
 """
 import os
 import re
@@ -142,6 +146,45 @@ def targets(text):
     return out
 
 
+# Rule 5's patterns, on code with comments and literals blanked. `V` is serde_json's Value, named
+# in full or, where the file imports it, alone.
+RAW_VALUE_READERS = [
+    r'\bfrom_(slice|str|reader)\s*::\s*<\s*V\s*>',
+    r':\s*V\s*=\s*serde_json\s*::\s*from_(slice|str|reader)\b',
+    r'\bnext_(element|value|key)\s*::\s*<\s*V\s*>',
+]
+
+
+def raw_value_reads(rel, code):
+    """Rule 5's findings in one file's non-test code (`code` stripped, test modules blanked)."""
+    if rel == 'ingest/value.rs' or rel.endswith('/tests.rs') or '/tests/' in rel:
+        return []
+    names = [r'serde_json\s*::\s*Value']
+    if re.search(r'\buse\s+serde_json\s*::\s*(Value\b|\{[^}]*\bValue\b)', code):
+        names.append(r'Value')
+    v = '(?:' + '|'.join(names) + r')\b'
+    out = []
+    line = lambda i: code.count('\n', 0, i) + 1
+    for pat in RAW_VALUE_READERS:
+        for m in re.finditer(pat.replace('V', v), code):
+            out.append(f'serde_json Value read from text: src/{rel}:{line(m.start())} '
+                       '(use crate::ingest::value, docs/hardening.md)')
+    # Fields of a type deriving Deserialize: `name: Value` or `name: Option<Value>`.
+    for m in re.finditer(r'#\[derive\(([^)]*)\)\]\s*(pub(\([^)]*\))?\s+)?struct\s+\w+[^{;]*\{', code):
+        if 'Deserialize' not in m.group(1):
+            continue
+        body_end = closing_brace(code, m.end() - 1)
+        body = code[m.end():body_end]
+        for f in re.finditer(r'(\w+)\s*:\s*(Option\s*<\s*)?' + v, body):
+            before = body[:f.start()]
+            attrs = before[before.rfind(',') + 1:] if ',' in before else before
+            if 'deserialize_with' not in attrs:
+                out.append(f'serde_json Value field without deserialize_with: '
+                           f'src/{rel}:{line(m.end() + f.start())} {f.group(1)} '
+                           '(add #[serde(deserialize_with = "crate::ingest::value::plain")])')
+    return out
+
+
 def functions(code):
     """(name, first line, lines) of every fn with a body."""
     found = []
@@ -183,6 +226,7 @@ def main():
         raw = open(os.path.join(SRC, rel), encoding='utf-8', errors='replace').read()
         code = strip(raw)
         a = module_of(rel)
+        problems.extend(raw_value_reads(rel, without_test_modules(code)))
         for b in targets(without_test_modules(code)):
             if b in mods and b != a:
                 edges[(a, b)].add(rel)

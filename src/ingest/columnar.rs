@@ -409,9 +409,8 @@ impl DeltaState {
                 .as_str()
                 .filter(|s| *s != "none")
                 .map(str::to_string);
-            let schema: serde_json::Value =
-                serde_json::from_str(m["schemaString"].as_str().unwrap_or("{}"))
-                    .map_err(|e| format!("metaData.schemaString: {e}"))?;
+            let schema = super::value::from_str(m["schemaString"].as_str().unwrap_or("{}"))
+                .map_err(|e| format!("metaData.schemaString: {e}"))?;
             self.partition_types = schema["fields"]
                 .as_array()
                 .into_iter()

@@ -17,9 +17,9 @@ pub struct Row {
     /// Minified JSON bytes of those documents.
     pub bytes: u64,
     /// Earliest time-field value.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::value::option")]
     pub first_time: Option<serde_json::Value>,
     /// Latest time-field value.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::value::option")]
     pub last_time: Option<serde_json::Value>,
 }

@@ -5,8 +5,9 @@
 //! whose first property is named `$serde_json::private::RawValue` is read as the JSON text its
 //! value holds. `{"$serde_json::private::RawValue":"[1]"}` becomes the array `[1]`, and with a
 //! value that is not such a text the whole record is refused. Samples come from pull requests and
-//! may hold any name, so every reader of untrusted JSON builds its `Value` here. The numbers,
-//! strings, order of names and errors are serde_json's own: only the visitor differs.
+//! may hold any name, so every reader of untrusted JSON builds its `Value` here (`tools/arch.py`
+//! refuses any other way of building one from text). The numbers, strings, order of names and
+//! errors are serde_json's own: only the visitor differs.
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};

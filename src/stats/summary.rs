@@ -286,6 +286,7 @@ pub struct LevelStats {
     /// physical partitions).
     pub largest_prefix_bytes: f64,
     /// That prefix, as JSON.
+    #[serde(deserialize_with = "crate::ingest::value::plain")]
     pub largest_prefix: serde_json::Value,
 }
 
