@@ -38,7 +38,7 @@ pub fn option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error
     Option::<Plain>::deserialize(d).map(|o| o.map(|p| p.0))
 }
 
-/// A `Value` read by [`PlainVisitor`] at every level: what to ask a deserializer for where a
+/// A `Value` read with no name special at every level: what to ask a deserializer for where a
 /// `Value` is one element of something larger (an array's rows read one at a time).
 pub struct Plain(pub Value);
 
