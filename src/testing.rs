@@ -86,6 +86,21 @@ impl JsonGen {
         self.ws(out);
     }
 
+    /// `n` generated texts, each handed to `f` with `false`, then (when not empty) a one-byte
+    /// mutant of it ([`JsonGen::mutate`]) handed with `true`.
+    pub fn texts_and_mutants(&mut self, n: usize, mut f: impl FnMut(&[u8], bool)) {
+        for _ in 0..n {
+            let mut text = String::new();
+            self.value(&mut text, 0);
+            let mut bytes = text.into_bytes();
+            f(&bytes, false);
+            if !bytes.is_empty() {
+                self.mutate(&mut bytes);
+                f(&bytes, true);
+            }
+        }
+    }
+
     /// One byte of non-empty `bytes` replaced, dropped or doubled: mostly invalid JSON, some
     /// still valid.
     pub fn mutate(&mut self, bytes: &mut Vec<u8>) {

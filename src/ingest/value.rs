@@ -91,7 +91,7 @@ impl<'de> Visitor<'de> for PlainVisitor {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Plain::deserialize(d).map(|p| p.0)
+        plain(d)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
