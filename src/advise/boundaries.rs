@@ -25,7 +25,8 @@ pub struct GroupSplit {
 /// Measures group splits from the encoded keys of the hidden candidate "group level, then the
 /// candidate's levels": the first component is the group, the rest the candidate's key.
 pub fn measure<'a>(keys: impl Iterator<Item = &'a [u8]>) -> GroupSplit {
-    let mut per_group: std::collections::HashMap<&[u8], u64> = Default::default();
+    // Only counts and a minimum are taken from the map, so its order (and hasher) is free.
+    let mut per_group: hashbrown::HashMap<&[u8], u64> = Default::default();
     for k in keys {
         let cut = prefix_len(k, 1);
         let group = &k[..cut];
