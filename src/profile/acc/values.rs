@@ -306,4 +306,113 @@ mod tests {
         assert_eq!(v.get("new"), Some(&stat(9)));
         assert_eq!(v.len(), 20_001 - gone.len());
     }
+
+    /// Random inserts, repeats, samples and merges, checked after each step against a plain map
+    /// of text to (stat, pinned): the same values, the same stats, and the same counts let go.
+    #[test]
+    fn every_operation_agrees_with_a_plain_map() {
+        use std::collections::BTreeMap;
+        type Model = BTreeMap<String, (ValueStat, bool)>;
+        let seen = |ts: i64| ValueStat {
+            count: 1,
+            first: ts,
+            last: ts,
+        };
+        let mut rng = crate::testing::XorShift(0x05ee_d0f7_a1e5);
+        let check = |v: &Values, m: &Model, step: usize| {
+            assert_eq!(v.len(), m.len(), "step {step}");
+            let mut got: Vec<(String, ValueStat)> =
+                v.iter().map(|(t, s)| (t.to_owned(), *s)).collect();
+            got.sort_by(|a, b| a.0.cmp(&b.0));
+            let want: Vec<(String, ValueStat)> =
+                m.iter().map(|(t, (s, _))| (t.clone(), *s)).collect();
+            assert_eq!(got, want, "step {step}");
+        };
+        // Adds `text` seen at `ts` to both, as `PathAcc::add` does (a new value only if sampled).
+        let add = |v: &mut Values, m: &mut Model, text: &str, ts: i64, level: u32| {
+            let h = value_hash(text);
+            match v.get_mut_hashed(h, text) {
+                Some(s) => {
+                    s.count += 1;
+                    s.first = s.first.min(ts);
+                    s.last = s.last.max(ts);
+                }
+                None if sampled(h, level) => v.insert_hashed(h, text, seen(ts), false),
+                None => {}
+            }
+            if let Some((s, _)) = m.get_mut(text) {
+                s.count += 1;
+                s.first = s.first.min(ts);
+                s.last = s.last.max(ts);
+            } else if sampled(h, level) {
+                m.insert(text.to_owned(), (seen(ts), false));
+            }
+        };
+        let (mut v, mut m) = (Values::default(), Model::new());
+        let mut level = 0;
+        for step in 0..3_000 {
+            let r = rng.next();
+            match r % 100 {
+                // A new or repeated value: texts from a few thousand, of 1 to 60 bytes.
+                0..=89 => {
+                    let n = rng.next() % 4_000;
+                    let text = format!("{n}{}", "x".repeat((n % 60) as usize));
+                    add(&mut v, &mut m, &text, (rng.next() % 1_000) as i64, level);
+                }
+                90..=93 => {
+                    let text = format!("pin{}", rng.next() % 50);
+                    if v.get(&text).is_none() {
+                        v.pin(&text);
+                        m.insert(text, (stat(0), true));
+                    }
+                }
+                // A sample one level deeper (every few hundred steps on average).
+                94..=96 if level < 6 => {
+                    level += 1;
+                    let (values, documents) = v.keep_sampled(level);
+                    let before = m.len();
+                    let mut gone_docs = 0;
+                    m.retain(|t, (s, pinned)| {
+                        let keep = *pinned || sampled(value_hash(t), level);
+                        gone_docs += if keep { 0 } else { s.count };
+                        keep
+                    });
+                    assert_eq!(
+                        (values, documents),
+                        (before - m.len(), gone_docs),
+                        "step {step}"
+                    );
+                }
+                // Another set's values merged in.
+                _ => {
+                    let (mut o, mut om) = (Values::default(), Model::new());
+                    // Pinned values come in merges too (one worker's pins, another's counts).
+                    for _ in 0..rng.next() % 3 {
+                        let text = format!("pin{}", rng.next() % 50);
+                        if o.get(&text).is_none() {
+                            o.pin(&text);
+                            om.insert(text, (stat(0), true));
+                        }
+                    }
+                    for _ in 0..rng.next() % 300 {
+                        let n = rng.next() % 4_000;
+                        let text = format!("{n}{}", "x".repeat((n % 60) as usize));
+                        add(&mut o, &mut om, &text, (rng.next() % 1_000) as i64, level);
+                    }
+                    v.absorb(&o);
+                    for (t, (s, pinned)) in om {
+                        match m.get_mut(&t) {
+                            Some((ms, _)) => ms.merge(&s),
+                            None => {
+                                m.insert(t, (s, pinned));
+                            }
+                        }
+                    }
+                }
+            }
+            check(&v, &m, step);
+        }
+        assert!(level >= 3, "samples taken: {level}");
+        assert!(m.len() > 100, "values held at the end: {}", m.len());
+    }
 }
