@@ -146,6 +146,21 @@ pub enum Framing {
     Spans(Vec<Span>),
 }
 
+/// The pieces of a [`Framing::Lines`] block's data between newlines, as
+/// `data.split(|&b| b == b'\n')` gives them (an empty last piece after a final newline, a
+/// `\r` before a newline kept), found with `memchr` rather than a test of every byte. Blank
+/// pieces are the caller's to pass over.
+pub fn line_pieces(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', data)
+        .chain(std::iter::once(data.len()))
+        .map(move |end| {
+            let piece = &data[start..end];
+            start = end + 1;
+            piece
+        })
+}
+
 /// One record inside a block that is not simply a line.
 #[derive(Debug, Clone)]
 pub struct Span {
@@ -523,6 +538,28 @@ pub fn locate(record: &[u8], offset: usize, line: u64, column: u64) -> (u64, u64
 mod tests {
     use super::discover::{ext_of, format_for_ext};
     use super::*;
+
+    /// The pieces are exactly `split`'s, on inputs with and without a final newline, blank
+    /// lines, `\r\n` endings and nothing at all.
+    #[test]
+    fn line_pieces_are_split_s_pieces() {
+        let cases: [&[u8]; 7] = [
+            b"",
+            b"\n",
+            b"a",
+            b"a\n",
+            b"{\"a\":1}\r\n\n  \n{\"b\":2}",
+            b"\n\nx\n\n",
+            b"one\r\ntwo\r\n",
+        ];
+        for data in cases {
+            let got: Vec<&[u8]> = line_pieces(data).collect();
+            let want: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(data));
+        }
+        let pieces: Vec<&[u8]> = line_pieces(b"x\r\n\ny").collect();
+        assert_eq!(pieces, [&b"x\r"[..], b"", b"y"]);
+    }
 
     #[test]
     fn extensions_pick_format_and_compression() {

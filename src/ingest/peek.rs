@@ -67,14 +67,7 @@ pub fn for_each_record(
         while let Ok(Some(block)) = reader.next_block() {
             match &block.framing {
                 Framing::Lines { .. } => {
-                    // The lines between newlines (and after the last), as `split` would give
-                    // them, found by `memchr` rather than a byte at a time.
-                    let data = block.data();
-                    let ends = memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len()));
-                    let mut start = 0;
-                    for end in ends {
-                        let line = &data[start..end];
-                        start = end + 1;
+                    for line in super::line_pieces(block.data()) {
                         let line = line.strip_suffix(b"\r").unwrap_or(line);
                         if !line.iter().all(|b| matches!(b, b' ' | b'\t')) && !f(line) {
                             return;

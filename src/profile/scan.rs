@@ -231,14 +231,7 @@ fn block(
     let name = names[b.file as usize].as_str();
     match &b.framing {
         Framing::Lines { first_line } => {
-            // The pieces `split(|c| c == b'\n')` gives (a last, empty one after a final
-            // newline), found with `memchr` rather than a loop over every byte.
-            let data = b.data();
-            let ends = memchr::memchr_iter(b'\n', data).chain(std::iter::once(data.len()));
-            let mut start = 0;
-            for (i, end) in ends.enumerate() {
-                let line = &data[start..end];
-                start = end + 1;
+            for (i, line) in ingest::line_pieces(b.data()).enumerate() {
                 if line.iter().all(|c| matches!(c, b' ' | b'\t' | b'\r')) {
                     continue;
                 }

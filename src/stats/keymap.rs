@@ -210,11 +210,13 @@ fn has_time(first: i64, last: i64) -> bool {
     first != i64::MAX || last != i64::MIN
 }
 
-/// The table's hash of a slot: its 32 stored bits twice, so that hashbrown's bucket index (low
-/// bits) and control byte (top 7 bits) are both taken from them. Bits 32..38 of a key's hash,
-/// which pick the part, are the same for every key of a part and are not used here.
+/// The hash a hashbrown table of 32-bit slots is given: the 32 stored bits twice, so that
+/// hashbrown's bucket index (low bits) and control byte (top 7 bits) are both taken from them.
+/// The key maps' slots store a key hash's low 32 bits (bits 32..38, which pick the part, are the
+/// same for every key of a part); the field profile's value tables do the same
+/// (`profile::acc::values`).
 #[inline]
-fn table_hash(h: u32) -> u64 {
+pub(crate) fn table_hash(h: u32) -> u64 {
     (u64::from(h) << 32) | u64::from(h)
 }
 

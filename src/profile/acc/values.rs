@@ -18,6 +18,7 @@ use std::fmt;
 use hashbrown::HashTable;
 
 use super::path::ValueStat;
+use crate::stats::keymap::table_hash;
 
 /// The fixed hash of a value's text (the same in every profile, so two profiles' entries can be
 /// matched by it).
@@ -50,19 +51,13 @@ struct Entry {
 /// A table slot: the low 32 bits of a value's hash and the index of its entry. Eight bytes, so
 /// that a path's table of 100,000 values is 1 MiB rather than the 7 MiB its entries would be,
 /// and growing it moves no entry (a profile of 200,000 documents spent a tenth of its time
-/// growing tables of whole entries).
+/// growing tables of whole entries). The low bits, because a deep sampling level keeps only
+/// values whose bits 32.. are zero ([`sampled`]); the table hashes them with
+/// [`table_hash`].
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     h: u32,
     i: u32,
-}
-
-/// The table's hash of a slot: its 32 stored bits twice, so that hashbrown's bucket index (low
-/// bits) and control byte (top 7 bits) both come from them. The low bits, because a deep
-/// sampling level keeps only values whose bits 32.. are zero ([`sampled`]).
-#[inline]
-fn table_hash(h: u32) -> u64 {
-    (u64::from(h) << 32) | u64::from(h)
 }
 
 /// Distinct value texts and their stats (see the module's summary): the entries in the order
@@ -89,9 +84,12 @@ impl Values {
     #[inline]
     fn find(&self, h: u64, text: &str) -> Option<usize> {
         let (all, entries) = (&self.text, &self.entries);
+        // A slot's 32 bits are compared first: its entry is read only when they match.
         let eq = |s: &Slot| {
-            let e = &entries[s.i as usize];
-            s.h == h as u32 && e.hash == h && &all[e.at..e.at + e.len] == text
+            s.h == h as u32 && {
+                let e = &entries[s.i as usize];
+                e.hash == h && &all[e.at..e.at + e.len] == text
+            }
         };
         self.table
             .find(table_hash(h as u32), eq)
