@@ -25,7 +25,10 @@ fn report_with(s: &str) -> pkadvisor::model::Report {
         .clone();
     for c in r["candidates"].as_array_mut().expect("candidates") {
         c["spec"] = json!(format!("/{s}"));
-        if let Some(t) = c["top_partitions"].as_array_mut().and_then(|t| t.first_mut()) {
+        if let Some(t) = c["top_partitions"]
+            .as_array_mut()
+            .and_then(|t| t.first_mut())
+        {
             t["key"] = json!([s]);
         }
         if let Some(f) = c["findings"].as_array_mut().and_then(|f| f.first_mut()) {
@@ -111,7 +114,9 @@ fn markdown_tags(md: &str) -> BTreeSet<String> {
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Ok(s) = std::str::from_utf8(data) else { return };
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
     if s.len() > 4096 {
         return;
     }
@@ -128,20 +133,40 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     assert_log_inert("table", &table);
     let md = render(&hostile, OutputFormat::Markdown);
     assert_log_inert("markdown", &md);
-    assert!(markdown_tags(&md).is_subset(plain_md), "markdown tags {:?}", markdown_tags(&md));
-    assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+    assert!(
+        markdown_tags(&md).is_subset(plain_md),
+        "markdown tags {:?}",
+        markdown_tags(&md)
+    );
+    assert_eq!(
+        md.matches("<details>").count(),
+        md.matches("</details>").count()
+    );
     let html = render(&hostile, OutputFormat::Html);
     assert_log_inert("html", &html);
-    assert!(tags(&html).is_subset(plain_html), "html tags {:?}", tags(&html));
+    assert!(
+        tags(&html).is_subset(plain_html),
+        "html tags {:?}",
+        tags(&html)
+    );
     let out = render(&hostile, OutputFormat::Json);
     assert_log_inert("json", &out);
     let back = json::read(&out).expect("JSON reads back");
-    assert_eq!(back.check.as_ref().map(|c| c.key.as_str()), Some(format!("/{s}").as_str()));
+    assert_eq!(
+        back.check.as_ref().map(|c| c.key.as_str()),
+        Some(format!("/{s}").as_str())
+    );
 
     let violations = &hostile.check.as_ref().expect("a gate").violations;
     for (target, prefix) in [
         (annotations::github(violations), ["::error ", "::warning "]),
-        (annotations::azure(violations), ["##vso[task.logissue type=error;", "##vso[task.logissue type=warning;"]),
+        (
+            annotations::azure(violations),
+            [
+                "##vso[task.logissue type=error;",
+                "##vso[task.logissue type=warning;",
+            ],
+        ),
     ] {
         assert_eq!(target.len(), violations.len());
         for line in &target {
@@ -149,17 +174,27 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                 .iter()
                 .find_map(|p| line.strip_prefix(p))
                 .unwrap_or_else(|| panic!("annotation {line:?}"));
-            assert!(!rest.contains('\n') && !rest.chars().any(is_hazard), "{line:?}");
+            assert!(
+                !rest.contains('\n') && !rest.chars().any(is_hazard),
+                "{line:?}"
+            );
             assert!(!is_ci_command(rest), "{line:?}");
         }
     }
-    let fallback = Location { file: s.to_string(), line: 1 };
+    let fallback = Location {
+        file: s.to_string(),
+        line: 1,
+    };
     let doc = sarif::document(violations, &fallback);
     for r in doc["runs"][0]["results"].as_array().expect("results") {
         let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             .as_str()
             .expect("every result located");
-        assert!(uri.chars().all(|c| c.is_ascii_alphanumeric() || "-._~/%:".contains(c)), "{uri:?}");
+        assert!(
+            uri.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~/%:".contains(c)),
+            "{uri:?}"
+        );
     }
     assert_log_inert("sarif", &sarif::text(violations, &fallback));
 });
