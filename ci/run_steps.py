@@ -37,13 +37,23 @@ Azure Pipelines (steps template)
   * the exit code is the first failing step's (0 when none failed).
 """
 
+import atexit
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 
 import yaml
+
+
+def scratch_dir():
+    """A temporary folder for one run (the runner's temp and its command files), removed when
+    the script exits, whatever the steps did: the action installs pkadvisor into it (~70 MB)."""
+    tmp = tempfile.mkdtemp(prefix="run-steps-")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    return tmp
 
 
 def die(msg):
@@ -151,7 +161,7 @@ def github(path, given):
             die(f"input `{name}` is required")
         else:
             inputs[name] = ""
-    tmp = tempfile.mkdtemp(prefix="run-steps-")
+    tmp = scratch_dir()
     files = {k: os.path.join(tmp, k.lower()) for k in
              ["GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_ENV", "GITHUB_STEP_SUMMARY"]}
     ctx = {"inputs": inputs, "outputs": {},
@@ -254,7 +264,7 @@ def azure(path, given):
                 die(f"parameter `{name}` is a boolean, not `{v}`")
             v = v == "true"
         params[name] = v
-    tmp = tempfile.mkdtemp(prefix="run-steps-")
+    tmp = scratch_dir()
     base_env = dict(os.environ)
     base_env["AGENT_TEMPDIRECTORY"] = tmp
     variables, extra_path = {}, []
