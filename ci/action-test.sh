@@ -7,6 +7,7 @@
 #     annotation points at line 581, and the SARIF is uploaded / published when asked;
 #   * the passing config (fixtures/ci/pkadvisor.toml): exit 0, nothing uploaded when not asked;
 #   * a missing sample: exit 2;
+#   * nothing is left in the temporary folder after a run;
 #   * every SARIF written is valid against the vendored SARIF 2.1.0 schema
 #     (tests/data/sarif-schema-2.1.0.json) and holds the violations expected.
 #
@@ -35,6 +36,9 @@ fi
 PY="$TOOLS/bin/python"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The runs' temporary folder: empty again after each run (run_steps.py removes its own).
+SCRATCH="$TMP/scratch"
+mkdir "$SCRATCH"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
@@ -44,12 +48,16 @@ run() {
     local name=$1 want=$2 kind=$3 file=$4
     shift 4
     local rc=0
-    "$PY" ci/run_steps.py "$kind" "$file" "$@" > "$TMP/$name.log" 2>&1 || rc=$?
+    TMPDIR="$SCRATCH" "$PY" ci/run_steps.py "$kind" "$file" "$@" > "$TMP/$name.log" 2>&1 || rc=$?
     if [ "$rc" != "$want" ]; then
         fail "$name: exit $rc, expected $want"
         tail -30 "$TMP/$name.log" >&2
     else
         echo "ok: $name exits $rc"
+    fi
+    if [ -n "$(ls -A "$SCRATCH")" ]; then
+        fail "$name: left in its temporary folder: $(ls -A "$SCRATCH" | head -3 | tr '\n' ' ')"
+        rm -rf "${SCRATCH:?}"/*
     fi
 }
 # has NAME TEXT: the run's log holds TEXT (a fixed string, on one line).
