@@ -202,18 +202,12 @@ mod tests {
     use crate::keys::spec::parse_candidate;
 
     fn run(log: &[u8]) -> Result<Vec<OpsCounts>, String> {
-        let dir = std::env::temp_dir().join(format!("pkadvisor-ops-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{:x}.jsonl", murmur(log)));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ops.jsonl");
         std::fs::write(&path, log).unwrap();
         let plan = KeyPlan::new(&[parse_candidate("/t").unwrap()], "-");
         let r = read_ops(&path, &plan).map_err(|e| e.to_string());
-        std::fs::remove_file(&path).unwrap();
         r.map_err(|e| e.replace(&path.display().to_string(), "log"))
-    }
-
-    fn murmur(b: &[u8]) -> u32 {
-        crate::cosmos::murmur::murmur3_x86_32(b, 7)
     }
 
     #[test]

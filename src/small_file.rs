@@ -153,8 +153,8 @@ mod tests {
 
     #[test]
     fn small_files_read_whole_and_bad_utf8_is_named() {
-        let dir = std::env::temp_dir().join(format!("pkadvisor-small-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let p = dir.join("w.yaml");
         std::fs::write(&p, "reads: 5\n").unwrap();
         assert_eq!(read_capped(&p, 9).unwrap(), "reads: 5\n");
@@ -162,6 +162,5 @@ mod tests {
         std::fs::write(&p, b"ab\xffc").unwrap();
         let e = read_capped(&p, 100).unwrap_err().to_string();
         assert!(e.contains("byte 3 is invalid"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -296,8 +296,8 @@ fn usage_and_config_errors_exit_2() {
 
 #[test]
 fn write_baseline_over_an_input_is_refused_and_the_input_kept() {
-    let dir = std::env::temp_dir().join(format!("pkadvisor-wb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let data = dir.join("sample.jsonl");
     let content = "{\"t\":\"a\"}\n{\"t\":\"b\"}\n";
     std::fs::write(&data, content).unwrap();
@@ -312,7 +312,6 @@ fn write_baseline_over_an_input_is_refused_and_the_input_kept() {
         text(&o.stderr)
     );
     assert_eq!(std::fs::read_to_string(&data).unwrap(), content);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--min-first-level` on a hierarchical key, exact and with keys sampled by `--memory-limit`:

@@ -120,8 +120,8 @@ fn output_format_follows_the_extension() {
         ])
         .run()
         .stdout;
-    let dir = std::env::temp_dir().join(format!("pkadvisor-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let input = dir.join("r.json");
     std::fs::write(&input, &json).unwrap();
     let md = dir.join("r.md");
@@ -158,7 +158,6 @@ fn output_format_follows_the_extension() {
         o.stderr
     );
     assert_eq!(std::fs::read_to_string(&input).unwrap(), json);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,10 +1,8 @@
 use super::*;
 
-/// Writes `text` to a fresh file under the target's temporary folder.
-fn file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pkadvisor-observed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+/// Writes `text` to a file `name` in the test's temporary folder `dir`.
+fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -24,7 +22,8 @@ const RU_JSON: &str = r#"[
 
 #[test]
 fn resource_specific_json_sums_ru_over_the_window() {
-    let o = read_observed(&opts(vec![file("ru.json", RU_JSON)]), 1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = read_observed(&opts(vec![file(&dir, "ru.json", RU_JSON)]), 1).unwrap();
     let t = o.traffic.unwrap();
     // First 00:00:00, last 00:01:40: a 100-second window.
     assert_eq!(t.window_secs(), 100.0);
@@ -45,11 +44,12 @@ fn resource_specific_json_sums_ru_over_the_window() {
 
 #[test]
 fn legacy_csv_sizes_keep_each_keys_latest_report() {
+    let dir = tempfile::tempdir().unwrap();
     let csv = "TimeGenerated [UTC],Category,databaseName_s,collectionName_s,regionName_s,partitionKey_s,sizeKb_d\n\
                2026-01-01T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[\"\"t1\"\",5]\",2000\n\
                2026-01-02T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[\"\"t1\"\",5]\",3000\n\
                2026-01-02T00:00:00Z,PartitionKeyStatistics,db,c,East US,\"[null,true]\",1000\n";
-    let o = read_observed(&opts(vec![file("sizes.csv", csv)]), 2).unwrap();
+    let o = read_observed(&opts(vec![file(&dir, "sizes.csv", csv)]), 2).unwrap();
     assert_eq!(o.storage_rows, 3);
     assert_eq!(o.sizes.len(), 2);
     assert_eq!(o.sizes[0].1, 3000.0 * 1024.0);
@@ -65,17 +65,27 @@ fn err(files: Vec<PathBuf>, filter: ObservedFilter) -> String {
 
 #[test]
 fn bad_exports_name_the_file_the_row_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
     let neg = RU_JSON.replace("\"8.5\"", "\"-2\"");
-    let e = err(vec![file("neg.json", &neg)], ObservedFilter::default());
+    let e = err(
+        vec![file(&dir, "neg.json", &neg)],
+        ObservedFilter::default(),
+    );
     assert!(e.contains("neg.json: row 3: RequestCharge is -2"), "{e}");
     let missing = RU_JSON.replace("\"PartitionKeyRangeId\":\"1\",", "");
-    let e = err(vec![file("miss.json", &missing)], ObservedFilter::default());
+    let e = err(
+        vec![file(&dir, "miss.json", &missing)],
+        ObservedFilter::default(),
+    );
     assert!(
         e.contains("miss.json: row 3: no value in column `PartitionKeyRangeId`"),
         "{e}"
     );
     let bad_key = RU_JSON.replace(r#""[\"b\"]""#, r#""b""#);
-    let e = err(vec![file("key.json", &bad_key)], ObservedFilter::default());
+    let e = err(
+        vec![file(&dir, "key.json", &bad_key)],
+        ObservedFilter::default(),
+    );
     assert!(
         e.contains("key.json: row 3: PartitionKey `b` is not JSON"),
         "{e}"
@@ -84,8 +94,9 @@ fn bad_exports_name_the_file_the_row_and_the_fix() {
 
 #[test]
 fn several_containers_or_regions_are_listed_until_one_is_chosen() {
+    let dir = tempfile::tempdir().unwrap();
     let two = RU_JSON.replacen("\"CollectionName\":\"c\"", "\"CollectionName\":\"d\"", 1);
-    let f = file("two.json", &two);
+    let f = file(&dir, "two.json", &two);
     let e = err(vec![f.clone()], ObservedFilter::default());
     assert!(
         e.contains("2 containers (db/c, db/d); choose one with --container"),
@@ -106,7 +117,7 @@ fn several_containers_or_regions_are_listed_until_one_is_chosen() {
     assert_eq!(picked.traffic.unwrap().rows, 2);
     let regions = RU_JSON.replacen("West Europe", "North Europe", 1);
     let e = err(
-        vec![file("regions.json", &regions)],
+        vec![file(&dir, "regions.json", &regions)],
         ObservedFilter::default(),
     );
     assert!(e.contains("2 regions (North Europe, West Europe)"), "{e}");
@@ -115,8 +126,9 @@ fn several_containers_or_regions_are_listed_until_one_is_chosen() {
 
 #[test]
 fn a_single_instant_has_no_window() {
+    let dir = tempfile::tempdir().unwrap();
     let one = r#"[{"TimeGenerated":"2026-01-01T00:00:00Z","DatabaseName":"db","CollectionName":"c","RegionName":"r","PartitionKey":"[1]","PartitionKeyRangeId":"0","OperationName":"Read","RequestCharge":1}]"#;
-    let e = err(vec![file("one.json", one)], ObservedFilter::default());
+    let e = err(vec![file(&dir, "one.json", one)], ObservedFilter::default());
     assert!(e.contains("same TimeGenerated"), "{e}");
 }
 

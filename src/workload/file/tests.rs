@@ -228,8 +228,8 @@ fn unknown_fields_and_syntax_errors_name_the_file() {
 
 #[test]
 fn load_reads_files_by_extension() {
-    let dir = std::env::temp_dir().join(format!("pkadvisor-workload-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let yaml = dir.join("w.yml");
     std::fs::write(&yaml, EXAMPLE).unwrap();
     assert_eq!(load(&yaml).unwrap().queries.len(), 2);
@@ -242,7 +242,6 @@ fn load_reads_files_by_extension() {
         e.starts_with(&format!("{}: cannot read: ", missing.display())),
         "{e}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
