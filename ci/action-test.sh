@@ -57,7 +57,7 @@ run() {
     fi
     if [ -n "$(ls -A "$SCRATCH")" ]; then
         fail "$name: left in its temporary folder: $(ls -A "$SCRATCH" | head -3 | tr '\n' ' ')"
-        rm -rf "${SCRATCH:?}"/*
+        find "$SCRATCH" -mindepth 1 -delete
     fi
 }
 # has NAME TEXT: the run's log holds TEXT (a fixed string, on one line).
