@@ -3,7 +3,7 @@
 //! Numbering a block's lines as it is read means counting its newlines on the reader's thread
 //! before any worker sees it: a whole extra pass over the input, which on a mapped file is also
 //! the pass that faults its pages in. On the 1 GB benchmark file it was a tenth of the scan's CPU
-//! (`docs/benchmarks.md`, "Ninth round"). A mapped file opened with
+//! (`docs/benchmarks-history.md`, "Ninth round"). A mapped file opened with
 //! [`open_numbered_later`](super::open_numbered_later) therefore hands out blocks whose first
 //! line is *provisional*: the block's sequence number in its file, flagged. The worker that
 //! frames a block's lines counts them anyway, so it records that count ([`BlockLines`]); after

@@ -1,6 +1,6 @@
 //! JSON Lines from a memory-mapped file: the blocks are ranges of the mapping, cut on line
 //! boundaries, so the input is never copied (`read` into a block buffer copied every byte from
-//! the page cache: 16 % of the CPU of the 4-candidate benchmark, docs/benchmarks.md). Only
+//! the page cache: 16 % of the CPU of the 4-candidate benchmark, docs/benchmarks-history.md). Only
 //! large plain files are mapped (`open_mapped` in `ingest/mod.rs`); everything else goes
 //! through [`super::JsonLinesReader`], whose blocks and line numbers these equal. A block's
 //! pages leave the process once its records are counted ([`release`]), so the mapping never
