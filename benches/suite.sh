@@ -21,6 +21,9 @@
 #   auto       the prefixed file, `analyze FILE` with no candidate (the automatic search); the
 #              peer does the ten shape's 10 GROUP BYs (the automatic mode analyses more
 #              candidates than that, some of which DuckDB cannot express as one GROUP BY)
+#   gzip       the shuffled file compressed with `gzip -6` (as an export is often shipped), the
+#              same 4 candidates; both tools decompress it (DuckDB's read_csv by its extension)
+#   zstd       the shuffled file compressed with `zstd -3`, the same 4 candidates
 #
 # Before and after the runs it prints a probe of the machine (examples/machine_probe.rs: a CPU
 # loop, the latency of a read from memory, the cost of faulting in fresh memory, the bandwidth
@@ -34,7 +37,7 @@
 #                   order alternating from round to round
 #   BENCH_DOCS      documents per file (default: the generator's, 2 M and 10 M)
 #   BENCH_THREADS   threads for both tools (default 2)
-#   BENCH_SHAPES    which shapes (default: all nine)
+#   BENCH_SHAPES    which shapes (default: all eleven)
 #   PKADVISOR_BIN   use this binary instead of building one
 #   BENCH_PROFILE   release (default), profiling (release with line tables, for perf) or
 #                   debug (a check of the harness only)
@@ -46,7 +49,7 @@ cd "$ROOT"
 
 RUNS="${BENCH_RUNS:-3}"
 THREADS="${BENCH_THREADS:-2}"
-SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested kinds auto}"
+SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested kinds auto gzip zstd}"
 DOCS="${BENCH_DOCS:-}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 VENV=bench-data/venv
@@ -95,6 +98,20 @@ data() {
     echo "$file"
 }
 
+# compressed STEM TOOL ARGS...: compresses bench-data/STEM[-DOCS].jsonl once with TOOL ARGS (which
+# write to stdout); prints the compressed file's path
+compressed() {
+    local src; src=$(data "$1" --shape highcard); local tool=$2; shift 2
+    local file="$src.${tool/gzip/gz}"
+    file="${file/.zstd/.zst}"
+    if [[ ! -s "$file" ]]; then
+        log "compressing $src with $tool $*"
+        "$tool" "$@" -c "$src" > "$file.tmp"
+        mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+
 # time_run NAME CMD...: appends "seconds rss_kb user_seconds system_seconds minor_faults" to
 # $TMP/NAME.times
 time_run() {
@@ -132,9 +149,15 @@ for shape in $SHAPES; do
         nested) file=$(data prefixed --shape prefixed); cands=$NESTED ;;
         kinds) file=$(data kinds --shape kinds); cands=$KINDS ;;
         auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;
+        gzip) file=$(compressed highcard gzip -6); cands=$FOUR ;;
+        zstd) file=$(compressed highcard zstd -q -3); cands=$FOUR ;;
         *) log "unknown shape $shape"; exit 2 ;;
     esac
-    bytes=$(stat -L -c %s "$file")
+    # MB/s is of the JSON analysed: for a compressed file, of its uncompressed bytes.
+    case $shape in
+        gzip | zstd) bytes=$(stat -L -c %s "${file%.*}") ;;
+        *) bytes=$(stat -L -c %s "$file") ;;
+    esac
     cat "$file" > /dev/null   # warm the page cache
     rm -f "$TMP"/*.times
     if [[ $shape == auto ]]; then
