@@ -489,7 +489,9 @@ pub fn reader_from(
         InputFormat::Jsonl => Box::new(
             JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
         ),
-        InputFormat::Json => Box::new(JsonArrayReader::new(reader, file_index, name)),
+        InputFormat::Json => Box::new(
+            JsonArrayReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
+        ),
         InputFormat::Csv => Box::new(
             CsvReader::new(reader, file_index, name, csv_strings)
                 .max_record_bytes(src.max_record_bytes),

@@ -94,6 +94,11 @@ case("array_trailing_comma.json", '[{"a":1},]', None, None, 2, "json")
 case("array_garbage_after.json", '[{"a":1}] x', None, None, 2, "after")
 case("array_pretty.json", '[\n  {\n    "a": 1\n  },\n  {\n    "a": "x"\n  }\n]\n', 2, 2)
 case("array_bom.json", '\ufeff[{"a":1}]', 1, 1)
+case("array_long_element.json", '[{"a":"' + "x" * 5000 + '"},\n {"a":1}]', 2, 1, 2,
+     "over the 2000-byte limit", extra=["--max-record-bytes", "2KB"])
+case("array_runaway_element.json", '[{"a":1},\n {"a":"' + "x" * 5000, None, None, 2,
+     "array_runaway_element.json:2:2: an array element longer than 2000 bytes",
+     extra=["--max-record-bytes", "2KB"])
 # --- CSV
 case("ok.csv", 'a,b\n1,x\n2,y\n', 2, 2)
 case("crlf.csv", 'a,b\r\n1,x\r\n2,y\r\n', 2, 2)
