@@ -16,6 +16,8 @@ which equal them here (the generator writes no whitespace outside strings).
 DuckDB: each line as one VARCHAR (read_csv with an unused delimiter and no quoting), the paths
 extracted with one json_extract_string(line, [paths]) per line into a temp table, then one
 GROUP BY per candidate (the fastest equivalent formulation, benches/peer_duckdb.py).
+A FILE ending in .json is a top-level JSON array: each element is read as the line
+(read_json_objects with format='array'; DuckDB only).
 polars: the same line column (read_csv with an unused separator and no quoting), the paths
 extracted with str.json_path_match per path, then one group_by per candidate on the lazily
 computed frame, collected together (collect_all) so the scan is shared. Measured alternatives
@@ -73,10 +75,17 @@ def run_duckdb(path, shape, threads):
     con.execute(f"SET threads = {threads}")
     con.execute("SET preserve_insertion_order = false")
     p = path.replace("'", "''")
-    src = (
-        f"read_csv('{p}', columns={{'line': 'VARCHAR'}}, header=false, delim=chr(1), "
-        f"quote='', escape='', new_line='\\n', auto_detect=false, max_line_size=16777216)"
-    )
+    if path.endswith(".json"):
+        # A top-level JSON array: each element's text as the line (its bytes as written).
+        src = (
+            f"(SELECT json AS line FROM read_json_objects('{p}', format='array', "
+            f"maximum_object_size=16777216))"
+        )
+    else:
+        src = (
+            f"read_csv('{p}', columns={{'line': 'VARCHAR'}}, header=false, delim=chr(1), "
+            f"quote='', escape='', new_line='\\n', auto_detect=false, max_line_size=16777216)"
+        )
     cols = PATHS[shape]
     names = list(cols)
 

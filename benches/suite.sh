@@ -24,6 +24,9 @@
 #   gzip       the shuffled file compressed with `gzip -6` (as an export is often shipped), the
 #              same 4 candidates; both tools decompress it (DuckDB's read_csv by its extension)
 #   zstd       the shuffled file compressed with `zstd -3`, the same 4 candidates
+#   array      the shuffled file's lines as one top-level JSON array (`[`, the lines joined by
+#              `,` and a newline, `]`), as an export tool writes it; the same 4 candidates; the
+#              peer reads each element with read_json_objects(format='array')
 #
 # Before and after the runs it prints a probe of the machine (examples/machine_probe.rs: a CPU
 # loop, the latency of a read from memory, the cost of faulting in fresh memory, the bandwidth
@@ -37,7 +40,7 @@
 #                   order alternating from round to round
 #   BENCH_DOCS      documents per file (default: the generator's, 2 M and 10 M)
 #   BENCH_THREADS   threads for both tools (default 2)
-#   BENCH_SHAPES    which shapes (default: all eleven)
+#   BENCH_SHAPES    which shapes (default: all twelve)
 #   PKADVISOR_BIN   use this binary instead of building one
 #   BENCH_PROFILE   release (default), profiling (release with line tables, for perf) or
 #                   debug (a check of the harness only)
@@ -49,7 +52,7 @@ cd "$ROOT"
 
 RUNS="${BENCH_RUNS:-3}"
 THREADS="${BENCH_THREADS:-2}"
-SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested kinds auto gzip zstd}"
+SHAPES="${BENCH_SHAPES:-shuffled clustered prefixed unique unique50 ten nested kinds auto gzip zstd array}"
 DOCS="${BENCH_DOCS:-}"
 TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 VENV=bench-data/venv
@@ -112,6 +115,19 @@ compressed() {
     echo "$file"
 }
 
+# as_array STEM: bench-data/STEM[-DOCS].jsonl's lines as one JSON array, written once; prints its
+# path
+as_array() {
+    local src; src=$(data "$1" --shape highcard)
+    local file="${src%.jsonl}-array.json"
+    if [[ ! -s "$file" ]]; then
+        log "writing $src as a JSON array"
+        { echo "["; sed '$!s/$/,/' "$src"; echo "]"; } > "$file.tmp"
+        mv "$file.tmp" "$file"
+    fi
+    echo "$file"
+}
+
 # time_run NAME CMD...: appends "seconds rss_kb user_seconds system_seconds minor_faults" to
 # $TMP/NAME.times
 time_run() {
@@ -151,6 +167,7 @@ for shape in $SHAPES; do
         auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;
         gzip) file=$(compressed highcard gzip -6); cands=$FOUR ;;
         zstd) file=$(compressed highcard zstd -q -3); cands=$FOUR ;;
+        array) file=$(as_array highcard); cands=$FOUR ;;
         *) log "unknown shape $shape"; exit 2 ;;
     esac
     # MB/s is of the JSON analysed: for a compressed file, of its uncompressed bytes.
