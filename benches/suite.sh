@@ -101,32 +101,19 @@ data() {
     echo "$file"
 }
 
-# compressed STEM TOOL ARGS...: compresses bench-data/STEM[-DOCS].jsonl once with TOOL ARGS (which
-# write to stdout); prints the compressed file's path
-compressed() {
-    local src; src=$(data "$1" --shape highcard); local tool=$2; shift 2
-    local file="$src.${tool/gzip/gz}"
-    file="${file/.zstd/.zst}"
+# derived FILE SUFFIX CMD...: FILE turned into FILE's stem + SUFFIX once by CMD (which reads FILE
+# on its standard input and writes the result on its standard output); prints the new path
+derived() {
+    local src=$1 file="${1%.jsonl}$2"; shift 2
     if [[ ! -s "$file" ]]; then
-        log "compressing $src with $tool $*"
-        "$tool" "$@" -c "$src" > "$file.tmp"
+        log "writing $file from $src"
+        "$@" < "$src" > "$file.tmp"
         mv "$file.tmp" "$file"
     fi
     echo "$file"
 }
-
-# as_array STEM: bench-data/STEM[-DOCS].jsonl's lines as one JSON array, written once; prints its
-# path
-as_array() {
-    local src; src=$(data "$1" --shape highcard)
-    local file="${src%.jsonl}-array.json"
-    if [[ ! -s "$file" ]]; then
-        log "writing $src as a JSON array"
-        { echo "["; sed '$!s/$/,/' "$src"; echo "]"; } > "$file.tmp"
-        mv "$file.tmp" "$file"
-    fi
-    echo "$file"
-}
+# The lines of standard input as one JSON array: `[`, the lines joined by `,` and a newline, `]`.
+as_array() { echo "["; sed '$!s/$/,/'; echo "]"; }
 
 # time_run NAME CMD...: appends "seconds rss_kb user_seconds system_seconds minor_faults" to
 # $TMP/NAME.times
@@ -165,9 +152,9 @@ for shape in $SHAPES; do
         nested) file=$(data prefixed --shape prefixed); cands=$NESTED ;;
         kinds) file=$(data kinds --shape kinds); cands=$KINDS ;;
         auto) file=$(data prefixed --shape prefixed); cands=$TEN ;;
-        gzip) file=$(compressed highcard gzip -6); cands=$FOUR ;;
-        zstd) file=$(compressed highcard zstd -q -3); cands=$FOUR ;;
-        array) file=$(as_array highcard); cands=$FOUR ;;
+        gzip) file=$(derived "$(data highcard --shape highcard)" .jsonl.gz gzip -6); cands=$FOUR ;;
+        zstd) file=$(derived "$(data highcard --shape highcard)" .jsonl.zst zstd -q -3); cands=$FOUR ;;
+        array) file=$(derived "$(data highcard --shape highcard)" -array.json as_array); cands=$FOUR ;;
         *) log "unknown shape $shape"; exit 2 ;;
     esac
     # MB/s is of the JSON analysed: for a compressed file, of its uncompressed bytes.

@@ -367,19 +367,12 @@ impl Scan {
         )
     }
 
-    /// Tracks strings and nesting inside an element (validation happens later, per record).
+    /// A structural byte of an element outside its strings: a string opens, or the nesting
+    /// changes (the bytes inside a string are read by [`Scan::inside`]; validation happens later,
+    /// per record).
     #[inline]
     fn track(&mut self, b: u8) {
-        if self.in_string {
-            if self.escape {
-                self.escape = false;
-            } else if b == b'\\' {
-                self.escape = true;
-            } else if b == b'"' {
-                self.in_string = false;
-            }
-            return;
-        }
+        debug_assert!(!self.in_string);
         match b {
             b'"' => self.in_string = true,
             b'{' | b'[' => self.depth += 1,
@@ -387,9 +380,7 @@ impl Scan {
             _ => {}
         }
     }
-}
 
-impl Scan {
     /// The end of the input: the last block after the closing `]`, or an error saying what is
     /// missing (at the input's end).
     fn at_end(

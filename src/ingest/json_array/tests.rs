@@ -194,35 +194,25 @@ fn empty_array_has_no_records() {
 
 #[test]
 fn truncated_array_is_a_structure_error() {
-    let err = elements("[{\"a\":1},\n{\"b\":").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("a.json:2:6: unexpected end of input"),
-        "{err}"
-    );
-    let err = elements("{\"a\":1}").unwrap_err();
-    assert!(
-        err.to_string().contains("a.json:1:1: expected `[`"),
-        "{err}"
-    );
-    let err = elements("[{\"a\":1}] x").unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("a.json:1:11: unexpected data after"),
-        "{err}"
-    );
-    let err = elements("[{\"a\":1},]").unwrap_err();
-    assert!(
-        err.to_string().contains("a.json:1:10: trailing `,`"),
-        "{err}"
-    );
+    for (text, want) in [
+        (
+            "[{\"a\":1},\n{\"b\":",
+            "a.json:2:6: unexpected end of input",
+        ),
+        ("{\"a\":1}", "a.json:1:1: expected `[`"),
+        ("[{\"a\":1}] x", "a.json:1:11: unexpected data after"),
+        ("[{\"a\":1},]", "a.json:1:10: trailing `,`"),
+    ] {
+        let err = elements(text).unwrap_err().to_string();
+        assert!(err.contains(want), "{text:?}: {err}");
+    }
 }
 
 #[test]
 fn columns_count_characters_and_escapes_cross_buffers() {
     // `é` is two bytes, `€` three: the second element starts at character 11 of line 1 (byte
-    // 14), the third at character 14 (byte 17). A
-    // backslash that ends one buffer escapes the quote that starts the next.
+    // 14), the third at character 14 (byte 17). In buffers of every size, a backslash that ends
+    // one buffer escapes the quote that starts the next.
     let text = "[\"é€\\\"x\", 7 ,{\"k\":\"a\\\\\"}]";
     for chunk in 1..=text.len() {
         let got = read(text.as_bytes(), chunk, 1 << 20).unwrap();
