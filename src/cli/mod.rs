@@ -168,6 +168,19 @@ pub enum FormatArg {
     Sarif,
 }
 
+/// `--throughput`: the provisioning mode the ranking prices candidates in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ThroughputArg {
+    /// Manual (standard) throughput, divided evenly among physical partitions.
+    Manual,
+    /// Autoscale with dynamic (per-partition, per-region) scaling.
+    Autoscale,
+    /// Autoscale as accounts without dynamic scaling bill it.
+    AutoscaleClassic,
+    /// Serverless: per RU consumed, at most 5,000 RU/s per physical partition, one region.
+    Serverless,
+}
+
 /// Hash versions for single-path keys.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum HashVersionArg {
