@@ -75,7 +75,8 @@ pub fn for_each_row(
             ),
         });
     }
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+    let mut reader =
+        std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
     // Skip a byte-order mark and leading whitespace, then look at the first character.
     let mut first = None;
     let mut at_start = true;
@@ -105,6 +106,23 @@ pub fn for_each_row(
         Some(b'{') => rest_rows(reader, &file, f),
         _ => csv_rows(reader, &file, f),
     }
+}
+
+/// The cells of a row by matched column name. Two columns that differ only in case are one
+/// name (AzureDiagnostics has `databaseName_s` and `databasename_s`, one per category): the
+/// non-empty cell wins.
+fn cells_of(pairs: impl Iterator<Item = (String, String)>) -> HashMap<String, String> {
+    let mut cells: HashMap<String, String> = HashMap::new();
+    for (k, v) in pairs {
+        match cells.get_mut(&k) {
+            Some(old) if old.trim().is_empty() => *old = v,
+            Some(_) => {}
+            None => {
+                cells.insert(k, v);
+            }
+        }
+    }
+    cells
 }
 
 /// A JSON cell as text (numbers and booleans as written, null as empty).
@@ -154,7 +172,11 @@ impl Sink<'_> {
     }
 
     /// The parse's outcome: the callback's error first, then the parser's, phrased with `fix`.
-    fn finish(self, result: Result<(), serde_json::Error>, fix: &str) -> Result<u64, ObservedError> {
+    fn finish(
+        self,
+        result: Result<(), serde_json::Error>,
+        fix: &str,
+    ) -> Result<u64, ObservedError> {
         match (self.failed, result) {
             (Some(e), _) => Err(e),
             (None, Ok(())) => Ok(self.number),
@@ -193,10 +215,7 @@ fn json_rows(
                     );
                     return self.0.stop(e);
                 };
-                let cells = map
-                    .into_iter()
-                    .map(|(k, v)| (column_name(&k), cell(v)))
-                    .collect();
+                let cells = cells_of(map.into_iter().map(|(k, v)| (column_name(&k), cell(v))));
                 self.0.row(cells)?;
             }
             Ok(())
@@ -209,9 +228,7 @@ fn json_rows(
         number: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = de
-        .deserialize_seq(Rows(&mut sink))
-        .and_then(|()| de.end());
+    let result = de.deserialize_seq(Rows(&mut sink)).and_then(|()| de.end());
     sink.finish(
         result,
         "not a JSON array of rows; export with `az monitor log-analytics query ... -o json`",
@@ -354,11 +371,11 @@ fn rest_rows(
                     );
                     return self.0.stop(e);
                 }
-                let cells = cols
-                    .iter()
-                    .cloned()
-                    .zip(values.into_iter().map(|p| cell(p.0)))
-                    .collect();
+                let cells = cells_of(
+                    cols.iter()
+                        .cloned()
+                        .zip(values.into_iter().map(|p| cell(p.0))),
+                );
                 self.0.row(cells)?;
             }
             Ok(())
@@ -372,9 +389,7 @@ fn rest_rows(
         number: 0,
     };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let result = de
-        .deserialize_map(Top(&mut sink))
-        .and_then(|()| de.end());
+    let result = de.deserialize_map(Top(&mut sink)).and_then(|()| de.end());
     sink.finish(
         result,
         "not a Log Analytics REST response (`{\"tables\": [...]}`)",
@@ -411,11 +426,7 @@ fn csv_rows(
                 format!("not a CSV row of {} columns: {e}", headers.len()),
             )
         })?;
-        let cells = headers
-            .iter()
-            .cloned()
-            .zip(rec.iter().map(str::to_owned))
-            .collect();
+        let cells = cells_of(headers.iter().cloned().zip(rec.iter().map(str::to_owned)));
         f(&Row { number, cells })?;
     }
     Ok(number)

@@ -95,8 +95,16 @@ fn shape_entry(out: &mut String, i: usize, s: &ShapeStats, d: &Derived, l: &Limi
     let _ = writeln!(
         out,
         "  #   filter: {}{}",
-        comment(&if classes.is_empty() { "none (reads every partition)".into() } else { classes.join(", ") }),
-        if order.is_empty() { String::new() } else { format!("; ORDER BY {}", comment(&order.join(", "))) }
+        comment(&if classes.is_empty() {
+            "none (reads every partition)".into()
+        } else {
+            classes.join(", ")
+        }),
+        if order.is_empty() {
+            String::new()
+        } else {
+            format!("; ORDER BY {}", comment(&order.join(", ")))
+        }
     );
     if s.parsed.obfuscated {
         let _ = writeln!(out, "  #   OBFUSCATED: the service hid the property names (/\"?p1__12\" is property 1 of the query); the filter's shape is kept, its paths match no key, so it routes as a fan-out until you replace them (docs/workload-from-logs.md, full-text query)");
@@ -121,7 +129,11 @@ fn shape_entry(out: &mut String, i: usize, s: &ShapeStats, d: &Derived, l: &Limi
     }
     let name = {
         let paths: Vec<String> = s.parsed.filter.keys().take(3).cloned().collect();
-        let label = if paths.is_empty() { "no filter".to_string() } else { paths.join(" ") };
+        let label = if paths.is_empty() {
+            "no filter".to_string()
+        } else {
+            paths.join(" ")
+        };
         format!("q{} {}", i + 1, label.chars().take(80).collect::<String>())
     };
     let _ = writeln!(out, "  - name: {}", quoted(&name));
@@ -135,7 +147,10 @@ fn shape_entry(out: &mut String, i: usize, s: &ShapeStats, d: &Derived, l: &Limi
 
 fn header(out: &mut String, d: &Derived) {
     let w = d.window_secs();
-    let _ = writeln!(out, "# Workload measured from Azure Monitor logs by `pkadvisor workload from-logs`.");
+    let _ = writeln!(
+        out,
+        "# Workload measured from Azure Monitor logs by `pkadvisor workload from-logs`."
+    );
     let _ = writeln!(
         out,
         "# Container {}/{} in {}; window {} to {} ({:.0} s).",
@@ -155,8 +170,14 @@ fn header(out: &mut String, d: &Derived) {
         d.rows_read, d.rows_other_containers, d.rows_other_regions
     );
     let _ = writeln!(out, "# Review every entry: rates are measured (mean over the window), filters are read from the");
-    let _ = writeln!(out, "# query texts, and what the logs cannot say is marked. docs/workload-from-logs.md.");
-    let _ = writeln!(out, "consistency: session    # not in the logs: set the account's (or requests') level");
+    let _ = writeln!(
+        out,
+        "# query texts, and what the logs cannot say is marked. docs/workload-from-logs.md."
+    );
+    let _ = writeln!(
+        out,
+        "consistency: session    # not in the logs: set the account's (or requests') level"
+    );
 }
 
 fn ops_section(out: &mut String, d: &Derived) {
@@ -177,8 +198,11 @@ fn ops_section(out: &mut String, d: &Derived) {
             s.ru / s.count.max(1) as f64
         )
     };
-    let writes: Vec<(&String, &super::OpStats)> =
-        d.ops.iter().filter(|(op, _)| kind_of(op).is_some()).collect();
+    let writes: Vec<(&String, &super::OpStats)> = d
+        .ops
+        .iter()
+        .filter(|(op, _)| kind_of(op).is_some())
+        .collect();
     if !writes.is_empty() {
         let total: u64 = writes.iter().map(|(_, s)| s.count).sum();
         let mut by_kind: Vec<(&str, u64)> = Vec::new();
@@ -198,7 +222,11 @@ fn ops_section(out: &mut String, d: &Derived) {
             let _ = writeln!(out, "# writes: {}", line(op, s));
         }
         let _ = writeln!(out, "#   all written as one kind, the most frequent ({kind}); deletes counted as writes of that kind");
-        let _ = writeln!(out, "writes: {{ per_sec: {}, kind: {kind} }}", rate(total as f64 / w));
+        let _ = writeln!(
+            out,
+            "writes: {{ per_sec: {}, kind: {kind} }}",
+            rate(total as f64 / w)
+        );
     }
     if let Some((op, s)) = d.ops.iter().find(|(op, _)| op.eq_ignore_ascii_case("Read")) {
         let _ = writeln!(out, "# reads: {}", line(op, s));
@@ -210,13 +238,26 @@ fn ops_section(out: &mut String, d: &Derived) {
         .iter()
         .filter(|(op, _)| kind_of(op).is_none() && !op.eq_ignore_ascii_case("Read"))
     {
-        let _ = writeln!(out, "# not in the workload (no field for it): {}", line(op, s));
+        let _ = writeln!(
+            out,
+            "# not in the workload (no field for it): {}",
+            line(op, s)
+        );
     }
     if !d.throttled.is_empty() {
         let list: Vec<String> = d
             .throttled
             .iter()
-            .map(|(p, n)| format!("{} {n}", if p.is_empty() { "(no PartitionId)".to_string() } else { comment(p) }))
+            .map(|(p, n)| {
+                format!(
+                    "{} {n}",
+                    if p.is_empty() {
+                        "(no PartitionId)".to_string()
+                    } else {
+                        comment(p)
+                    }
+                )
+            })
             .collect();
         let _ = writeln!(out, "# 429 (throttled) responses by physical partition (PartitionId), not counted in the rates: {}", list.join(", "));
     }
@@ -230,10 +271,20 @@ fn query_notes(out: &mut String, d: &Derived) {
         let _ = writeln!(out, "# {} query requests ({:.1} RU) have no QueryRuntimeStatistics row: export both tables over the same window.", d.queries_without_text.0, d.queries_without_text.1);
     }
     if d.texts_without_request > 0 {
-        let _ = writeln!(out, "# {} query rows have no request in the export (left out, counted).", d.texts_without_request);
+        let _ = writeln!(
+            out,
+            "# {} query rows have no request in the export (left out, counted).",
+            d.texts_without_request
+        );
     }
     if d.other_shapes.0 > 0 {
-        let _ = writeln!(out, "# {} executions ({:.1} RU) of shapes beyond the first {} are left out, counted.", d.other_shapes.0, d.other_shapes.1, super::MAX_SHAPES);
+        let _ = writeln!(
+            out,
+            "# {} executions ({:.1} RU) of shapes beyond the first {} are left out, counted.",
+            d.other_shapes.0,
+            d.other_shapes.1,
+            super::MAX_SHAPES
+        );
     }
 }
 
@@ -259,7 +310,11 @@ pub fn render(d: &Derived, l: &Limits) -> String {
             let _ = writeln!(out, "  #   {n} × {} ({})", comment(text), comment(why));
         }
         let _ = writeln!(out, "  - name: \"unreadable query texts\"");
-        let _ = writeln!(out, "    per_sec: {}", rate(d.unreadable_executions as f64 / w));
+        let _ = writeln!(
+            out,
+            "    per_sec: {}",
+            rate(d.unreadable_executions as f64 / w)
+        );
         let _ = writeln!(out, "    filter:");
         let _ = writeln!(out, "      \"/\\\"?unreadable\\\"\": range");
         let _ = writeln!(out, "    ru: {mean:.2}");
@@ -273,7 +328,10 @@ mod tests {
 
     #[test]
     fn strings_cannot_break_out() {
-        assert_eq!(quoted("a\"b\\c\nd\u{2028}"), "\"a\\\"b\\\\c\\u000ad\\u2028\"");
+        assert_eq!(
+            quoted("a\"b\\c\nd\u{2028}"),
+            "\"a\\\"b\\\\c\\u000ad\\u2028\""
+        );
         assert!(!comment("x\ny: 1").contains('\n'));
         assert_eq!(rate(5.0), "5.000");
         assert_eq!(rate(1234.5678), "1235");

@@ -120,7 +120,11 @@ fn time(text: &str) -> Result<f64, String> {
     let frac = text
         .rsplit_once(':')
         .and_then(|(_, sec)| sec.split_once('.'))
-        .map(|(_, f)| f.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .map(|(_, f)| {
+            f.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
         .filter(|d| !d.is_empty())
         .and_then(|d| format!("0.{d}").parse::<f64>().ok())
         .unwrap_or(0.0);
@@ -130,8 +134,13 @@ fn time(text: &str) -> Result<f64, String> {
 fn charge(name: &str, text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(x) if x.is_finite() && (0.0..=1e9).contains(&x) => Ok(x),
-        Ok(_) => Err(format!("{name} is {text}: request units are from 0 to 1e9; {FIX}")),
-        Err(_) => Err(format!("{name} `{}` is not a number of request units", text.chars().take(40).collect::<String>())),
+        Ok(_) => Err(format!(
+            "{name} is {text}: request units are from 0 to 1e9; {FIX}"
+        )),
+        Err(_) => Err(format!(
+            "{name} `{}` is not a number of request units",
+            text.chars().take(40).collect::<String>()
+        )),
     }
 }
 
@@ -141,7 +150,12 @@ fn status(text: Option<&str>) -> Result<u16, String> {
         .ok()
         .filter(|x| x.fract() == 0.0 && (0.0..1000.0).contains(x))
         .map(|x| x as u16)
-        .ok_or_else(|| format!("StatusCode `{}` is not an HTTP status", t.chars().take(40).collect::<String>()))
+        .ok_or_else(|| {
+            format!(
+                "StatusCode `{}` is not an HTTP status",
+                t.chars().take(40).collect::<String>()
+            )
+        })
 }
 
 /// Which table a row comes from, and its columns; `Err` names what it is instead.
@@ -156,13 +170,23 @@ fn table_of(row: &Row) -> Result<(&'static Cols, bool), String> {
             )),
         };
     }
+    // A `union` of both tables in one export carries the table in `Type`.
+    if let Some((_, ty)) = row.get(&["Type"]) {
+        match ty {
+            "CDBDataPlaneRequests" => return Ok((&RESOURCE, false)),
+            "CDBQueryRuntimeStatistics" => return Ok((&RESOURCE, true)),
+            _ => {}
+        }
+    }
     if row.has(&["PartitionKey"]) {
         return Err("a `PartitionKey` column: this is CDBPartitionKeyRUConsumption or CDBPartitionKeyStatistics, which `analyze --observed` reads; from-logs reads CDBDataPlaneRequests and CDBQueryRuntimeStatistics".into());
     }
-    if row.has(RESOURCE.text) {
+    // Otherwise by the cells: a query row has a text, a request row a charge (a CSV or REST
+    // export of both tables has every column, empty where the row's table has none).
+    if row.get(RESOURCE.text).is_some() {
         return Ok((&RESOURCE, true));
     }
-    if row.has(RESOURCE.charge) && row.has(RESOURCE.operation) {
+    if row.get(RESOURCE.charge).is_some() && row.has(RESOURCE.operation) {
         return Ok((&RESOURCE, false));
     }
     Err(format!("neither QueryText nor RequestCharge with OperationName nor Category: not an export of CDBDataPlaneRequests, CDBQueryRuntimeStatistics or AzureDiagnostics; {FIX}"))
@@ -183,7 +207,10 @@ pub fn event(row: &Row) -> Result<Event, String> {
             text: need(row, c.text)?.to_owned(),
             activity,
             correlated: row.get(c.correlated).map(|(_, v)| v.to_owned()),
-            range: row.get(c.range).map(|(_, v)| v.to_owned()).unwrap_or_default(),
+            range: row
+                .get(c.range)
+                .map(|(_, v)| v.to_owned())
+                .unwrap_or_default(),
         }));
     }
     let (name, ru) = row
@@ -198,7 +225,10 @@ pub fn event(row: &Row) -> Result<Event, String> {
         ru: charge(name, ru)?,
         status: status(row.get(c.status).map(|(_, v)| v))?,
         activity,
-        partition: row.get(c.partition).map(|(_, v)| v.to_owned()).unwrap_or_default(),
+        partition: row
+            .get(c.partition)
+            .map(|(_, v)| v.to_owned())
+            .unwrap_or_default(),
     }))
 }
 
@@ -238,7 +268,9 @@ mod tests {
             ("statusCode_s", "429"),
             ("activityId_g", "a"),
         ]);
-        let Event::Request(q) = event(&r).unwrap() else { panic!() };
+        let Event::Request(q) = event(&r).unwrap() else {
+            panic!()
+        };
         assert_eq!((q.ru, q.status, q.operation.as_str()), (1.5, 429, "Read"));
         let pk = row(&[("PartitionKey", "[\"a\"]"), ("RequestCharge", "1")]);
         assert!(event(&pk).unwrap_err().contains("--observed"));

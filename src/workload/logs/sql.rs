@@ -142,7 +142,9 @@ fn tokenize(text: &str) -> Result<Vec<Tok>, String> {
         } else if c == '@' || c.is_alphabetic() || c == '_' || c == '$' {
             let start = i;
             i += 1;
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$') {
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
@@ -221,7 +223,14 @@ fn shape_of(toks: &[Tok]) -> String {
         i += 1;
     }
     let mut s = out.join(" ");
-    for (from, to) in [(" . ", "."), (" [ ", "["), (" ]", "]"), (" ( ", "("), (" )", ")"), (" ,", ",")] {
+    for (from, to) in [
+        (" . ", "."),
+        (" [ ", "["),
+        (" ]", "]"),
+        (" ( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+    ] {
         s = s.replace(from, to);
     }
     s
@@ -449,8 +458,12 @@ impl Parser<'_> {
         }
         let cond = if self.eat_kw("WHERE") {
             let n = self.or()?.as_cond();
-            if !(self.peek().is_none() || self.kw("ORDER") || self.kw("GROUP") || self.kw("OFFSET")) {
-                return Err(format!("unexpected token {} after the WHERE clause", self.pos + 1));
+            if !(self.peek().is_none() || self.kw("ORDER") || self.kw("GROUP") || self.kw("OFFSET"))
+            {
+                return Err(format!(
+                    "unexpected token {} after the WHERE clause",
+                    self.pos + 1
+                ));
             }
             n
         } else {
@@ -481,8 +494,12 @@ impl Parser<'_> {
     fn path_of(&mut self, alias: &str) -> R<String> {
         match self.primary()? {
             Val::Path(p) => Ok(p),
-            Val::Expr(c) if !c.map.is_empty() => Ok(c.map.keys().next().cloned().unwrap_or_default()),
-            _ => Err(format!("`{alias}` does not iterate a property of the document")),
+            Val::Expr(c) if !c.map.is_empty() => {
+                Ok(c.map.keys().next().cloned().unwrap_or_default())
+            }
+            _ => Err(format!(
+                "`{alias}` does not iterate a property of the document"
+            )),
         }
     }
 
@@ -540,7 +557,11 @@ impl Parser<'_> {
                 }
             }
             self.expect(")")?;
-            let class = if negated { Class::Negated } else { Class::In(Some(n)) };
+            let class = if negated {
+                Class::Negated
+            } else {
+                Class::In(Some(n))
+            };
             return Ok(Val::Expr(self.compare(left, class).and(list)));
         }
         if self.eat_kw("BETWEEN") {
@@ -560,7 +581,9 @@ impl Parser<'_> {
             if self.eat_kw("ESCAPE") {
                 self.additive()?;
             }
-            return Ok(Val::Expr(left.mentions(Class::Range).and(pat.mentions(Class::Other))));
+            return Ok(Val::Expr(
+                left.mentions(Class::Range).and(pat.mentions(Class::Other)),
+            ));
         }
         let op = match self.peek() {
             Some(Tok::Punct(p @ ("=" | "!=" | "<>" | "<" | "<=" | ">" | ">="))) => *p,
@@ -572,7 +595,9 @@ impl Parser<'_> {
             return Ok(Val::Expr(match (&left, &right) {
                 (Val::Path(_), Val::Const(_) | Val::Param) => self.compare(left, Class::Eq),
                 (Val::Const(_) | Val::Param, Val::Path(_)) => self.compare(right, Class::Eq),
-                _ => left.mentions(Class::Other).and(right.mentions(Class::Other)),
+                _ => left
+                    .mentions(Class::Other)
+                    .and(right.mentions(Class::Other)),
             }));
         }
         let class = if op == "!=" || op == "<>" {
@@ -597,7 +622,10 @@ impl Parser<'_> {
         while let Some(Tok::Punct("+" | "-" | "*" | "/" | "%" | "||" | "??")) = self.peek() {
             self.pos += 1;
             let right = self.unary()?;
-            left = Val::Expr(left.mentions(Class::Other).and(right.mentions(Class::Other)));
+            left = Val::Expr(
+                left.mentions(Class::Other)
+                    .and(right.mentions(Class::Other)),
+            );
         }
         self.depth -= 1;
         Ok(left)
@@ -666,7 +694,11 @@ impl Parser<'_> {
                     }
                 }
                 self.expect("]")?;
-                Ok(if c.map.is_empty() { Val::Const(Some(n)) } else { Val::Expr(c) })
+                Ok(if c.map.is_empty() {
+                    Val::Const(Some(n))
+                } else {
+                    Val::Expr(c)
+                })
             }
             Some(Tok::Punct("{")) => {
                 self.skip_until(&|t| *t == Tok::Punct("}"));
@@ -675,7 +707,10 @@ impl Parser<'_> {
             }
             Some(Tok::Ident(w)) => {
                 self.pos += 1;
-                if ["TRUE", "FALSE", "NULL", "UNDEFINED"].iter().any(|k| w.eq_ignore_ascii_case(k)) {
+                if ["TRUE", "FALSE", "NULL", "UNDEFINED"]
+                    .iter()
+                    .any(|k| w.eq_ignore_ascii_case(k))
+                {
                     return Ok(Val::Const(None));
                 }
                 if w.eq_ignore_ascii_case("EXISTS") && self.punct("(") {
@@ -715,14 +750,23 @@ impl Parser<'_> {
                 Cond::one(arr, Class::ArrayContains).and(x.mentions(Class::Other))
             }
             // `ARRAY_CONTAINS(@ids, c.id)`: `c.id IN (@ids)`.
-            ("ARRAY_CONTAINS", Some(Val::Param), Some(Val::Path(p))) => Cond::one(p, Class::In(None)),
-            ("ARRAY_CONTAINS", Some(Val::Const(n)), Some(Val::Path(p))) => Cond::one(p, Class::In(n)),
+            ("ARRAY_CONTAINS", Some(Val::Param), Some(Val::Path(p))) => {
+                Cond::one(p, Class::In(None))
+            }
+            ("ARRAY_CONTAINS", Some(Val::Const(n)), Some(Val::Path(p))) => {
+                Cond::one(p, Class::In(n))
+            }
             ("STARTSWITH", Some(a), Some(b)) => {
                 a.mentions(Class::StartsWith).and(b.mentions(Class::Other))
             }
-            ("IS_DEFINED" | "IS_NULL" | "IS_STRING" | "IS_NUMBER" | "IS_BOOL" | "IS_ARRAY" | "IS_OBJECT" | "IS_PRIMITIVE", Some(a), b) => {
-                a.mentions(Class::Defined).and(b.map_or_else(Cond::default, |b| b.mentions(Class::Other)))
-            }
+            (
+                "IS_DEFINED" | "IS_NULL" | "IS_STRING" | "IS_NUMBER" | "IS_BOOL" | "IS_ARRAY"
+                | "IS_OBJECT" | "IS_PRIMITIVE",
+                Some(a),
+                b,
+            ) => a
+                .mentions(Class::Defined)
+                .and(b.map_or_else(Cond::default, |b| b.mentions(Class::Other))),
             (_, a, b) => a
                 .map_or_else(Cond::default, |a| a.mentions(Class::Other))
                 .and(b.map_or_else(Cond::default, |b| b.mentions(Class::Other))),
@@ -732,7 +776,11 @@ impl Parser<'_> {
 
     /// A property path starting at the name `first`: `c.a.b`, `c["a"]`, `t.x` (JOIN alias).
     fn path(&mut self, first: &str) -> R<Val> {
-        let join = self.joins.iter().find(|(a, _)| a == first).map(|(_, p)| p.clone());
+        let join = self
+            .joins
+            .iter()
+            .find(|(a, _)| a == first)
+            .map(|(_, p)| p.clone());
         let is_root = self.roots.iter().any(|r| r == first);
         let mut segments: Vec<String> = Vec::new();
         let mut indexed = false;
@@ -816,7 +864,11 @@ fn render_path(segments: &[String]) -> String {
         if plain {
             out.push_str(s);
         } else {
-            let shown = if is_obfuscated_name(s) { format!("?{s}") } else { s.clone() };
+            let shown = if is_obfuscated_name(s) {
+                format!("?{s}")
+            } else {
+                s.clone()
+            };
             out.push('"');
             for c in shown.chars() {
                 if c == '"' || c == '\\' {
@@ -880,12 +932,18 @@ mod tests {
             v(&[("/t", Eq), ("/ts", Range), ("/u", In(Some(3)))])
         );
         // OR of equalities on one property is an IN; across properties it fixes neither.
-        assert_eq!(f("SELECT * FROM c WHERE c.a = 1 OR c.a = 2"), v(&[("/a", In(Some(2)))]));
+        assert_eq!(
+            f("SELECT * FROM c WHERE c.a = 1 OR c.a = 2"),
+            v(&[("/a", In(Some(2)))])
+        );
         assert_eq!(
             f("SELECT * FROM c WHERE c.a = 1 OR c.b = 2"),
             v(&[("/a", OneSideOfOr), ("/b", OneSideOfOr)])
         );
-        assert_eq!(f("SELECT * FROM c WHERE NOT (c.a = 1)"), v(&[("/a", Negated)]));
+        assert_eq!(
+            f("SELECT * FROM c WHERE NOT (c.a = 1)"),
+            v(&[("/a", Negated)])
+        );
         assert_eq!(f("SELECT * FROM c WHERE c.a != 1"), v(&[("/a", Negated)]));
         assert_eq!(
             f("SELECT * FROM c WHERE c.t = @t AND c.ts BETWEEN @a AND @b"),
@@ -895,7 +953,10 @@ mod tests {
             f("SELECT * FROM c WHERE ARRAY_CONTAINS(c.tags, 'red') AND c.t = 1"),
             v(&[("/t", Eq), ("/tags", ArrayContains)])
         );
-        assert_eq!(f("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)"), v(&[("/id", In(None))]));
+        assert_eq!(
+            f("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)"),
+            v(&[("/id", In(None))])
+        );
         assert_eq!(
             f("SELECT * FROM c WHERE ARRAY_CONTAINS(['a','b'], c.id)"),
             v(&[("/id", In(Some(2)))])
@@ -916,18 +977,28 @@ mod tests {
         );
         assert_eq!(f("SELECT * FROM c"), v(&[]));
         assert_eq!(f("SELECT * FROM c WHERE c.active"), v(&[("/active", Eq)]));
-        assert_eq!(f("SELECT * FROM c WHERE LOWER(c.a) = 'x'"), v(&[("/a", Other)]));
+        assert_eq!(
+            f("SELECT * FROM c WHERE LOWER(c.a) = 'x'"),
+            v(&[("/a", Other)])
+        );
     }
 
     #[test]
     fn shapes_ignore_literals_and_in_list_lengths() {
-        let a = parse("SELECT * FROM c WHERE c.t = 'a' AND c.u IN (1, 2, 3) ORDER BY c.ts").unwrap();
+        let a =
+            parse("SELECT * FROM c WHERE c.t = 'a' AND c.u IN (1, 2, 3) ORDER BY c.ts").unwrap();
         let b = parse("select *  from c where c.t = \"zz\" and c.u in (9)  order by c.ts").unwrap();
         assert_eq!(a.shape, b.shape);
-        assert_eq!(a.shape, "SELECT * FROM c WHERE c.t = ? AND c.u IN (…) ORDER BY c.ts");
+        assert_eq!(
+            a.shape,
+            "SELECT * FROM c WHERE c.t = ? AND c.u IN (…) ORDER BY c.ts"
+        );
         assert_eq!(a.order_by, vec!["/ts".to_string()]);
         let c = parse("SELECT TOP 10 * FROM c WHERE c.t = @t OFFSET 0 LIMIT 5").unwrap();
-        assert_eq!(c.shape, "SELECT TOP ? * FROM c WHERE c.t = ? OFFSET ? LIMIT ?");
+        assert_eq!(
+            c.shape,
+            "SELECT TOP ? * FROM c WHERE c.t = ? OFFSET ? LIMIT ?"
+        );
     }
 
     #[test]
@@ -949,15 +1020,31 @@ mod tests {
 
     #[test]
     fn unreadable_texts_say_why() {
-        assert!(parse("UPDATE c SET x = 1").unwrap_err().contains("not a SELECT"));
-        assert!(parse("SELECT * FROM c WHERE c.a = 'x").unwrap_err().contains("not closed"));
-        assert!(parse("SELECT * FROM c WHERE (c.a = 1").unwrap_err().contains("expected `)`"));
-        assert!(parse("SELECT * FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.x)")
+        assert!(parse("UPDATE c SET x = 1")
             .unwrap_err()
-            .contains("EXISTS"));
-        let deep = format!("SELECT * FROM c WHERE {}c.a = 1{}", "(".repeat(500), ")".repeat(500));
+            .contains("not a SELECT"));
+        assert!(parse("SELECT * FROM c WHERE c.a = 'x")
+            .unwrap_err()
+            .contains("not closed"));
+        assert!(parse("SELECT * FROM c WHERE (c.a = 1")
+            .unwrap_err()
+            .contains("expected `)`"));
+        assert!(
+            parse("SELECT * FROM c WHERE EXISTS(SELECT VALUE t FROM t IN c.x)")
+                .unwrap_err()
+                .contains("EXISTS")
+        );
+        let deep = format!(
+            "SELECT * FROM c WHERE {}c.a = 1{}",
+            "(".repeat(500),
+            ")".repeat(500)
+        );
         assert!(parse(&deep).unwrap_err().contains("nested more than"));
-        assert!(parse(&"x".repeat(MAX_QUERY_CHARS + 1)).unwrap_err().contains("longer"));
-        assert!(parse("SELECT * FROM c WHERE c.a = 1 #").unwrap_err().contains("unexpected character"));
+        assert!(parse(&"x".repeat(MAX_QUERY_CHARS + 1))
+            .unwrap_err()
+            .contains("longer"));
+        assert!(parse("SELECT * FROM c WHERE c.a = 1 #")
+            .unwrap_err()
+            .contains("unexpected character"));
     }
 }
