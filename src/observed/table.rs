@@ -235,15 +235,9 @@ fn json_rows(
     )
 }
 
-/// The Log Analytics REST API's response (`{"tables": [{"name", "columns": [{"name",
-/// "type"}], "rows": [[...]]}]}`), table by table and row by row. A response with an `error`
-/// (the service stopped the query part way, e.g. at its row limit) is refused: its rows are not
-/// the whole window.
-fn rest_rows(
-    reader: impl std::io::Read,
-    file: &str,
-    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
-) -> Result<u64, ObservedError> {
+/// The REST shape's visitors: the top object, its tables, a table, its rows.
+mod rest {
+    use super::*;
     use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
     use std::fmt::Formatter;
 
@@ -251,7 +245,7 @@ fn rest_rows(
     struct Column {
         name: String,
     }
-    struct Top<'s, 'a>(&'s mut Sink<'a>);
+    pub(super) struct Top<'s, 'a>(pub(super) &'s mut Sink<'a>);
     struct Tables<'s, 'a>(&'s mut Sink<'a>);
     struct Table<'s, 'a>(&'s mut Sink<'a>);
     struct Rows<'s, 'a>(&'s mut Sink<'a>, &'s [String]);
@@ -381,7 +375,19 @@ fn rest_rows(
             Ok(())
         }
     }
+}
 
+/// The Log Analytics REST API's response (`{"tables": [{"name", "columns": [{"name",
+/// "type"}], "rows": [[...]]}]}`), table by table and row by row. A response with an `error`
+/// (the service stopped the query part way, e.g. at its row limit) is refused: its rows are not
+/// the whole window.
+fn rest_rows(
+    reader: impl std::io::Read,
+    file: &str,
+    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+) -> Result<u64, ObservedError> {
+    use rest::Top;
+    use serde::de::Deserializer;
     let mut sink = Sink {
         file,
         f,

@@ -439,6 +439,23 @@ fn join(acc: &mut Acc, at: u32, (database, container): (&str, &str), d: &mut Der
         d.queries_without_text.0 += 1;
         d.queries_without_text.1 += k.ru;
     }
+    tally(execs, &mut shapes, d);
+    shapes.sort_by(|a, b| {
+        b.executions
+            .cmp(&a.executions)
+            .then_with(|| a.parsed.shape.cmp(&b.parsed.shape))
+    });
+    d.shapes = shapes;
+    let mut u: Vec<(String, String, u64)> = unreadable.into_values().collect();
+    u.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    u.truncate(LISTED_UNREADABLE);
+    d.unreadable = u;
+}
+
+/// Adds each execution to its shape (or to the unreadable and other-shape counts).
+fn tally(execs: HashMap<String, Exec>, shapes: &mut [ShapeStats], d: &mut Derived) {
+    const UNREADABLE: u32 = u32::MAX;
+    const OTHER: u32 = u32::MAX - 1;
     for e in execs.into_values() {
         match e.shape {
             UNREADABLE => {
@@ -460,16 +477,6 @@ fn join(acc: &mut Acc, at: u32, (database, container): (&str, &str), d: &mut Der
             }
         }
     }
-    shapes.sort_by(|a, b| {
-        b.executions
-            .cmp(&a.executions)
-            .then_with(|| a.parsed.shape.cmp(&b.parsed.shape))
-    });
-    d.shapes = shapes;
-    let mut u: Vec<(String, String, u64)> = unreadable.into_values().collect();
-    u.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
-    u.truncate(LISTED_UNREADABLE);
-    d.unreadable = u;
 }
 
 /// The peak rate of per-minute counts: the busiest full minute's count / 60, or the mean when

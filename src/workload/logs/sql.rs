@@ -285,9 +285,8 @@ impl Cond {
             map.insert(p.clone(), c);
         }
         for (p, b) in other.map {
-            if !map.contains_key(&p) {
-                map.insert(p, if b.fixes() { Class::OneSideOfOr } else { b });
-            }
+            map.entry(p)
+                .or_insert(if b.fixes() { Class::OneSideOfOr } else { b });
         }
         Cond { map }
     }
@@ -331,7 +330,7 @@ impl Val {
         }
     }
 
-    fn as_cond(self) -> Cond {
+    fn into_cond(self) -> Cond {
         match self {
             // `WHERE c.active`: the property is true.
             Val::Path(p) => Cond::one(p, Class::Eq),
@@ -457,7 +456,7 @@ impl Parser<'_> {
             self.joins.push((alias, array));
         }
         let cond = if self.eat_kw("WHERE") {
-            let n = self.or()?.as_cond();
+            let n = self.or()?.into_cond();
             if !(self.peek().is_none() || self.kw("ORDER") || self.kw("GROUP") || self.kw("OFFSET"))
             {
                 return Err(format!(
@@ -508,7 +507,7 @@ impl Parser<'_> {
         let mut left = self.and()?;
         while self.eat_kw("OR") {
             let right = self.and()?;
-            left = Val::Expr(left.as_cond().or(right.as_cond()));
+            left = Val::Expr(left.into_cond().or(right.into_cond()));
         }
         self.depth -= 1;
         Ok(left)
@@ -518,7 +517,7 @@ impl Parser<'_> {
         let mut left = self.not()?;
         while self.eat_kw("AND") {
             let right = self.not()?;
-            left = Val::Expr(left.as_cond().and(right.as_cond()));
+            left = Val::Expr(left.into_cond().and(right.into_cond()));
         }
         Ok(left)
     }
@@ -528,7 +527,7 @@ impl Parser<'_> {
             self.enter()?;
             let inner = self.not()?;
             self.depth -= 1;
-            return Ok(Val::Expr(inner.as_cond().negate()));
+            return Ok(Val::Expr(inner.into_cond().negate()));
         }
         self.comparison()
     }

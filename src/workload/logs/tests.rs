@@ -306,6 +306,9 @@ fn derive_text(text: &str, ext: &str, container: Option<&str>) -> Result<Derived
     })
 }
 
+/// A derived query: its filter, rate and RU.
+type Entry = (Vec<(String, FilterOp)>, f64, Option<f64>);
+
 fn within(got: f64, want: f64, tol: f64) -> bool {
     (got - want).abs() <= tol * want
 }
@@ -361,7 +364,7 @@ fn the_shop_is_recovered_from_every_rendering() {
             assert!(within(writes.per_sec, 12.0, 0.01));
             assert_eq!(writes.kind, crate::workload::WriteKind::Insert);
             assert!(within(wl.reads.unwrap().per_sec, 50.0, 0.01));
-            let q: Vec<(Vec<(String, FilterOp)>, f64, Option<f64>)> = wl
+            let q: Vec<Entry> = wl
                 .queries
                 .iter()
                 .map(|q| (q.filter.clone(), q.per_sec, q.ru))
