@@ -14,6 +14,7 @@ pub mod fields;
 pub mod report;
 pub mod shell;
 pub mod sql;
+pub mod workload;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -126,6 +127,8 @@ pub enum Command {
     Man(shell::ManArgs),
     /// Print the SQL that computes the key statistics inside DuckDB or Spark (docs/scale.md).
     Sql(sql::SqlArgs),
+    /// Derive a workload file from Azure Monitor's request and query logs.
+    Workload(workload::WorkloadArgs),
 }
 
 /// `analyze --format`: every [`FormatArg`] but `sarif`, which only `check` writes, so neither
@@ -267,6 +270,8 @@ pub enum Config {
     Man(shell::ManRequest),
     /// `pkadvisor sql`.
     Sql(crate::sql::SqlRequest),
+    /// `pkadvisor workload from-logs`.
+    WorkloadFromLogs(Box<crate::commands::workload::FromLogsOptions>),
 }
 
 /// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second), the
@@ -339,6 +344,9 @@ impl TryFrom<Args> for Config {
             Command::Completions(c) => Ok(Config::Completions(c.shell)),
             Command::Man(m) => Ok(Config::Man(shell::man_config(m))),
             Command::Sql(a) => Ok(Config::Sql(sql::sql_config(a)?)),
+            Command::Workload(w) => Ok(Config::WorkloadFromLogs(Box::new(
+                workload::workload_config(w)?,
+            ))),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,
