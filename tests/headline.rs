@@ -94,3 +94,56 @@ fn an_item_over_the_limit_leads_every_format() {
         assert!(first.contains("Hard limit"), "{format}: {first}");
     }
 }
+
+/// 3,000 orders of 600 customers, each shipped to a zip code.
+fn orders() -> String {
+    let mut rng = Rng(17);
+    let mut data = String::new();
+    for i in 0..3_000 {
+        let c = rng.below(600);
+        writeln!(
+            data,
+            r#"{{"id":"o{i}","customerId":"c{c}","shipTo":{{"zip":"{:05}"}},"total":{:.2}}}"#,
+            10_000 + c * 7 % 900,
+            rng.unit() * 200.0
+        )
+        .unwrap();
+    }
+    data
+}
+
+/// Scenario 20. Point reads count in the latency class. 3,000 writes/s (the bulk of the cost,
+/// equal under both keys, so their costs are within the 10 % that counts as equal), 1,500 point
+/// reads/s by id and customer, 200 queries/s by customer. `/customerId>/shipTo/zip` cannot point-read (the zip is unknown at
+/// read time: the reads become queries, `POINT_READ_NEEDS_QUERY`): 1,500 of its 1,700 reads a
+/// second are queries where a point read was expected, 12 % single. `/customerId+hash(/id)%4`
+/// keeps them point reads: 1,500 / 1,700 = 88 %. It passes and ranks first.
+#[test]
+fn point_reads_turned_into_queries_count_against_the_latency_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let wl = "reads: {per_sec: 1500, by: [/id, /customerId]}\nwrites: {per_sec: 3000}\nqueries:\n  - {name: orders of a customer, per_sec: 200, filter: {/customerId: eq}}\n";
+    let r = crate::recommend::analyze(
+        dir.path(),
+        &orders(),
+        Some(wl),
+        &[
+            "-c",
+            "/customerId>/shipTo/zip",
+            "-c",
+            "/customerId+hash(/id)%4",
+            "--total-size",
+            "200GB",
+        ],
+    );
+    let zip = crate::worked::find(&r, "/customerId>/shipTo/zip");
+    assert!(zip["findings"]
+        .to_string()
+        .contains("POINT_READ_NEEDS_QUERY"));
+    let hashed = crate::worked::find(&r, "/customerId+hash(/id)%4");
+    assert_eq!(hashed["verdict"], "pass", "{}", hashed["findings"]);
+    // Costs within 10 %: the latency class decides, not the cost.
+    let usd = |c: &serde_json::Value| c["cost"]["monthly_throughput_usd"].as_f64().unwrap();
+    assert!(usd(zip) < 1.1 * usd(hashed) && usd(hashed) < 1.1 * usd(zip));
+    assert_eq!(hashed["rank"], 1, "{}", r["recommendation"]["reasons"]);
+    assert_eq!(r["recommendation"]["spec"], "/customerId+hash(/id)%4");
+}
