@@ -147,3 +147,46 @@ fn point_reads_turned_into_queries_count_against_the_latency_class() {
     assert_eq!(hashed["rank"], 1, "{}", r["recommendation"]["reasons"]);
     assert_eq!(r["recommendation"]["spec"], "/customerId+hash(/id)%4");
 }
+
+/// Without a workload the answer is conditional (docs/recommendations.md, "Without a
+/// workload"): no "Recommendation:" heading a workload could overturn, the keys safe for storage
+/// in storage order, and for each leading path the key its queries would take. With a workload
+/// the same keys get a recommendation.
+#[test]
+fn without_a_workload_the_answer_is_conditional() {
+    let args = [
+        "analyze",
+        "fixtures/events.jsonl",
+        "--candidates",
+        "/tenantId,/userId,/tenantId>/userId",
+    ];
+    let json = Test::new().args(args).args(["--format", "json"]).json();
+    let rec = &json["recommendation"];
+    assert_eq!(rec["status"], "storage_only");
+    let first = rec["reasons"][0].as_str().unwrap();
+    let safe = json["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] != "fail")
+        .count();
+    assert!(
+        first.starts_with(&format!(
+            "no workload was given, so this is not a recommendation: {safe} keys are safe for storage (`{}`",
+            rec["spec"].as_str().unwrap()
+        )) && first.contains("if most queries filter on `/tenantId`, `/tenantId>/userId`")
+            && first.contains("Give --workload"),
+        "{first}"
+    );
+    let table = Test::new().args(args).run().success().stdout;
+    assert!(!table.contains("Recommendation:"), "{table}");
+    assert!(
+        table.contains("No workload: keys safe for storage"),
+        "{table}"
+    );
+    let with = Test::new()
+        .args(args)
+        .args(["--writes-per-sec", "100", "--format", "json"])
+        .json();
+    assert_eq!(with["recommendation"]["status"], "recommended");
+}

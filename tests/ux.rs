@@ -201,7 +201,8 @@ fn a_failing_check_says_fail_and_why_before_the_analysis() {
     // The key being gated is not "recommended" to its own team.
     assert!(!o.stdout.contains("Recommendation:"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("Gated key: /customerId (WARN)"),
+        o.stdout
+            .contains("Gated key: /customerId (WARN; gate FAIL)"),
         "{}",
         o.stdout
     );

@@ -251,8 +251,8 @@ pub fn query_findings(e: &WorkloadEval) -> Vec<Finding> {
                 "FANOUT_QUERY",
                 if material { Severity::Warn } else { Severity::Info },
                 format!(
-                    "query `{}` ({}/s) fans out to all {:.0} physical partitions: {:.0} RU/s, of which {:.0} RU/s is per-partition overhead that grows with the container{why}",
-                    q.name, q.per_sec, q.partitions_touched, q.ru_per_sec, q.fanout_overhead_ru_per_sec
+                    "query `{}` ({}/s) fans out to all {} physical partitions: {} RU/s, of which {} RU/s is per-partition overhead that grows with the container{why}",
+                    q.name, crate::fmt::count(q.per_sec), crate::fmt::count(q.partitions_touched), crate::fmt::count(q.ru_per_sec), crate::fmt::count(q.fanout_overhead_ru_per_sec)
                 ),
                 json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched, "ru_per_sec": q.ru_per_sec, "overhead_ru_per_sec": q.fanout_overhead_ru_per_sec, "overhead_share": share}),
             ));

@@ -8,15 +8,21 @@ pub fn blocks(rec: &Recommendation) -> Vec<Block> {
     blocks_gated(rec, None)
 }
 
-/// [`blocks`] for a report that may be a `check` run: when `gated` (the key the gate judged)
-/// is the recommended key, its heading says so instead of recommending the key already in use.
-pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
+/// [`blocks`] for a report that may be a `check` run: when `gated` (the key the gate judged,
+/// and whether the gate passed) is the recommended key, its heading says so, with the gate's
+/// result beside the key's verdict, instead of recommending the key already in use.
+pub fn blocks_gated(rec: &Recommendation, gated: Option<(&str, bool)>) -> Vec<Block> {
     let mut out = Vec::new();
     let title = match rec.status {
-        _ if gated == Some(rec.spec.as_str()) => format!(
-            "Gated key: {} ({})",
+        _ if gated.is_some_and(|g| g.0 == rec.spec) => format!(
+            "Gated key: {} ({}; gate {})",
             rec.spec,
-            rec.verdict.to_string().to_uppercase()
+            rec.verdict.to_string().to_uppercase(),
+            if gated.is_some_and(|g| g.1) {
+                "PASS"
+            } else {
+                "FAIL"
+            }
         ),
         RecommendationStatus::Recommended => {
             format!(
@@ -31,6 +37,10 @@ pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
                 rec.spec
             )
         }
+        RecommendationStatus::StorageOnly => format!(
+            "No workload: keys safe for storage (first by storage: {}); the queries decide",
+            rec.spec
+        ),
     };
     out.push(Block::Heading(2, title));
     out.push(Block::Bullets(rec.reasons.clone()));

@@ -109,6 +109,11 @@ pub fn summary_line(r: &Report) -> String {
             crate::model::RecommendationStatus::NonePasses => {
                 format!("No candidate passes (least bad: {}); {tally}", rec.spec)
             }
+            crate::model::RecommendationStatus::StorageOnly => format!(
+                "No workload: first by storage {} ({}), the queries decide; {tally}",
+                rec.spec,
+                rec.verdict.to_string().to_uppercase()
+            ),
         };
     }
     match r.candidates.first() {
@@ -148,7 +153,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     out.extend(hard_limits_blocks(r));
     out.push(input::input_block(&r.input));
     if let Some(rec) = &r.recommendation {
-        let gated = r.check.as_ref().map(|g| g.key.as_str());
+        let gated = r.check.as_ref().map(|g| (g.key.as_str(), g.passed));
         out.extend(super::recommendation::blocks_gated(rec, gated));
     }
     if let Some(d) = &r.discovery {
