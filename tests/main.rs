@@ -26,5 +26,6 @@ mod schema;
 mod shell;
 mod slice;
 mod snapshots;
+mod traps;
 mod ux;
 mod worked;

@@ -12,7 +12,7 @@ use crate::stats::Accumulator;
 
 /// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored
 /// document; the sample itself without either), and the projection in words.
-fn production_target_unchecked(
+pub(super) fn production_target_unchecked(
     acc: &Accumulator,
     cfg: &AnalyzeOptions,
 ) -> (estimate::Target, Option<String>) {

@@ -64,7 +64,15 @@ pub(super) fn stage(
         return Err(AnalyzeError::Empty(what));
     }
     let hidden_accs = acc.candidates.split_off(cfg.candidates.len());
-    let group_findings = groups::group_findings(boundaries, &cfg.candidates, &hidden_accs);
+    // The production target is known now (it needs only the totals): the groups are judged
+    // on production's, projected from the sample's sizes.
+    let (target, _) = super::input::production_target_unchecked(&acc, cfg);
+    let group_findings = groups::group_findings(
+        boundaries,
+        &cfg.candidates,
+        &hidden_accs,
+        (&target, acc.records_analyzed as f64, &cfg.sample),
+    );
     Ok(Scanned {
         acc,
         plan,

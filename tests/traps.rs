@@ -1,0 +1,151 @@
+//! The traps an expert checks first (#64, items 2, 3, 5, 6 and 7): declared unique keys and
+//! transaction groups, a key that never repeated in a small sample, a TTL, and non-entity keys
+//! under a declared slice. Each generates its population with a fixed seed and checks the
+//! verdict, the finding and the numbers docs/recommendations.md gives for it (scenarios 18–22).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::recommend::{analyze, zipf_table, Rng};
+use crate::worked::{f, find};
+
+fn finding<'a>(c: &'a Value, code: &str) -> Option<&'a Value> {
+    c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == code)
+}
+
+fn has(c: &Value, code: &str) -> bool {
+    finding(c, code).is_some()
+}
+
+/// Scenario 18. A directory of users, 150 GB, with the unique key (orgDomain, loginName): the
+/// largest organisation holds 4.1 % of the users (about 6.2 GB). `/orgDomain>/id` would keep
+/// every partition tiny, but each of its logical partitions holds one user, so the unique key
+/// (enforced per logical partition) checks nothing: it fails. `/orgDomain` enforces it (every
+/// path of the key is one of the unique key's) and is recommended.
+#[test]
+fn a_unique_key_the_partition_key_voids_fails_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(18);
+    let zipf = zipf_table(20_000, 0.8);
+    let mut data = String::new();
+    for i in 0..25_000 {
+        // One organisation in 24 is the giant one (4.1 %), the rest Zipf(0.8) over 20,000 (the largest of those 2.7 %).
+        let org = if rng.below(1_000) < 41 {
+            0
+        } else {
+            1 + rng.zipf(&zipf)
+        };
+        writeln!(
+            data,
+            r#"{{"id":"u{i}","orgDomain":"org{org}.example","loginName":"user{i}","displayName":"User {i}","title":"engineer"}}"#
+        )
+        .unwrap();
+    }
+    let workload = "writes: {per_sec: 200}\nreads: {per_sec: 3000, by: [/orgDomain, /id]}\nqueries:\n  - {name: members, per_sec: 500, filter: {/orgDomain: eq}}\nunique_keys:\n  - [/orgDomain, /loginName]\n";
+    let r = analyze(
+        dir.path(),
+        &data,
+        Some(workload),
+        &[
+            "-c",
+            "/orgDomain",
+            "-c",
+            "/orgDomain>/id",
+            "--total-size",
+            "150GB",
+        ],
+    );
+    let by_id = find(&r, "/orgDomain>/id");
+    assert_eq!(by_id["verdict"], "fail", "{by_id}");
+    let void = finding(by_id, "UNIQUE_KEY_PER_PARTITION").expect("the unique key is voided");
+    assert_eq!(void["severity"], "fail");
+    let m = void["message"].as_str().unwrap();
+    assert!(
+        m.contains("/id is not one of its paths") && m.contains("both accepted"),
+        "{m}"
+    );
+    // No "kept together" for a key under which each partition holds one user.
+    assert!(!has(by_id, "GROUP_KEPT_TOGETHER"), "{by_id}");
+    assert!(!has(by_id, "UNIQUE_KEY_ENFORCED"));
+    let org = find(&r, "/orgDomain");
+    assert!(has(org, "UNIQUE_KEY_ENFORCED"), "{org}");
+    assert!(!has(org, "UNIQUE_KEY_PER_PARTITION"));
+    assert_eq!(r["recommendation"]["spec"], "/orgDomain");
+    // The giant organisation: 4.1 % of 150 GB, about 6.2 GB, under the 14 GB alert level.
+    let largest = f(&org["max_logical_partition_bytes"]);
+    assert!((5.0e9..7.5e9).contains(&largest), "{largest}");
+}
+
+/// Scenario 19. An event store: 10^8 streams of exactly 10 events (10^9 events), a uniform
+/// sample of 30,000 events. A stream shows twice in the sample about n²(m − 1) / 2N =
+/// 9·10⁸ × 9 / 2·10⁹ ≈ 4 times, so nearly every stream is seen once. `/streamName>/id`
+/// splits every stream seen twice; the finding says so of production's streams (projected from
+/// the sample's sizes: a range holding 10^8, about 10 events each), not of the sample's four.
+#[test]
+fn transaction_groups_are_judged_on_production_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(19);
+    let mut seen = std::collections::HashSet::new();
+    let mut data = String::new();
+    while seen.len() < 30_000 {
+        let e = (rng.next() << 31 | rng.next()) % 1_000_000_000;
+        if !seen.insert(e) {
+            continue;
+        }
+        writeln!(
+            data,
+            r#"{{"id":"e{e}","streamName":"stream-{}","eventNo":{},"type":"Deposited","amount":{}}}"#,
+            e / 10,
+            e % 10,
+            rng.below(1_000)
+        )
+        .unwrap();
+    }
+    let workload = "writes: {per_sec: 1000}\ntransactions:\n  - {name: append, by: [/streamName], per_sec: 300}\nqueries:\n  - {name: read stream, per_sec: 500, filter: {/streamName: eq}}\n";
+    let r = analyze(
+        dir.path(),
+        &data,
+        Some(workload),
+        &[
+            "-c",
+            "/streamName",
+            "-c",
+            "/streamName>/id",
+            "--total-docs",
+            "1000000000",
+        ],
+    );
+    let split_key = find(&r, "/streamName>/id");
+    assert_eq!(split_key["verdict"], "fail");
+    let s = finding(split_key, "TRANSACTION_GROUP_SPLIT").expect("streams are split");
+    let e = &s["evidence"];
+    // Every stream the sample holds twice is split.
+    assert!(f(&e["several"]) >= 1.0 && e["split"] == e["several"], "{e}");
+    let [lo, hi] = [
+        f(&e["production_groups_range"][0]),
+        f(&e["production_groups_range"][1]),
+    ];
+    assert!(
+        lo <= 1e8 && 1e8 <= hi,
+        "production's 10^8 streams outside [{lo}, {hi}]"
+    );
+    let mean = f(&e["production_mean_documents"]);
+    assert!(
+        mean >= 2.0,
+        "streams of several events in production: {mean}"
+    );
+    let m = s["message"].as_str().unwrap();
+    assert!(m.contains("every one"), "{m}");
+    let stream = find(&r, "/streamName");
+    let kept = finding(stream, "GROUP_KEPT_TOGETHER").expect("kept by construction");
+    assert!(kept["message"]
+        .as_str()
+        .unwrap()
+        .contains("by construction"));
+    assert_eq!(r["recommendation"]["spec"], "/streamName");
+}
