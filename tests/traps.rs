@@ -149,3 +149,59 @@ fn transaction_groups_are_judged_on_production_groups() {
         .contains("by construction"));
     assert_eq!(r["recommendation"]["spec"], "/streamName");
 }
+
+/// Scenario 20. Claim files of 9 documents each, 500 GB (about 2.2·10⁸ documents of 2.3 KB), a
+/// uniform sample of 2,500: no claim number repeats, but keys of m documents would put only
+/// n²(m − 1)/2N ≈ 0.1 pairs in such a sample. The sample cannot show that `/claimNo` is unique:
+/// it is not called so, and its largest partition carries the interval the tail allows,
+/// UCL_Poisson(1)/n × 500 GB = 4.744 / 2,500 × 500 GB = 948.8 MB.
+#[test]
+fn a_key_that_never_repeated_in_a_small_sample_is_not_called_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(20);
+    let mut seen = std::collections::HashSet::new();
+    let mut data = String::new();
+    while seen.len() < 2_500 {
+        let e = (rng.next() << 31 | rng.next()) % 250_000_000;
+        if !seen.insert(e) {
+            continue;
+        }
+        let body = "x".repeat(1_500 + rng.below(1_000) as usize);
+        writeln!(
+            data,
+            r#"{{"id":"d{e}","claimNo":"C{:09}","page":{},"body":"{body}"}}"#,
+            e / 9,
+            e % 9
+        )
+        .unwrap();
+    }
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &["-c", "/claimNo", "--total-size", "500GB"],
+    );
+    let c = find(&r, "/claimNo");
+    assert_eq!(c["regime"], "growing", "{}", c["regime_evidence"]);
+    let ev = c["regime_evidence"].as_str().unwrap();
+    assert!(
+        ev.starts_with("no key repeats, but a uniform sample of 2,500"),
+        "{ev}"
+    );
+    let range = &c["max_logical_partition_bytes_range"];
+    let tail = 4.744 / 2_500.0 * 500e9;
+    assert!((f(&range[1]) - tail).abs() < 1.0, "{range}");
+    assert!((f(&c["tail_bound_bytes"]) - tail).abs() < 1.0);
+    let reasons = r["recommendation"]["reasons"].to_string();
+    assert!(!reasons.contains("unique key"), "{reasons}");
+    assert!(reasons.contains("948.8 MB"), "{reasons}");
+    // The same sample of a container of 500,000 documents can show it: keys of two documents
+    // would put n²/2N = 6.25 pairs in it and none came (n² = 6.25·10⁶ ≥ 5.99 × 5·10⁵).
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &["-c", "/claimNo", "--total-docs", "500000"],
+    );
+    assert_eq!(find(&r, "/claimNo")["regime"], "unique");
+}
