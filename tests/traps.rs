@@ -205,3 +205,72 @@ fn a_key_that_never_repeated_in_a_small_sample_is_not_called_unique() {
     );
     assert_eq!(find(&r, "/claimNo")["regime"], "unique");
 }
+
+/// Scenario 21. A telemetry store with a 7-day TTL: 20,000 readings spread over 7 days, one
+/// device holding 2.5 % of them (10.0 GB of 400 GB). Measured over the sample's span it grows
+/// 10.0 GB / 7 days ≈ 1.4 GB a day and "reaches 20 GB in 7 days", a FAIL; under `--ttl 7d`
+/// the sample already spans the TTL, so every partition is at its steady state (kept = now ×
+/// max(1, 7/7)) and nothing grows. Under `--ttl 14d` the device keeps twice today, 20.0 GB:
+/// only the point reaches the limit (its low end never does), a warning. With a workload of
+/// 2,000 inserts/s and no `--total-size`, production is the steady state: 2,000 × 604,800 s =
+/// 1.2096·10⁹ documents.
+#[test]
+fn a_ttl_levels_storage_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(21);
+    let zipf = zipf_table(5_000, 0.6);
+    let mut data = String::new();
+    for i in 0..20_000 {
+        let dev = if rng.below(1_000) < 25 {
+            0
+        } else {
+            1 + rng.zipf(&zipf)
+        };
+        let ts = 1_735_689_600 + rng.below(7 * 86_400);
+        writeln!(
+            data,
+            r#"{{"id":"r{i}","deviceId":"dev{dev}","ts":{ts},"temp":{}}}"#,
+            rng.below(40)
+        )
+        .unwrap();
+    }
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "-c",
+            "/deviceId",
+            "--total-size",
+            "400GB",
+            "--time-field",
+            "/ts",
+        ];
+        args.extend_from_slice(extra);
+        let r = analyze(dir.path(), &data, None, &args);
+        find(&r, "/deviceId").clone()
+    };
+    let grows = run(&[]);
+    let limit = finding(&grows, "LIMIT_IN_N_DAYS").expect("growing forever, it reaches 20 GB");
+    assert_eq!(limit["severity"], "fail");
+    let bytes = f(&grows["max_logical_partition_bytes"]);
+    assert!((9.0e9..11.0e9).contains(&bytes), "{bytes}");
+    // bytes per day = bytes × 86,400 / span, the span just under 7 days.
+    let per_day = f(&limit["evidence"]["bytes_per_day"]);
+    assert!((per_day / (bytes / 7.0) - 1.0).abs() < 0.01, "{per_day}");
+    let kept = run(&["--ttl", "7d"]);
+    assert!(!has(&kept, "LIMIT_IN_N_DAYS"), "{kept}");
+    assert_eq!(kept["verdict"], "pass");
+    let twice = run(&["--ttl", "14d"]);
+    let l = finding(&twice, "LIMIT_IN_N_DAYS").expect("kept twice today's 10 GB");
+    assert_eq!(l["severity"], "warn", "{l}");
+    assert!(l["evidence"]["days_range"][1].is_null());
+    // The steady state as production.
+    let r = analyze(
+        dir.path(),
+        &data,
+        Some("writes: {per_sec: 2000}\n"),
+        &["-c", "/deviceId", "--ttl", "7d", "--time-field", "/ts"],
+    );
+    let docs = f(&r["input"]["scale_factor"]) * 20_000.0;
+    assert!((docs - 1.2096e9).abs() < 1e3, "{docs}");
+    let said = r["input"]["projection"].as_str().unwrap();
+    assert!(said.contains("2,000 inserts/s × 604,800 s"), "{said}");
+}
