@@ -274,3 +274,86 @@ fn a_ttl_levels_storage_off() {
     let said = r["input"]["projection"].as_str().unwrap();
     assert!(said.contains("2,000 inserts/s × 604,800 s"), "{said}");
 }
+
+/// Scenario 22. A slice of whole family trees (`--sample slice:/treeId`): 100 trees of 200–800
+/// people, each tree one to three family lines whose surnames are drawn from 200,000 with
+/// Zipf(0.5) weights; the first line holds half the tree. Production holds 100,000 times as
+/// many trees. Production's largest surname holds its weight's share, p₀ = 1 / Σ i^−0.5 ≈
+/// 0.112 % of the documents (about 5.7 GB). Read as a uniform sample, the slice's largest line
+/// (one tree's 785 people) is its share × N: 84 GB, "over the limit even at the low end". Its
+/// documents come from one tree, so it is one draw: drawn on entities, its range runs from the
+/// 842 KB the slice holds to UCL_Poisson(1) / 100 × 10⁷ trees × its bytes per tree, and the
+/// slice cannot tell (a warning, not a failure).
+#[test]
+fn non_entity_keys_under_a_slice_get_intervals_on_entities() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng(22);
+    let zipf = zipf_table(200_000, 0.5);
+    let (mut data, mut stored, mut n) = (String::new(), 0.0, 0u64);
+    for t in 0..100 {
+        let size = 200 + rng.below(601);
+        let lines: Vec<usize> = (0..1 + rng.below(3)).map(|_| rng.zipf(&zipf)).collect();
+        for p in 0..size {
+            // Half the tree in the first line, the rest in turn.
+            let line = if p < size / 2 {
+                0
+            } else {
+                (p - size / 2) as usize % lines.len()
+            };
+            let doc = format!(
+                r#"{{"id":"p{n}","treeId":"t{t}","surname":"S{}","born":{},"note":"{}"}}"#,
+                lines[line],
+                1800 + rng.below(200),
+                "x".repeat(700 + rng.below(200) as usize)
+            );
+            stored += doc.len() as f64 + 200.0;
+            n += 1;
+            writeln!(data, "{doc}").unwrap();
+        }
+    }
+    let growth = 100_000.0;
+    let total = format!("{}", n as f64 * growth);
+    let p0 = 1.0 / zipf[zipf.len() - 1];
+    let truth = p0 * n as f64 * growth * stored / n as f64;
+    assert!((5.0e9..6.5e9).contains(&truth), "{truth}");
+    let run = |sample: &str| {
+        let args = [
+            "-c",
+            "/surname",
+            "-c",
+            "/treeId",
+            "--total-docs",
+            &total,
+            "--sample",
+            sample,
+        ];
+        analyze(dir.path(), &data, None, &args)
+    };
+    let uniform = run("uniform");
+    let u = find(&uniform, "/surname");
+    let over = finding(u, "LOGICAL_PARTITION_OVER_LIMIT").expect("the uniform reading fails it");
+    assert_eq!(over["evidence"]["certain"], true);
+    assert!(f(&u["max_logical_partition_bytes"]) > 10.0 * truth);
+    let sliced = run("slice:/treeId");
+    let s = find(&sliced, "/surname");
+    assert_eq!(s["verdict"], "warn", "{s}");
+    assert!(!has(s, "LOGICAL_PARTITION_OVER_LIMIT") && !has(s, "SAMPLE_TOO_SMALL"));
+    let c = finding(s, "SLICE_CLUSTERED_KEY").expect("the clustering is said");
+    assert_eq!(c["severity"], "warn");
+    let e = &c["evidence"];
+    let largest = &e["largest_in_slice"];
+    assert_eq!(largest["entities"], 1);
+    let (lo, hi) = (f(&e["bytes_range"][0]), f(&e["bytes_range"][1]));
+    assert_eq!(lo, f(&largest["bytes"]));
+    let want_hi = 4.744 / 100.0 * (100.0 * growth) * f(&largest["bytes"]);
+    assert!((hi / want_hi - 1.0).abs() < 1e-9, "{hi} vs {want_hi}");
+    assert!(lo < truth && truth < hi, "{truth} outside [{lo}, {hi}]");
+    let range = &s["max_logical_partition_bytes_range"];
+    assert_eq!((f(&range[0]), f(&range[1])), (lo, hi));
+    assert!(c["message"]
+        .as_str()
+        .unwrap()
+        .contains("cannot be projected from this slice"));
+    // The entity keeps its size: the largest tree is a fact of the file.
+    assert_eq!(find(&sliced, "/treeId")["verdict"], "pass");
+}

@@ -26,6 +26,7 @@ pub(super) fn evaluate_all(
     target: &estimate::Target,
     fine_bucket: i64,
     mut group_findings: Vec<Vec<Finding>>,
+    clustered: Vec<Option<estimate::cluster::ClusterSizes>>,
     observed: Option<&crate::observed::Observed>,
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
@@ -74,6 +75,7 @@ pub(super) fn evaluate_all(
                 bucket_secs: t.1,
                 span: acc.time_span,
             }),
+            clustered: clustered.get(i).and_then(Option::as_ref),
         };
         let (mut report, lp_phys) = evaluate_candidate(&ctx);
         if let Some(o) = observed.filter(|_| current == Some(i)) {

@@ -8,6 +8,7 @@
 //! document and a complete set of tenants scales linearly. Any key not listed is bounded by a
 //! one-sided Poisson limit on its share.
 
+pub mod cluster;
 pub mod distinct;
 pub mod intervals;
 pub mod placement;
