@@ -96,6 +96,11 @@ fn data_findings(
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = advise::storage::storage_size_findings(sizes, ctx.proj, l);
+    if let (Some(c), crate::estimate::SampleRelation::SliceOf(e)) = (ctx.clustered, &cfg.sample) {
+        // The uniform reading's "larger sample" advice does not apply: more entities would.
+        findings.retain(|f| f.code != "SAMPLE_TOO_SMALL");
+        findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
+    }
     findings.extend(advise::sampling_finding(
         stats,
         l,
@@ -149,11 +154,6 @@ pub(super) fn evaluate_candidate(
         c.apply(&mut sizes);
     }
     let (mut findings, current) = data_findings(ctx, &sizes);
-    if let (Some(c), crate::estimate::SampleRelation::SliceOf(e)) = (ctx.clustered, &cfg.sample) {
-        // The uniform reading's "larger sample" advice does not apply: more entities would.
-        findings.retain(|f| f.code != "SAMPLE_TOO_SMALL");
-        findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
-    }
     let follows_time = current.is_some();
     let (layout, mut eval, mut summary) = traffic(ctx, &mut findings);
     if let Some(t) = &ctx.time {
