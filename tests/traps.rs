@@ -1,7 +1,7 @@
 //! The traps an expert checks first (#64, items 2, 3, 5, 6 and 7): declared unique keys and
 //! transaction groups, a key that never repeated in a small sample, a TTL, and non-entity keys
 //! under a declared slice. Each generates its population with a fixed seed and checks the
-//! verdict, the finding and the numbers docs/recommendations.md gives for it (scenarios 18–22).
+//! verdict, the finding and the numbers docs/recommendations.md gives for it (scenarios 20–24).
 
 use std::fmt::Write as _;
 
@@ -22,7 +22,7 @@ fn has(c: &Value, code: &str) -> bool {
     finding(c, code).is_some()
 }
 
-/// Scenario 18. A directory of users, 150 GB, with the unique key (orgDomain, loginName): the
+/// Scenario 20. A directory of users, 150 GB, with the unique key (orgDomain, loginName): the
 /// largest organisation holds 4.1 % of the users (about 6.2 GB). `/orgDomain>/id` would keep
 /// every partition tiny, but each of its logical partitions holds one user, so the unique key
 /// (enforced per logical partition) checks nothing: it fails. `/orgDomain` enforces it (every
@@ -81,7 +81,7 @@ fn a_unique_key_the_partition_key_voids_fails_it() {
     assert!((5.0e9..7.5e9).contains(&largest), "{largest}");
 }
 
-/// Scenario 19. An event store: 10^8 streams of exactly 10 events (10^9 events), a uniform
+/// Scenario 21. An event store: 10^8 streams of exactly 10 events (10^9 events), a uniform
 /// sample of 30,000 events. A stream shows twice in the sample about n²(m − 1) / 2N =
 /// 9·10⁸ × 9 / 2·10⁹ ≈ 4 times, so nearly every stream is seen once. `/streamName>/id`
 /// splits every stream seen twice; the finding says so of production's streams (projected from
@@ -150,7 +150,7 @@ fn transaction_groups_are_judged_on_production_groups() {
     assert_eq!(r["recommendation"]["spec"], "/streamName");
 }
 
-/// Scenario 20. Claim files of 9 documents each, 500 GB (about 2.2·10⁸ documents of 2.3 KB), a
+/// Scenario 22. Claim files of 9 documents each, 500 GB (about 2.2·10⁸ documents of 2.3 KB), a
 /// uniform sample of 2,500: no claim number repeats, but keys of m documents would put only
 /// n²(m − 1)/2N ≈ 0.1 pairs in such a sample. The sample cannot show that `/claimNo` is unique:
 /// it is not called so, and its largest partition carries the interval the tail allows,
@@ -206,7 +206,7 @@ fn a_key_that_never_repeated_in_a_small_sample_is_not_called_unique() {
     assert_eq!(find(&r, "/claimNo")["regime"], "unique");
 }
 
-/// Scenario 21. A telemetry store with a 7-day TTL: 20,000 readings spread over 7 days, one
+/// Scenario 23. A telemetry store with a 7-day TTL: 20,000 readings spread over 7 days, one
 /// device holding 2.5 % of them (10.0 GB of 400 GB). Measured over the sample's span it grows
 /// 10.0 GB / 7 days ≈ 1.4 GB a day and "reaches 20 GB in 7 days", a FAIL; under `--ttl 7d`
 /// the sample already spans the TTL, so every partition is at its steady state (kept = now ×
@@ -275,7 +275,7 @@ fn a_ttl_levels_storage_off() {
     assert!(said.contains("2,000 inserts/s × 604,800 s"), "{said}");
 }
 
-/// Scenario 22. A slice of whole family trees (`--sample slice:/treeId`): 100 trees of 200–800
+/// Scenario 24. A slice of whole family trees (`--sample slice:/treeId`): 100 trees of 200–800
 /// people, each tree one to three family lines whose surnames are drawn from 200,000 with
 /// Zipf(0.5) weights; the first line holds half the tree. Production holds 100,000 times as
 /// many trees. Production's largest surname holds its weight's share, p₀ = 1 / Σ i^−0.5 ≈

@@ -80,6 +80,19 @@ pub fn summary_line(r: &Report) -> String {
             .filter(|c| c.verdict == crate::model::Verdict::Fail)
             .count(),
     );
+    let rejected = r
+        .input
+        .findings
+        .iter()
+        .find(|f| f.code == "ITEM_TOO_LARGE")
+        .map(|f| {
+            format!(
+                "{} over the item limit, rejected whatever the key; ",
+                crate::fmt::plural(f.evidence["documents"].as_f64().unwrap_or(1.0), "document")
+            )
+        })
+        .unwrap_or_default();
+    let tally = format!("{rejected}{tally}");
     if let Some(rec) = &r.recommendation {
         let gated = r.check.as_ref().is_some_and(|g| g.key == rec.spec);
         return match rec.status {
@@ -132,6 +145,7 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         1,
         "pkadvisor: partition key analysis".into(),
     ));
+    out.extend(hard_limits_blocks(r));
     out.push(input::input_block(&r.input));
     if let Some(rec) = &r.recommendation {
         let gated = r.check.as_ref().map(|g| g.key.as_str());
@@ -155,6 +169,27 @@ pub fn blocks(r: &Report) -> Vec<Block> {
     out.push(Block::Heading(2, "Estimates".into()));
     out.push(Block::Bullets(r.estimates.clone()));
     out
+}
+
+/// What no key can fix, before anything else: items the service rejects.
+fn hard_limits_blocks(r: &Report) -> Vec<Block> {
+    let hard: Vec<String> = r
+        .input
+        .findings
+        .iter()
+        .filter(|f| f.code == "ITEM_TOO_LARGE")
+        .map(|f| f.message.clone())
+        .collect();
+    if hard.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Heading(2, "Hard limit: items Cosmos DB rejects".into()),
+        Block::Bullets(hard),
+        Block::Text(vec![
+            "No partition key stores these items. What follows is for the items that can be stored.".into(),
+        ]),
+    ]
 }
 
 /// Findings as bullets (`WARN CODE: message`), the input's or a candidate's; none when empty.
