@@ -99,7 +99,9 @@ fn data_findings(
     if let (Some(c), crate::estimate::SampleRelation::SliceOf(e)) = (ctx.clustered, &cfg.sample) {
         // The uniform reading's "larger sample" advice does not apply: more entities would.
         findings.retain(|f| f.code != "SAMPLE_TOO_SMALL");
-        findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
+        if !c.heavy {
+            findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
+        }
     }
     findings.extend(advise::sampling_finding(
         stats,
