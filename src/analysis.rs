@@ -5,6 +5,7 @@
 
 mod candidate;
 mod capacity;
+mod cluster;
 mod discovery;
 mod evaluate;
 mod finish;
@@ -142,6 +143,7 @@ fn finish_report(
         &target,
         scanned.fine_bucket,
         scanned.group_findings,
+        scanned.clustered,
         observed,
     )?;
     let ranked = finish::rank_reports(reports);

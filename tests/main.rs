@@ -28,5 +28,6 @@ mod shell;
 mod slice;
 mod snapshots;
 mod time_first;
+mod traps;
 mod ux;
 mod worked;

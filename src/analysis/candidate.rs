@@ -32,6 +32,9 @@ pub(super) struct CandidateContext<'a> {
     /// `--observed`: RU/s per logical partition, measured (current key) or carried (the others).
     pub(super) demand: Option<&'a [f64]>,
     pub(super) time: Option<TimeInput<'a>>,
+    /// Under `--sample slice:/entity`, a key that is not the entity: its largest partition
+    /// projected on the entities holding each value.
+    pub(super) clustered: Option<&'a estimate::cluster::ClusterSizes>,
 }
 
 /// [`advise::one_item_cap`] of the candidate.
@@ -93,6 +96,13 @@ fn data_findings(
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = advise::storage::storage_size_findings(sizes, ctx.proj, l);
+    if let (Some(c), crate::estimate::SampleRelation::SliceOf(e)) = (ctx.clustered, &cfg.sample) {
+        // The uniform reading's "larger sample" advice does not apply: more entities would.
+        findings.retain(|f| f.code != "SAMPLE_TOO_SMALL");
+        if !c.heavy {
+            findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
+        }
+    }
     findings.extend(advise::sampling_finding(
         stats,
         l,
@@ -141,7 +151,11 @@ pub(super) fn evaluate_candidate(
 ) -> (CandidateReport, Option<Vec<usize>>) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
-    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    let mut sizes =
+        estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    if let Some(c) = ctx.clustered {
+        c.apply(&mut sizes);
+    }
     let (mut findings, current) = data_findings(ctx, &sizes);
     let follows_time = current.is_some();
     let (layout, mut eval, mut summary) = traffic(ctx, &mut findings);

@@ -77,6 +77,8 @@ pub struct AnalyzeOptions {
     pub time_bucket_secs: Option<i64>,
     /// Growth factor per year (`--growth`).
     pub growth_per_year: Option<f64>,
+    /// Items' time to live, seconds (`--ttl`): storage levels off at ingest × TTL.
+    pub ttl_secs: Option<i64>,
     /// How the sample relates to production (`--sample`).
     pub sample: crate::estimate::SampleRelation,
 }

@@ -217,6 +217,16 @@ pub struct AnalyzeArgs {
     )]
     pub growth: Option<String>,
 
+    /// Time to live of the items (the container's default TTL), e.g. 7d: storage levels off at
+    /// ingest × TTL, so partitions stop growing there; with a workload's insert rate and no
+    /// --total-size, production is that steady state.
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "DURATION"
+    )]
+    pub ttl: Option<String>,
+
     /// Manual provisioned throughput (RU/s): adds the physical layout.
     #[arg(
         help_heading = "Throughput and physical layout",

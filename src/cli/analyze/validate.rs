@@ -71,6 +71,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
     let observed = observed(&a)?;
     let sample = sample(&a, projection.as_ref())?;
+    let ttl_secs = ttl_setting(&a)?;
     Ok(AnalyzeOptions {
         inputs: a.inputs,
         key_stats: a.key_stats,
@@ -107,6 +108,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         time_field,
         time_bucket_secs,
         growth_per_year,
+        ttl_secs,
         sample,
     })
 }
@@ -437,6 +439,20 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
 /// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes
 /// overflow).
 const MAX_GROWTH_PER_YEAR: f64 = 1e9;
+
+/// `--ttl`, in seconds.
+fn ttl_setting(a: &AnalyzeArgs) -> Result<Option<i64>, ConfigError> {
+    a.ttl
+        .as_deref()
+        .map(|t| {
+            crate::workload::parse_duration(t).ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--ttl: cannot read `{t}`; use a duration like 12h, 7d or 4w (the container's default time to live)"
+                ))
+            })
+        })
+        .transpose()
+}
 
 /// `--time-field`, `--time-bucket` and `--growth`.
 #[allow(clippy::type_complexity)]
