@@ -17,7 +17,9 @@ fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pkadvisor"));
     c.current_dir(root())
         .env_remove("GITHUB_STEP_SUMMARY")
-        .env_remove("GITHUB_ACTIONS");
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("CI")
+        .env_remove("TF_BUILD");
     c
 }
 

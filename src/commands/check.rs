@@ -57,6 +57,7 @@ fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)>
     if let Some(c) = &cfg.confined_to {
         c.inputs(&inputs)?;
     }
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     super::output::refuse_input("-o", a.output.as_deref(), &inputs)?;
     super::output::refuse_input("--write-baseline", cfg.write_baseline.as_deref(), &inputs)?;
     let _copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;

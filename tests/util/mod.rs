@@ -51,8 +51,17 @@ impl Test {
             args: Vec::new(),
             stdin: None,
             current_dir: root(),
-            // Colour is decided by the environment: tests start from none of its variables.
-            env: ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"]
+            // Colour is decided by the environment, and so is whether the run is a CI job
+            // (which reads no configuration file it is not named): tests start from none of
+            // these variables, so they behave the same in a CI job; the CI tests set them.
+            env: [
+                "NO_COLOR",
+                "CLICOLOR",
+                "CLICOLOR_FORCE",
+                "CI",
+                "GITHUB_ACTIONS",
+                "TF_BUILD",
+            ]
                 .into_iter()
                 .map(|k| (k.into(), None))
                 .collect(),

@@ -68,16 +68,24 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     })
 }
 
-/// The configuration file (`--config`, else `./pkadvisor.toml` when present), read, with the
-/// folder its paths are relative to.
+/// The configuration file (`--config`; else, unless --no-config or under CI, the nearest
+/// `pkadvisor.toml` up to the repository root), read, with the folder its paths are relative to.
 fn config_file(
     c: &CheckArgs,
 ) -> Result<(Option<PathBuf>, CheckFile, Option<PathBuf>), ConfigError> {
-    let default_file = PathBuf::from("pkadvisor.toml");
     let config = match &c.config {
         Some(p) => Some(p.clone()),
-        None if default_file.is_file() => Some(default_file),
-        None => None,
+        None if c.no_config => None,
+        None => match nearest_config() {
+            Some(p) if crate::ci::confine::under_ci() => {
+                eprintln!(
+                    "pkadvisor: note: {} not read: under CI a configuration file is read only when the workflow names it (--config), since a pull request can add one",
+                    crate::neutralise::terminal(&p.display().to_string())
+                );
+                None
+            }
+            found => found,
+        },
     };
     let (file, base) = match &config {
         Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
@@ -87,6 +95,26 @@ fn config_file(
         count_in(&format!("{}: top =", p.display()), top, 0, MAX_TOP)?;
     }
     Ok((config, file, base))
+}
+
+/// The nearest `pkadvisor.toml` from the working directory up, as ruff finds its
+/// configuration: the search stops at the repository root (the folder holding `.git`), never
+/// above it; outside a repository only the working directory's. Named relative to the working
+/// directory (`pkadvisor.toml`, `../pkadvisor.toml`).
+fn nearest_config() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let top = crate::ci::confine::repository_root(&cwd).unwrap_or_else(|| cwd.clone());
+    let mut rel = PathBuf::new();
+    for dir in cwd.ancestors() {
+        if dir.join("pkadvisor.toml").is_file() {
+            return Some(rel.join("pkadvisor.toml"));
+        }
+        if dir == top {
+            return None;
+        }
+        rel.push("..");
+    }
+    None
 }
 
 /// The folder the configuration file's paths must stay in (none without a file, or with
@@ -340,7 +368,8 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
     if before.len() > TOML_QUOTE_CHARS {
         quote.push('…');
     }
-    quote.extend(before.iter().rev().take(TOML_QUOTE_CHARS).rev());
+    // `before` runs from the error backwards: its first characters are the nearest.
+    quote.extend(before.iter().take(TOML_QUOTE_CHARS).rev());
     quote.extend(after.iter().take(TOML_QUOTE_CHARS));
     if after.len() > TOML_QUOTE_CHARS {
         quote.push('…');
