@@ -25,5 +25,6 @@ mod schema;
 mod shell;
 mod slice;
 mod snapshots;
+mod trust;
 mod ux;
 mod worked;

@@ -119,22 +119,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_is_replaced_whole_with_its_mode_and_a_device_written_in_place() {
+    fn a_link_is_replaced_not_written_through_and_a_device_written_in_place() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("r.md");
-        std::fs::write(&p, "old").unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let link = dir.path().join("link.md");
-        std::os::unix::fs::symlink(&p, &link).unwrap();
+        // The victim: an executable a pull request links `pkadvisor.sarif` to.
+        let victim = dir.path().join("pip");
+        std::fs::write(&victim, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let link = dir.path().join("pkadvisor.sarif");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
         replace_file(&link, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
-        assert!(
-            std::fs::symlink_metadata(&link).unwrap().is_symlink(),
-            "the link kept"
-        );
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o640);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "#!/bin/sh\n");
+        let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "the victim untouched");
+        let m = std::fs::symlink_metadata(&link).unwrap();
+        assert!(m.is_file(), "the link replaced by a file");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
+        // A fixed mode, whatever was there: never executable, never group- or world-writable.
+        assert_eq!(m.permissions().mode() & 0o133, 0, "{:o}", m.permissions().mode());
+        std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o777)).unwrap();
+        replace_file(&link, b"again").unwrap();
+        let mode = std::fs::metadata(&link).unwrap().permissions().mode();
+        assert_eq!(mode & 0o133, 0, "{mode:o}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         // Renaming onto a folder fails; the temporary file is gone, the folder untouched.
         let sub = dir.path().join("sub");

@@ -168,6 +168,16 @@ impl Output {
         self
     }
 
+    /// Asserts exit code 1 (a gate that fails its policy).
+    pub fn failure(self) -> Self {
+        assert_eq!(
+            self.status, 1,
+            "expected exit code 1; stderr:\n{}\nstdout:\n{}",
+            self.stderr, self.stdout
+        );
+        self
+    }
+
     /// Asserts exit code 2 (bad input / usage) and an empty stdout.
     pub fn bad_input(self) -> Self {
         assert_eq!(
