@@ -67,7 +67,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
     let provisioning = provisioning(&a, &limits)?;
     let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
-    let observed = observed(&a)?;
+    let observed = observed(&a, memory_limit)?;
     let sample = sample(&a, projection.as_ref())?;
     Ok(AnalyzeOptions {
         inputs: a.inputs,
@@ -180,7 +180,10 @@ fn sample_relation(s: &str) -> Result<crate::estimate::SampleRelation, ConfigErr
 }
 
 /// `--observed`, `--container` and `--region` as the observed stage's options.
-fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
+fn observed(
+    a: &AnalyzeArgs,
+    memory_limit: u64,
+) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
     if a.observed.is_empty() {
         return match &a.container {
             Some(c) => Err(ConfigError::Invalid(format!(
@@ -214,6 +217,7 @@ fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>,
             container,
             region: a.region.clone(),
         },
+        memory_limit,
     }))
 }
 
