@@ -17,6 +17,9 @@ use crate::cli::{
 };
 use crate::commands::check::CheckOptions;
 
+/// Most keys `check` compares the gated key with: each is measured over the whole sample.
+pub const MAX_COMPARE: usize = 100;
+
 /// Validates `check` flags, merged over `pkadvisor.toml`.
 pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let (config, mut file, base) = config_file(&c)?;
@@ -38,6 +41,15 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let mut compare = c.compare;
     if compare.is_empty() {
         compare = file.compare;
+    }
+    let compared: usize = compare
+        .iter()
+        .map(|k| crate::cli::analyze::split_top_level(k).len())
+        .sum();
+    if compared > MAX_COMPARE {
+        return Err(ConfigError::Invalid(format!(
+            "{compared} keys to compare with (--compare, or `compare` in pkadvisor.toml): at most {MAX_COMPARE}; the gate judges one key, the others are shown beside it"
+        )));
     }
     // The key under check is the container's key today: what --observed measured.
     if !a.observed.is_empty() && a.current_key.is_none() {
@@ -161,7 +173,7 @@ fn key(
     container: Option<&str>,
 ) -> Result<(String, Option<IacKey>), ConfigError> {
     Ok(match (key, from_iac) {
-        (Some(k), None) => (k, None),
+        (Some(k), None) => (one_key(k)?, None),
         (_, Some(path)) => {
             let found = iac::read_key(&path, container)
                 .map_err(|e| ConfigError::Invalid(e.to_string()))?;
@@ -176,6 +188,26 @@ fn key(
             ))
         }
     })
+}
+
+/// The gated key as given: one key, not the automatic search (`auto` used to panic, and with
+/// --compare gate the first compared key) nor a list (`/k,/id` gated `/k` and compared `/id`).
+fn one_key(k: String) -> Result<String, ConfigError> {
+    let items = crate::cli::analyze::split_top_level(&k);
+    if items.iter().any(|i| i.trim() == "auto") {
+        return Err(ConfigError::Invalid(format!(
+            "--key {}: check gates the container's one key; `auto` is analyze's search (pkadvisor analyze SAMPLE), then gate the key it recommends",
+            crate::small_file::quote(&k, 200)
+        )));
+    }
+    if items.len() != 1 {
+        return Err(ConfigError::Invalid(format!(
+            "--key {}: check gates one key, this lists {}; gate the container's key and pass the others with --compare",
+            crate::small_file::quote(&k, 200),
+            items.len()
+        )));
+    }
+    Ok(k)
 }
 
 /// `--write-baseline` must name neither an input nor the report's output file.
