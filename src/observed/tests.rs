@@ -212,17 +212,17 @@ fn the_aggregates_stay_under_the_memory_limit() {
         ));
     }
     let f = file(&dir, "keys.csv", &text);
-    // Each new key holds two entries, by range and by operation, each charged 128 bytes plus
-    // its names (`0` or `Create`) and the key's encoded bytes (6 to 8 here): about 275 bytes a
-    // key, so 102,400 bytes pass at the 374th key.
+    // Each new key holds two entries, by range and by operation, each charged 256 bytes plus
+    // its name (`0` or `Create`) and the key's encoded bytes (3 to 6 here): about 528 bytes a
+    // key, so 102,400 bytes pass at the 194th key.
     let mut o = opts(vec![f]);
     o.memory_limit = 100 * 1024;
     let e = read_observed(&o, 1).unwrap_err().to_string();
     assert!(
-        e.contains("keys.csv: row 374:") && e.contains("need more than --memory-limit (102.4 KB)"),
+        e.contains("keys.csv: row 194:") && e.contains("need more than --memory-limit (102.4 KB)"),
         "{e}"
     );
-    o.memory_limit = 1 << 20;
+    o.memory_limit = 2 << 20;
     let got = read_observed(&o, 1).unwrap();
     assert_eq!(got.traffic.unwrap().by_key_op.len(), 2000);
 }
