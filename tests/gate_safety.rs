@@ -100,12 +100,13 @@ fn a_failing_check_exits_1_when_its_stdout_closes_early() {
         err.contains("pkadvisor check: FAIL (1 failure, 0 warnings)"),
         "{err}"
     );
-    // A passing check on a closed pipe: its verdict, 0.
+    // A passing check on a closed pipe lost its report: 2, after its verdict's line.
     let (code, err) = with_stdout_closed(&[
         "check", sample, "--key", "/id", "--format", "json", "--top", "2000", "-q",
     ]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("pkadvisor check: PASS"), "{err}");
+    assert!(err.contains("the report is lost"), "{err}");
     // Other subcommands stop quietly, as ripgrep does.
     let (code, err) = with_stdout_closed(&["analyze", sample, "--top", "2000", "-q"]);
     assert_eq!((code, err.as_str()), (0, ""));
@@ -665,7 +666,8 @@ fn config_paths_stay_inside_the_config_folder() {
     toml("sample = [\"samples\"]");
     let o = run(&["--format", "json"]).success();
     assert!(
-        o.stderr.contains("samples/b.jsonl: a symbolic link out of the folder named"),
+        o.stderr
+            .contains("samples/b.jsonl: a symbolic link out of the folder named"),
         "{}",
         o.stderr
     );

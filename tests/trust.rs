@@ -50,7 +50,13 @@ fn outputs_replace_a_link_instead_of_writing_through_it() {
         std::os::unix::fs::symlink(&v, repo.path().join(link)).unwrap();
     }
     check(repo.path())
-        .args(["orders.jsonl", "--key", "/customerId", "-o", "pkadvisor.sarif"])
+        .args([
+            "orders.jsonl",
+            "--key",
+            "/customerId",
+            "-o",
+            "pkadvisor.sarif",
+        ])
         .args(["--write-baseline", "baseline.json"])
         .run()
         .failure();
@@ -73,12 +79,7 @@ fn under_ci_an_output_whose_folder_links_out_of_the_checkout_is_refused() {
     std::fs::create_dir(repo.path().join("reports")).unwrap();
     let run = |ci: bool, to: &str| {
         let t = check(repo.path()).args(["orders.jsonl", "--key", "/customerId", "-o", to]);
-        if ci {
-            t.env("CI", "true")
-        } else {
-            t
-        }
-        .run()
+        if ci { t.env("CI", "true") } else { t }.run()
     };
     // The verdict stands (exit 1) and the refusal follows the gate's line; nothing is written.
     let o = run(true, "out/r.md");
@@ -91,7 +92,11 @@ fn under_ci_an_output_whose_folder_links_out_of_the_checkout_is_refused() {
     );
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     let o = run(true, ".git/hooks-pre-commit");
-    assert!(o.stderr.contains("does not write inside .git/"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("does not write inside .git/"),
+        "{}",
+        o.stderr
+    );
     assert!(!repo.path().join(".git/hooks-pre-commit").exists());
     // Inside the tree, or a path named outside it ($RUNNER_TEMP), is written.
     assert_eq!(run(true, "reports/r.md").status, 1);
@@ -120,7 +125,11 @@ fn under_ci_a_config_is_read_only_when_named() {
     };
     // Locally the nearby file is read: its policy passes the sample.
     run(None, &[]).success();
-    for ci in [("CI", "true"), ("GITHUB_ACTIONS", "true"), ("TF_BUILD", "True")] {
+    for ci in [
+        ("CI", "true"),
+        ("GITHUB_ACTIONS", "true"),
+        ("TF_BUILD", "True"),
+    ] {
         let o = run(Some(ci), &[]).failure();
         assert!(
             o.stderr.contains("pkadvisor.toml not read: under CI a configuration file is read only when the workflow names it"),

@@ -136,7 +136,12 @@ mod tests {
         assert!(m.is_file(), "the link replaced by a file");
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
         // A fixed mode, whatever was there: never executable, never group- or world-writable.
-        assert_eq!(m.permissions().mode() & 0o133, 0, "{:o}", m.permissions().mode());
+        assert_eq!(
+            m.permissions().mode() & 0o133,
+            0,
+            "{:o}",
+            m.permissions().mode()
+        );
         std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o777)).unwrap();
         replace_file(&link, b"again").unwrap();
         let mode = std::fs::metadata(&link).unwrap().permissions().mode();

@@ -120,7 +120,10 @@ mod tests {
             .map(|i| format!("{{\"id\":\"{i}\",\"t\":{}}}\n", i * 7919 % 100_003))
             .collect();
         let json = compressed(text.as_bytes());
-        assert_eq!(read_all(&json, 1 << 40, 1 << 20).unwrap(), text.len() as u64);
+        assert_eq!(
+            read_all(&json, 1 << 40, 1 << 20).unwrap(),
+            text.len() as u64
+        );
         // And the total bound, whatever the ratio.
         let e = read_all(&json, 1 << 20, u64::MAX).unwrap_err().to_string();
         assert!(e.contains("more than 1048576 bytes"), "{e}");

@@ -112,8 +112,14 @@ impl RecordReader for MappedLinesReader {
             // One line longer than a block: the block is that line. Its end is looked for no
             // further than the longest record allows, so a 1 GB line is refused after reading
             // 4 MiB of it, as from a pipe (it used to be read whole first: 17 s and 1 GB).
-            let limit = pos.saturating_add(self.max_record).saturating_add(1).min(len);
-            let end = match data.get(target..limit).and_then(|d| memchr::memchr(b'\n', d)) {
+            let limit = pos
+                .saturating_add(self.max_record)
+                .saturating_add(1)
+                .min(len);
+            let end = match data
+                .get(target..limit)
+                .and_then(|d| memchr::memchr(b'\n', d))
+            {
                 Some(i) => target + i + 1,
                 None if limit == len => len,
                 None => limit + 1,

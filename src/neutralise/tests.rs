@@ -453,7 +453,10 @@ fn long_values_take_linear_time() {
 #[test]
 fn invisible_characters_are_shown_escaped() {
     let value = "ad\u{200b}min\u{e0069}\u{e0067}\u{feff}";
-    assert_eq!(terminal(value), "ad\\u200bmin\\udb40\\udc69\\udb40\\udc67\\ufeff");
+    assert_eq!(
+        terminal(value),
+        "ad\\u200bmin\\udb40\\udc69\\udb40\\udc67\\ufeff"
+    );
     for out in [markdown_text(value), html(value)] {
         assert!(out.starts_with("ad\\u200bmin\\udb40\\udc69"), "{out}");
         assert!(!out.chars().any(is_hazard), "{out}");

@@ -67,8 +67,8 @@ fn err(files: Vec<PathBuf>, filter: ObservedFilter) -> String {
         },
         1,
     )
-        .unwrap_err()
-        .to_string()
+    .unwrap_err()
+    .to_string()
 }
 
 #[test]

@@ -62,9 +62,9 @@ impl Test {
                 "GITHUB_ACTIONS",
                 "TF_BUILD",
             ]
-                .into_iter()
-                .map(|k| (k.into(), None))
-                .collect(),
+            .into_iter()
+            .map(|k| (k.into(), None))
+            .collect(),
         }
     }
 
