@@ -152,7 +152,7 @@ has gh-version "the version input is no longer offered"
 
 # Without a wheel the action builds its own source: `cargo install --locked --path` the action's
 # folder, into a folder named by the source's hash (a stand-in cargo records its arguments and
-# installs the wheel's binary); nothing comes from an index, only pkadvisor goes on PATH.
+# installs the wheel's binary); nothing comes from an index, PATH is left alone.
 FAKE="$TMP/fake-bin"
 mkdir -p "$FAKE"
 "$PY" - "$WHEEL" "$FAKE/pkadvisor" <<'PY'
@@ -171,8 +171,12 @@ PATH="$FAKE:$PATH" run gh-cargo 1 github "$ROOT/action.yml" --input sample=fixtu
 has gh-cargo "fake cargo: install --locked --quiet --path $ROOT --root $TMP/gh-cargo.temp/runner-temp/pkadvisor-build-"
 has gh-cargo "would run actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830 with path=$TMP/gh-cargo.temp/runner-temp/pkadvisor-build-"
 lacks gh-cargo "pip install"
-[ "$(ls "$TMP/gh-cargo.temp/runner-temp/pkadvisor-bin")" = pkadvisor ] \
-    || fail "gh-cargo: PATH gets more than pkadvisor"
+has gh-cargo "::: output install.exe=$TMP/gh-cargo.temp/runner-temp/pkadvisor-bin/pkadvisor"
+# PATH is left alone: no step adds to it (a virtualenv's pip and python would shadow the job's).
+for log in "$TMP"/*.log; do
+    if grep -q "prependpath" "$log"; then fail "$log: a step changed PATH"; fi
+done
+if grep -q GITHUB_PATH action.yml; then fail "action.yml writes GITHUB_PATH"; fi
 
 run az-fail 1 "${AZ[@]}" --param sample=fixtures/ci/renamed.jsonl --param key=/customerId \
     --param publishSarif=true
