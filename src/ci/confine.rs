@@ -228,11 +228,24 @@ mod tests {
         let e = c.check("ops", &root.join("link")).unwrap_err();
         assert!(
             e.starts_with(&format!(
-                "{}: ops `{}` is outside the folder that holds pkadvisor.toml",
+                "{}: ops `{}` is outside the repository that holds pkadvisor.toml",
                 root.join("pkadvisor.toml").display(),
                 root.join("link").display()
             )),
             "{e}"
         );
+        // In a repository: a config in a subfolder may name any of its files but `.git/`.
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::create_dir(root.join("ci")).unwrap();
+        let c = Confinement::of(&root.join("ci/pkadvisor.toml")).unwrap();
+        assert_eq!(c.root, root);
+        assert!(c.check("sample", &root.join("ci/../sub/a.jsonl")).is_ok());
+        for p in [".git/config", ".git", "sub/.git/x"] {
+            let e = c.check("sample", &root.join(p)).unwrap_err();
+            assert!(
+                e.contains("inside the repository's .git folder"),
+                "{p}: {e}"
+            );
+        }
     }
 }
