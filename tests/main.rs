@@ -17,6 +17,7 @@ mod hostile;
 mod memory;
 mod msrv;
 mod observed;
+mod provisioning;
 mod recommend;
 mod report;
 mod scale;

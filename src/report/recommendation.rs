@@ -31,12 +31,6 @@ pub fn blocks_gated(rec: &Recommendation, gated: Option<&str>) -> Vec<Block> {
                 rec.spec
             )
         }
-        RecommendationStatus::NeedsThroughput => {
-            format!(
-                "Recommendation: {} with more throughput (FAIL as provisioned)",
-                rec.spec
-            )
-        }
     };
     out.push(Block::Heading(2, title));
     out.push(Block::Bullets(rec.reasons.clone()));

@@ -20,16 +20,15 @@ pub(super) fn ranking_blocks(r: &Report) -> Vec<Block> {
     let with_layout = r.candidates.iter().any(|c| c.layout.is_some());
     // With a workload the ranking is by cost: its figures come right after the verdict.
     let with_cost = r.candidates.iter().any(|c| c.cost.is_some());
-    let cost_headers: &[&str] = if with_cost {
-        &["RU/s to provision", "USD a month"]
-    } else {
-        &[]
-    };
     let mut headers: Vec<String> = ["#", "candidate", "kind", "verdict"]
         .iter()
-        .chain(cost_headers)
         .map(|s| s.to_string())
         .collect();
+    if let Some(k) = r.candidates.iter().find_map(|c| c.cost.as_ref()) {
+        headers.push("RU/s to provision".to_owned());
+        headers.push("USD a month".to_owned());
+        out.push(Block::Text(vec![cost_columns_note(k)]));
+    }
     headers.extend(
         [
             "score",
@@ -60,6 +59,24 @@ pub(super) fn ranking_blocks(r: &Report) -> Vec<Block> {
     out
 }
 
+/// What the ranking's cost columns hold: the mode they are in, and where the others are.
+fn cost_columns_note(k: &crate::model::CostEval) -> String {
+    use crate::model::BillingMode;
+    let what = match k.ranked_by {
+        BillingMode::Manual => "manual throughput: the RU/s to provision",
+        BillingMode::Serverless => {
+            "serverless: the RU/s consumed (nothing is provisioned) and the bill per RU"
+        }
+        _ => "autoscale with dynamic scaling: the maximum RU/s to set, each partition billed for what it uses",
+    };
+    let why = if k.mode_declared {
+        "the mode declared"
+    } else {
+        "no mode declared; what a new account gets (--throughput to choose)"
+    };
+    format!("Cost columns: {what} ({why}), and a month's bill with storage at list prices (an estimate). Every mode's figures are in the recommendation's cost line and the JSON (cost.modes).")
+}
+
 /// One candidate's row of the ranking; the cost, RU/s and layout columns only when some
 /// candidate has them (`-` for one that does not).
 fn ranking_row(
@@ -78,8 +95,15 @@ fn ranking_row(
     if with_cost {
         match &c.cost {
             Some(k) => {
-                row.push(count(k.required_ru_per_sec));
-                row.push(count(k.monthly_throughput_usd + k.monthly_storage_usd));
+                let m = k.mode(k.ranked_by);
+                row.push(count(
+                    m.and_then(|m| m.provisioned_ru_per_sec)
+                        .unwrap_or(k.demand_ru_per_sec),
+                ));
+                row.push(match k.monthly_throughput_usd {
+                    Some(_) => count(k.monthly_total_usd()),
+                    None => "cannot serve".to_owned(),
+                });
             }
             None => row.extend(["-".to_owned(), "-".to_owned()]),
         }
