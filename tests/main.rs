@@ -29,5 +29,6 @@ mod slice;
 mod snapshots;
 mod time_first;
 mod traps;
+mod trust;
 mod ux;
 mod worked;

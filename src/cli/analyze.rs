@@ -9,7 +9,7 @@ use super::{FormatArg, HashVersionArg, InputFormatArg, ThroughputArg, CANDIDATE_
 
 mod validate;
 
-pub(super) use validate::analyze_config;
+pub(super) use validate::{analyze_config, split_top_level};
 
 /// `pkadvisor analyze` flags.
 #[derive(Debug, clap::Args)]

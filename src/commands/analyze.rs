@@ -17,6 +17,7 @@ fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
         cfg.max_record_bytes,
         cfg.extended_json,
     )?;
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     super::output::refuse_input("-o", cfg.output.as_deref(), &inputs)?;
     if !cfg.auto {
         return Ok(analyze_sources(cfg, &inputs, notes)?);

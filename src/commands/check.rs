@@ -8,7 +8,7 @@
 //! never turns a failing gate into 0. Every output is still attempted, the gate's line
 //! (`pkadvisor check: FAIL …`) printed, and only then the errors: a failing gate exits 1 with
 //! them, a passing one 2 (its outputs are incomplete). A reader that closes stdout early
-//! (`| head`) is no error: the verdict's code stands.
+//! (`| head`) loses the report: a failing gate still exits 1, a passing one 2.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,6 +57,7 @@ fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)>
     if let Some(c) = &cfg.confined_to {
         c.inputs(&inputs)?;
     }
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     super::output::refuse_input("-o", a.output.as_deref(), &inputs)?;
     super::output::refuse_input("--write-baseline", cfg.write_baseline.as_deref(), &inputs)?;
     let _copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;
@@ -169,7 +170,11 @@ fn write_outputs(
         crate::report::render_styled(report, a.format, color)
     };
     match super::output::write(a.output.as_deref(), &text, "report", out) {
-        Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => {}
+        // A reader that went away (`| head`) lost the report: the gate's verdict stands, but a
+        // pass is not one the job has a report of (exit 2).
+        Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => errors.push(anyhow::anyhow!(
+            "standard output was closed before the report was written whole: the report is lost"
+        )),
         Err(e) => errors.push(e),
         Ok(()) => {}
     }

@@ -49,6 +49,7 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         ingest::DEFAULT_MAX_RECORD_BYTES,
         cfg.extended_json,
     )?;
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     let opts = ProfileOptions {
         scan: ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress),
         time_field: cfg.time_field.clone(),

@@ -133,7 +133,11 @@ fn directory_sources(
     out: &mut Vec<InputSource>,
 ) -> Result<(), IngestError> {
     let mut files = Vec::new();
-    walk(dir, &mut files, &mut Default::default(), notes)?;
+    let root = std::fs::canonicalize(dir).map_err(|e| IngestError::Io {
+        file: dir.display().to_string(),
+        cause: e,
+    })?;
+    walk(dir, &root, &mut files, &mut Default::default(), notes)?;
     files.sort();
     let before = out.len();
     for f in files {
@@ -208,11 +212,14 @@ pub(super) fn delta_source(dir: PathBuf) -> InputSource {
     }
 }
 
-/// Collects the files below `dir`. Symbolic links are followed, but each directory is entered
-/// once (by its canonical path), so link loops end; anything that is not a regular file or a
-/// directory (FIFO, socket, device) is passed over with a note.
+/// Collects the files below `dir`, inside the canonical folder `root` that was named. Symbolic
+/// links are followed while they stay inside `root` (a link out of it, which a pull request can
+/// commit, is passed over with a note: it would put an outside file's values in the report), and
+/// each directory is entered once (by its canonical path), so link loops end; anything that is
+/// not a regular file or a directory (FIFO, socket, device) is passed over with a note.
 pub(super) fn walk(
     dir: &Path,
+    root: &Path,
     out: &mut Vec<PathBuf>,
     seen_dirs: &mut std::collections::HashSet<PathBuf>,
     notes: &mut Vec<String>,
@@ -233,6 +240,16 @@ pub(super) fn walk(
     for entry in rd {
         let entry = entry.map_err(io)?;
         let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_symlink())
+            && std::fs::canonicalize(&path).is_ok_and(|t| !t.starts_with(root))
+        {
+            notes.push(format!(
+                "{}: a symbolic link out of the folder named ({}): passed over",
+                path.display(),
+                root.display()
+            ));
+            continue;
+        }
         // `metadata` follows links; a dangling link has none.
         let Ok(meta) = std::fs::metadata(&path) else {
             notes.push(format!(
@@ -245,7 +262,7 @@ pub(super) fn walk(
             // A Delta table is read through its log, never as loose Parquet files.
             out.push(path);
         } else if meta.is_dir() {
-            walk(&path, out, seen_dirs, notes)?;
+            walk(&path, root, out, seen_dirs, notes)?;
         } else if meta.is_file() {
             out.push(path);
         } else if format_for_ext(&ext_of(&path.to_string_lossy()).1).is_some() {

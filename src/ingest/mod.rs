@@ -11,6 +11,7 @@ pub mod columnar;
 mod csv;
 mod discover;
 pub mod ejson;
+pub mod inflate;
 mod json_array;
 mod jsonl;
 pub mod key_table;
@@ -348,14 +349,24 @@ fn open_with(
         }
         None => Box::new(io::stdin()),
     };
-    let counted = CountingReader {
-        inner: raw,
-        counter,
+    let read = Arc::new(AtomicU64::new(0));
+    let counted = inflate::Compressed {
+        inner: CountingReader {
+            inner: raw,
+            counter,
+        },
+        read: Arc::clone(&read),
     };
     let decoded: Box<dyn Read + Send> = match src.compression {
         Compression::None => Box::new(counted),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(counted))),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
+        Compression::Gzip => Box::new(inflate::Bounded::new(
+            flate2::read::MultiGzDecoder::new(BufReader::new(counted)),
+            read,
+        )),
+        Compression::Zstd => Box::new(inflate::Bounded::new(
+            zstd::stream::read::Decoder::new(counted).map_err(io_err)?,
+            read,
+        )),
     };
     reader_from(decoded, src, file_index, csv_strings).map_err(io_err)
 }

@@ -35,6 +35,8 @@ pub struct ObservedOptions {
     pub files: Vec<PathBuf>,
     /// Container and region.
     pub filter: ObservedFilter,
+    /// The most bytes the aggregates may hold (`--memory-limit`); 0: no bound.
+    pub memory_limit: u64,
 }
 
 /// A bad export.
@@ -184,16 +186,37 @@ struct Acc {
     traffic: Option<Traffic>,
 }
 
+/// Memory charged for one aggregate entry besides its key's and name's bytes: the table slot at
+/// worst load and the allocations' headers, twice, for the per-key and per-range sums the
+/// report makes from it (measured: 1,000,000 keys of one operation peaked at 540 MB, about
+/// 270 bytes an entry).
+const COST_PER_ENTRY: u64 = 2 * crate::stats::sampling::COST_PER_KEY;
+
 impl Acc {
-    fn add(&mut self, m: Measurement) {
+    /// Adds one measurement; returns the bytes its new entries hold (0 when it only adds to
+    /// entries already there).
+    fn add(&mut self, m: Measurement) -> u64 {
+        use hashbrown::hash_map::Entry;
         self.rows += 1;
+        let entry = |len: usize| len as u64 + COST_PER_ENTRY;
         match m.kind {
             Kind::Size { bytes } => {
                 self.storage_rows += 1;
-                let e = self.latest.entry(m.key).or_insert((bytes, m.time));
-                // The latest report wins; two at the same time (one per replica read): the larger.
-                if m.time > e.1 || (m.time == e.1 && bytes > e.0) {
-                    *e = (bytes, m.time);
+                match self.latest.entry(m.key) {
+                    Entry::Vacant(v) => {
+                        let held = entry(v.key().len());
+                        v.insert((bytes, m.time));
+                        held
+                    }
+                    Entry::Occupied(mut o) => {
+                        let e = o.get_mut();
+                        // The latest report wins; two at the same time (one per replica read):
+                        // the larger.
+                        if m.time > e.1 || (m.time == e.1 && bytes > e.0) {
+                            *e = (bytes, m.time);
+                        }
+                        0
+                    }
                 }
             }
             Kind::Charge {
@@ -209,8 +232,24 @@ impl Acc {
                 t.rows += 1;
                 t.first = t.first.min(m.time);
                 t.last = t.last.max(m.time);
-                *t.by_range_key.entry((range, m.key.clone())).or_default() += ru;
-                *t.by_key_op.entry((m.key, operation)).or_default() += ru;
+                let mut held = 0;
+                let size = range.len() + m.key.len();
+                match t.by_range_key.entry((range, m.key.clone())) {
+                    Entry::Vacant(v) => {
+                        held += entry(size);
+                        v.insert(ru);
+                    }
+                    Entry::Occupied(mut o) => *o.get_mut() += ru,
+                }
+                let size = operation.len() + m.key.len();
+                match t.by_key_op.entry((m.key, operation)) {
+                    Entry::Vacant(v) => {
+                        held += entry(size);
+                        v.insert(ru);
+                    }
+                    Entry::Occupied(mut o) => *o.get_mut() += ru,
+                }
+                held
             }
         }
     }
@@ -222,6 +261,7 @@ impl Acc {
 pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, ObservedError> {
     let mut accs: BTreeMap<(String, String, String), Acc> = BTreeMap::new();
     let mut rows_read = 0u64;
+    let mut held = 0u64;
     for path in &opts.files {
         let file = path.display().to_string();
         let n = table::for_each_row(path, &mut |row| {
@@ -231,7 +271,17 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
                 message,
             })?;
             let at = (m.database.clone(), m.container.clone(), m.region.clone());
-            accs.entry(at).or_default().add(m);
+            held += accs.entry(at).or_default().add(m);
+            if opts.memory_limit > 0 && held > opts.memory_limit {
+                return Err(ObservedError::Row {
+                    file: file.clone(),
+                    row: row.number,
+                    message: format!(
+                        "the exports' distinct partition keys, operations and physical partitions need more than --memory-limit ({}) to aggregate; raise --memory-limit, or export one container and region over a shorter window (docs/calibration.md)",
+                        crate::fmt::human_bytes(opts.memory_limit as f64)
+                    ),
+                });
+            }
             Ok(())
         })?;
         if n == 0 {
@@ -271,11 +321,7 @@ fn pick_container(accs: &Accs, filter: &ObservedFilter) -> Result<(String, Strin
         .keys()
         .map(|(d, c, _)| (d.clone(), c.clone()))
         .collect();
-    let list = found
-        .iter()
-        .map(|(d, c)| format!("{d}/{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = listed(found.iter().map(|(d, c)| format!("{d}/{c}")), found.len());
     match &filter.container {
         Some(want) if found.contains(want) => Ok(want.clone()),
         Some((d, c)) => Err(ObservedError::Selection(format!(
@@ -289,6 +335,21 @@ fn pick_container(accs: &Accs, filter: &ObservedFilter) -> Result<(String, Strin
     }
 }
 
+/// The first 20 of `n` names, joined, and how many more: an export of 300,000 containers
+/// made a 3.2 MB error line.
+fn listed(names: impl Iterator<Item = String>, n: usize) -> String {
+    const SHOWN: usize = 20;
+    let mut list = names
+        .take(SHOWN)
+        .map(|s| crate::small_file::quote(&s, 200))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if n > SHOWN {
+        list.push_str(&format!(" and {} more", n - SHOWN));
+    }
+    list
+}
+
 /// The region to read: `--region`, or the only one of the container's rows.
 fn pick_region(
     accs: &Accs,
@@ -300,7 +361,7 @@ fn pick_region(
         .filter(|(d, c, _)| d == database && c == container)
         .map(|(_, _, r)| r.as_str())
         .collect();
-    let list = found.iter().copied().collect::<Vec<_>>().join(", ");
+    let list = listed(found.iter().map(|r| r.to_string()), found.len());
     match &filter.region {
         Some(r) if found.contains(r.as_str()) => Ok(r.clone()),
         Some(r) => Err(ObservedError::Selection(format!(
