@@ -50,13 +50,15 @@ fn countries(dir: &Path) -> PathBuf {
     p
 }
 
-/// Runs at `columns` columns (through `COLUMNS`, as standard output is a pipe).
+/// Runs at `columns` columns (through `COLUMNS`, as standard output is a pipe), the whole
+/// report (`--detail`; `fields` has no other view).
 fn at(columns: u16, args: &[&str]) -> String {
     let o = Test::new()
         .env("COLUMNS", &columns.to_string())
         .env_remove("GITHUB_STEP_SUMMARY")
         .args(args)
         .arg("--quiet")
+        .args((args[0] != "fields").then_some("--detail"))
         .run();
     assert!(o.status == 0 || o.status == 1, "{}", o.stderr);
     o.stdout
@@ -256,7 +258,7 @@ fn piped_tables_are_100_columns_unless_columns_says_otherwise() {
     };
     let piped = Test::new()
         .env_remove("COLUMNS")
-        .args(["analyze", f, "--quiet"])
+        .args(["analyze", f, "--quiet", "--detail"])
         .run()
         .success()
         .stdout;
@@ -277,6 +279,7 @@ fn every_format_shows_the_bicep_snippet_the_report_points_to() {
                 "--format",
                 format,
                 "--quiet",
+                "--detail",
             ])
             .run()
             .success();
@@ -398,7 +401,7 @@ fn the_extended_json_note_is_said_once_per_input() {
 #[test]
 fn one_is_singular() {
     let o = Test::new()
-        .args(["analyze", "-", "--candidates", "/k", "--quiet"])
+        .args(["analyze", "-", "--candidates", "/k", "--quiet", "--detail"])
         .stdin("{\"id\":\"a\",\"k\":\"x\"}\n")
         .run()
         .success();
@@ -412,7 +415,7 @@ fn one_is_singular() {
 
 #[test]
 fn rus_round_once_in_the_table_and_the_charts() {
-    use pkadvisor::report::{json, render, OutputFormat};
+    use pkadvisor::report::{json, render, render_view, OutputFormat, View};
     let mut r = json::read(include_str!("data/hand_report.json")).unwrap();
     // 312.5 RU/s allocated to each partition: `{:.0}` wrote 312 (half to even) in the table
     // while the charts' fmt::count wrote 313.
@@ -421,7 +424,7 @@ fn rus_round_once_in_the_table_and_the_charts() {
         p.ru_demand = 312.5;
         p.ru_allocated = Some(312.5);
     }
-    let table = render(&r, OutputFormat::Table);
+    let table = render_view(&r, OutputFormat::Table, false, View::Detail);
     let md = render(&r, OutputFormat::Markdown);
     for text in [&table, &md] {
         assert!(text.contains("313") && !text.contains(" 312 "), "{text}");

@@ -49,6 +49,8 @@ pub struct AnalyzeOptions {
     pub progress: bool,
     /// Output format.
     pub format: OutputFormat,
+    /// How much of the report the table shows (`-q`, default, `--detail`).
+    pub view: crate::report::View,
     /// Output file (None = stdout).
     pub output: Option<PathBuf>,
     /// Top-N partitions.

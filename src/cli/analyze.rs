@@ -104,9 +104,16 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Input", long, value_name = "SIZE")]
     pub max_record_bytes: Option<String>,
 
-    /// No progress bar.
+    /// No progress bar, and the table prints the headline only (the recommended key and the
+    /// verdict tally) unless --detail is given too. Other formats are written whole.
     #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
+
+    /// Show every candidate's section (partitions, findings, largest keys, physical layout,
+    /// queries), the side-by-side with the runner-up, Bicep, and the estimators behind each
+    /// range; the default table shows the headline, the recommendation and the ranking.
+    #[arg(help_heading = "Output", long)]
+    pub detail: bool,
 
     /// Output format (default: table; or from --output's extension, .json / .md / .html).
     #[arg(help_heading = "Output", long, value_enum, value_name = "FORMAT")]

@@ -166,7 +166,7 @@ fn write_outputs(
         sarif::text(violations, fallback)
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
-        crate::report::render_styled(report, a.format, color)
+        crate::report::render_view(report, a.format, color, a.view)
     };
     match super::output::write(a.output.as_deref(), &text, "report", out) {
         Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => {}

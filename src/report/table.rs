@@ -8,7 +8,7 @@ use comfy_table::{
     Table, Width,
 };
 
-use super::sections::{blocks, Block};
+use super::sections::{blocks_view, Block, View};
 use super::Renderer;
 use crate::model::Report;
 
@@ -126,11 +126,13 @@ pub fn paint_lines(text: &str) -> String {
 pub struct TableRenderer {
     /// Paint verdicts and severities.
     pub color: bool,
+    /// How much of the report to show.
+    pub view: View,
 }
 
 impl Renderer for TableRenderer {
     fn render(&self, report: &Report) -> String {
-        render_blocks_styled(blocks(report), self.color)
+        render_blocks_styled(blocks_view(report, self.view), self.color)
     }
 }
 

@@ -88,6 +88,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         memory_limit,
         progress: !a.quiet && std::io::stderr().is_terminal(),
         format,
+        view: crate::report::View::from_flags(a.quiet, a.detail),
         output: a.output.filter(|p| p.as_os_str() != "-"),
         top: a.top,
         projection,
