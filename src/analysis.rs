@@ -65,6 +65,7 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
+        cfg.csv_delimiter,
     )?;
     analyze_sources(cfg, &inputs, notes)
 }

@@ -293,7 +293,15 @@ fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
         Test::new()
             .arg("analyze")
             .arg(&file)
-            .args(["-c", spec, "--memory-limit", "1MB", "--threads", "2", "--detail"])
+            .args([
+                "-c",
+                spec,
+                "--memory-limit",
+                "1MB",
+                "--threads",
+                "2",
+                "--detail",
+            ])
             .run()
             .success()
             .stdout

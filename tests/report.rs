@@ -79,11 +79,7 @@ fn analyze_reports_rerender_identically() {
 
 #[test]
 fn check_reports_rerender_with_the_gate() {
-    let json = assert_rerenders(
-        "check",
-        &["--config", "fixtures/ci/pkadvisor.toml"],
-        0,
-    );
+    let json = assert_rerenders("check", &["--config", "fixtures/ci/pkadvisor.toml"], 0);
     assert!(json.contains("\"check\": {"));
     // A failing gate: its violations and their locations come back too.
     let json = assert_rerenders(

@@ -44,7 +44,9 @@ fn mistake(c: &CandidateReport, peek: &PathPeek, analyzed: u64) -> Option<String
     // Every document Undefined; or the peek saw the whole sample and a path in none of it (one
     // level of a hierarchical key, one part of a synthetic one).
     let whole_peek = peek.documents >= analyzed;
-    if (c.documents > 0 && c.undefined_documents == c.documents) || (whole_peek && !absent.is_empty()) {
+    if (c.documents > 0 && c.undefined_documents == c.documents)
+        || (whole_peek && !absent.is_empty())
+    {
         let missing = if absent.is_empty() { paths } else { absent };
         let existing = peek.paths();
         let near: Vec<&str> = missing

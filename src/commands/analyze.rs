@@ -16,6 +16,7 @@ fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
+        cfg.csv_delimiter,
     )?;
     super::output::refuse_input("-o", cfg.output.as_deref(), &inputs)?;
     if !cfg.auto {

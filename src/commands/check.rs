@@ -53,6 +53,7 @@ fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)>
         a.input_format,
         a.max_record_bytes,
         a.extended_json,
+        a.csv_delimiter,
     )?;
     if let Some(c) = &cfg.confined_to {
         c.inputs(&inputs)?;

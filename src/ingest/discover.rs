@@ -39,13 +39,14 @@ pub fn discover(
 }
 
 /// [`discover_noting`] for a run: each note goes to stderr (`pkadvisor: note: …`), and every
-/// input gets the run's longest record and Extended JSON setting. Returns the inputs and the notes
+/// input gets the run's longest record, Extended JSON setting and CSV delimiter. Returns the inputs and the notes
 /// (which a report also lists).
 pub fn discover_announced(
     inputs: &[PathBuf],
     forced: Option<InputFormat>,
     max_record_bytes: usize,
     extended_json: Option<bool>,
+    csv_delimiter: Option<u8>,
 ) -> Result<(Vec<InputSource>, Vec<String>), IngestError> {
     let mut notes = Vec::new();
     let mut found = discover_noting(inputs, forced, &mut notes)?;
@@ -55,6 +56,7 @@ pub fn discover_announced(
     for i in found.iter_mut() {
         i.max_record_bytes = max_record_bytes;
         i.extended_json = extended_json;
+        i.csv_delimiter = csv_delimiter;
     }
     Ok((found, notes))
 }
@@ -79,6 +81,7 @@ pub fn discover_noting(
                 size_bytes: None,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                 extended_json: None,
+                csv_delimiter: None,
             });
             continue;
         }
@@ -154,6 +157,7 @@ fn directory_sources(
                 size_bytes: size,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                 extended_json: None,
+                csv_delimiter: None,
             });
         }
     }
@@ -193,6 +197,7 @@ fn file_source(
         size_bytes: Some(len),
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
         extended_json: None,
+        csv_delimiter: None,
     })
 }
 
@@ -205,6 +210,7 @@ pub(super) fn delta_source(dir: PathBuf) -> InputSource {
         size_bytes: None,
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
         extended_json: Some(false),
+        csv_delimiter: None,
     }
 }
 

@@ -115,6 +115,8 @@ pub struct InputSource {
     /// MongoDB Extended JSON: `Some(true)` unwraps its type wrappers (`--extended-json`),
     /// `Some(false)` never, `None` when the first megabyte holds one (announced on stderr).
     pub extended_json: Option<bool>,
+    /// CSV field delimiter (`--delimiter`); `None` sniffs it from the header row.
+    pub csv_delimiter: Option<u8>,
 }
 
 /// Default longest record: 4 MiB, twice the 2 MB item limit (pretty-printed JSON is larger than
@@ -492,10 +494,23 @@ pub fn reader_from(
         InputFormat::Json => Box::new(
             JsonArrayReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
         ),
-        InputFormat::Csv => Box::new(
-            CsvReader::new(reader, file_index, name, csv_strings)
-                .max_record_bytes(src.max_record_bytes),
-        ),
+        InputFormat::Csv => {
+            let r =
+                CsvReader::with_delimiter(reader, file_index, name, csv_strings, src.csv_delimiter);
+            let d = r.delimiter();
+            if src.csv_delimiter.is_none()
+                && d != b','
+                && first_announcement(&format!("csv:{}", src.display))
+            {
+                eprintln!(
+                    "pkadvisor: note: {}: fields separated by `{}` (sniffed from the header row; --delimiter to choose another){}",
+                    crate::neutralise::terminal(&src.display),
+                    if d == b'\t' { "\\t".to_owned() } else { (d as char).to_string() },
+                    if csv_strings { "" } else { "; numbers written with a decimal comma (12,5) are read as numbers" }
+                );
+            }
+            Box::new(r.max_record_bytes(src.max_record_bytes))
+        }
         InputFormat::Parquet | InputFormat::Delta => {
             return Err(io::Error::other(format!(
                 "{name}: Parquet and Delta are read from files, not from a byte stream"

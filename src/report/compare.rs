@@ -105,7 +105,11 @@ pub fn comparison_chart(r: &Report) -> Option<String> {
             esc(&format!(
                 " ({}{})",
                 percent(share),
-                if share > STORAGE_SCALE { ", off scale" } else { "" }
+                if share > STORAGE_SCALE {
+                    ", off scale"
+                } else {
+                    ""
+                }
             ))
         );
         if cost {
@@ -152,8 +156,8 @@ mod tests {
 
     #[test]
     fn bars_are_what_the_values_say() {
-        let r = crate::report::json::read(include_str!("../../tests/data/hand_report.json"))
-            .unwrap();
+        let r =
+            crate::report::json::read(include_str!("../../tests/data/hand_report.json")).unwrap();
         let svg = comparison_chart(&r).unwrap();
         // One row per candidate, in rank order.
         assert_eq!(svg.matches("<g class=\"row\"").count(), r.candidates.len());

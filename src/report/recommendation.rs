@@ -65,12 +65,12 @@ pub fn blocks_view(rec: &Recommendation, gated: Option<&str>, detail: bool) -> V
         )]));
         if detail {
             out.push(Block::Table {
-            headers: vec!["".into(), "recommended".into(), "runner-up".into()],
-            rows: rec
-                .comparison
-                .iter()
-                .map(|c| vec![c.aspect.clone(), c.winner.clone(), c.runner_up.clone()])
-                .collect(),
+                headers: vec!["".into(), "recommended".into(), "runner-up".into()],
+                rows: rec
+                    .comparison
+                    .iter()
+                    .map(|c| vec![c.aspect.clone(), c.winner.clone(), c.runner_up.clone()])
+                    .collect(),
             });
         }
     }

@@ -81,6 +81,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         separator: a.separator,
         input_format: a.input_format.map(InputFormat::from),
         csv_strings: a.csv_strings,
+        csv_delimiter: a.delimiter,
         extended_json: extended_json(a.extended_json, a.no_extended_json),
         skip_invalid: a.skip_invalid,
         threads,

@@ -42,10 +42,11 @@ pub(super) fn ranking_blocks(r: &Report, detail: bool) -> Vec<Block> {
             .iter()
             .any(|c| c.hottest_logical_partition_ru_per_sec.is_some()),
         layout: r.candidates.iter().any(|c| c.layout.is_some()),
-        hot_physical: r
-            .candidates
-            .iter()
-            .any(|c| c.layout.as_ref().is_some_and(|l| l.hottest_utilisation.is_some())),
+        hot_physical: r.candidates.iter().any(|c| {
+            c.layout
+                .as_ref()
+                .is_some_and(|l| l.hottest_utilisation.is_some())
+        }),
     };
     let mut headers: Vec<&str> = vec!["#", "candidate"];
     if detail {
