@@ -158,17 +158,23 @@ impl<R: BufRead + Send> CsvReader<R> {
     /// The 1-based line of the record whose reading started at byte `offset` (records come in
     /// order): every line feed before it counted, and the blank lines the parser passed over
     /// from there (each a bare line end at the offset it had reached).
+    /// With `\r\n` line ends the parser ends a record at the `\r`, so the next one starts at
+    /// the `\n` and a blank line is `\r\n` one byte on.
     fn line_at(&mut self, mut offset: u64) -> u64 {
-        let end = self.terminator - 1;
+        let crlf = self.terminator == 2;
         let src = self.rdr.get_mut();
         while src.newlines.front().is_some_and(|&nl| nl < offset) {
             src.newlines.pop_front();
             src.lines_before += 1;
         }
-        while src.newlines.front() == Some(&(offset + end)) {
+        while let Some(&nl) = src
+            .newlines
+            .front()
+            .filter(|&&nl| nl == offset || (crlf && nl == offset + 1))
+        {
             src.newlines.pop_front();
             src.lines_before += 1;
-            offset += end + 1;
+            offset = nl + 1;
         }
         src.lines_before + 1
     }
