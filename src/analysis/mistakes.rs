@@ -136,7 +136,7 @@ fn hint(near: &[&str], peek: &PathPeek, paths: &[String], fallback: &str) -> Str
     if !top.is_empty() && top.len() <= 12 {
         let list: Vec<&str> = top.iter().map(|s| s.as_str()).collect();
         return format!(
-            "; {fallback}. Top-level properties that could be keys: {}",
+            "; {fallback}. The documents' top-level properties (objects left out): {}",
             list.join(", ")
         );
     }
