@@ -15,6 +15,7 @@ mod equivalence;
 mod gate_safety;
 mod hostile;
 mod memory;
+mod mistakes;
 mod msrv;
 mod observed;
 mod recommend;
