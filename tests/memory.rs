@@ -275,7 +275,8 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
     assert!(out.stdout.contains("documents in about "), "{}", out.stdout);
     assert!(out.stdout.contains("cardinality: about "), "{}", out.stdout);
     assert!(
-        out.stdout.contains("| exact, keys sampled |"),
+        out.stdout.contains("regime: exact (")
+            && out.stdout.contains("keys sampled: from the kept keys"),
         "{}",
         out.stdout
     );

@@ -55,10 +55,10 @@ section.candidate { margin: 1.2em 0; padding: 14px 18px; border: 1px solid var(-
 .badge.fail { background: var(--fail); } .badge.info { background: var(--info); }
 a { color: inherit; }
 td.pass { color: var(--pass); } td.warn { color: var(--warn); } td.fail { color: var(--fail); }
-.table { overflow-x: auto; margin: .6em 0; }
+.table { max-width: 100%; margin: .6em 0; }
 table { border-collapse: collapse; font-size: .9em; max-width: 100%; }
 th, td { border: 1px solid var(--line); padding: 3px 7px; text-align: left; vertical-align: top; }
-td { overflow-wrap: break-word; }
+td, th { overflow-wrap: anywhere; }
 th { background: var(--soft); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: var(--soft); padding: 8px 12px; border-radius: 6px; font-size: .85em;
@@ -91,7 +91,7 @@ figure.comparison { margin: .8em 0 1.2em; max-width: 1000px; }
   .charts { grid-template-columns: 1fr 1fr; }
   figure, tr, pre, .summary { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
-  .table { overflow: visible; } table { font-size: 8.5pt; }
+  table { font-size: 8.5pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
 @page { margin: 14mm; }
@@ -366,6 +366,7 @@ const INFORMATIVE_GINI: f64 = 0.02;
 fn largest_chart_informs(r: &Report, c: &CandidateReport) -> bool {
     let largest = c.top_partitions.iter().map(|t| t.bytes).fold(0.0, f64::max);
     !c.top_partitions.is_empty()
+        && c.logical_partitions < c.documents
         && c.top_partitions.iter().any(|t| t.documents > 1.0)
         && largest >= 0.01 * r.limits.logical_partition_bytes
 }
@@ -375,7 +376,8 @@ fn charts(r: &Report, c: &CandidateReport) -> String {
     let mut out = String::from("<div class=\"charts\">\n");
     // An even spread (a unique key: every partition one document) draws the diagonal: nothing
     // the Gini in the text does not say.
-    if c.lorenz.len() >= 2 && c.skew.gini >= INFORMATIVE_GINI {
+    let unique = c.logical_partitions == c.documents;
+    if c.lorenz.len() >= 2 && c.skew.gini >= INFORMATIVE_GINI && !unique {
         figure(
             &mut out,
             &format!(

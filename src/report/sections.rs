@@ -201,6 +201,7 @@ fn build(r: &Report, view: View, full_ranking: bool) -> Vec<Block> {
             .unwrap_or_default(),
     );
     if !detail {
+        out.extend(recommended_findings(r));
         out.extend(others_block(r));
         out.push(Block::Text(vec![
             "Each candidate's partitions, findings, largest keys, physical layout and queries, and the estimators behind every range: --detail (or --format json, html or markdown).".into(),
@@ -213,6 +214,27 @@ fn build(r: &Report, view: View, full_ranking: bool) -> Vec<Block> {
     out.push(Block::Heading(2, "Estimates".into()));
     out.push(Block::Bullets(r.estimates.clone()));
     out
+}
+
+/// The recommended key's warnings and failures in full (its reasons point to them), under a
+/// line naming it; none when it has none.
+fn recommended_findings(r: &Report) -> Vec<Block> {
+    let Some(rec) = &r.recommendation else {
+        return Vec::new();
+    };
+    let Some(c) = r.candidates.iter().find(|c| c.spec == rec.spec) else {
+        return Vec::new();
+    };
+    let findings: Vec<crate::model::Finding> = c
+        .findings
+        .iter()
+        .filter(|f| f.severity != crate::model::Severity::Info)
+        .cloned()
+        .collect();
+    match findings_block(&findings) {
+        Some(b) => vec![Block::Text(vec![format!("Findings for {}:", c.spec)]), b],
+        None => Vec::new(),
+    }
 }
 
 /// One line per candidate other than the recommended one: its verdict and the codes of its
