@@ -570,9 +570,7 @@ pub fn envelope_error(head: &[u8], file: &str) -> Option<String> {
     if !head[end..].iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let Ok(serde_json::Value::Object(m)) =
-        serde_json::from_slice::<serde_json::Value>(&head[..end])
-    else {
+    let Ok(serde_json::Value::Object(m)) = value::from_slice(&head[..end]) else {
         return None;
     };
     let (key, n) = m.iter().find_map(|(k, v)| match v {
@@ -633,7 +631,7 @@ pub fn wrapper_key(head: &[u8]) -> Option<String> {
     // is not a wrapper: a first line that is a whole value is one only when it has that one
     // property and nothing follows it.
     let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
-    let alone = match serde_json::from_slice::<serde_json::Value>(&head[..end]) {
+    let alone = match value::from_slice(&head[..end]) {
         Ok(serde_json::Value::Object(m)) => {
             m.len() == 1 && head[end..].iter().all(u8::is_ascii_whitespace)
         }

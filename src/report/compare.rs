@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::svg::esc;
 use crate::fmt::{count, human_bytes, percent};
-use crate::model::Report;
+use crate::model::{CandidateReport, Report};
 
 /// Chart width in SVG units: the page's content width at 1280 px, so it never scrolls sideways.
 pub const WIDTH: f64 = 1000.0;
@@ -29,125 +29,138 @@ const VALUE_ROOM: f64 = 165.0;
 /// Most characters of a key shown in the label (the full key is in the row's tooltip).
 const LABEL_CHARS: usize = 30;
 
+/// The chart's geometry, shared by its rows.
+struct Geometry {
+    /// Left edge of the storage panel.
+    x0: f64,
+    /// Left edge of the RU/s panel (with a workload).
+    x1: f64,
+    /// Width of one panel.
+    panel: f64,
+    /// The storage bars' full length: the panel less room for the value after a bar.
+    room: f64,
+    /// The limit, bytes.
+    limit: f64,
+    /// The largest RU/s to provision (0 without a workload).
+    max_ru: f64,
+    /// Whether the RU/s panel is drawn.
+    cost: bool,
+}
+
 /// The comparison chart of a report's candidates, in rank order; `None` without candidates.
 pub fn comparison_chart(r: &Report) -> Option<String> {
     if r.candidates.is_empty() {
         return None;
     }
-    let limit = r.limits.logical_partition_bytes;
     let cost = r.candidates.iter().any(|c| c.cost.is_some());
-    let max_ru = r
-        .candidates
-        .iter()
-        .filter_map(|c| c.cost.as_ref().map(|k| k.required_ru_per_sec))
-        .fold(0.0_f64, f64::max);
     let panels = if cost { 2.0 } else { 1.0 };
     let panel = (WIDTH - LABEL - GAP * panels) / panels;
+    let g = Geometry {
+        x0: LABEL + GAP,
+        x1: LABEL + GAP + panel + GAP,
+        panel,
+        room: panel - VALUE_ROOM,
+        limit: r.limits.logical_partition_bytes,
+        max_ru: r
+            .candidates
+            .iter()
+            .filter_map(|c| c.cost.as_ref().map(|k| k.required_ru_per_sec))
+            .fold(0.0_f64, f64::max),
+        cost,
+    };
     let height = TOP + ROW * r.candidates.len() as f64 + BOTTOM;
+    let limit_x = g.x0 + g.room / STORAGE_SCALE;
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg class="chart comparison" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="the candidates compared" xmlns="http://www.w3.org/2000/svg">"#
-    );
-    let x0 = LABEL + GAP;
-    let _ = write!(
-        out,
-        r#"<text class="caption" x="{x0}" y="14">largest logical partition against the {} limit (dashed)</text>"#,
-        esc(&human_bytes(limit))
-    );
-    // The storage bars' full length: the panel less room for the value written after a bar.
-    let room = panel - VALUE_ROOM;
-    let limit_x = x0 + room / STORAGE_SCALE;
-    let _ = write!(
-        out,
-        r#"<line class="limit" x1="{limit_x:.1}" x2="{limit_x:.1}" y1="20" y2="{:.1}"/>"#,
+        r#"<svg class="chart comparison" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="the candidates compared" xmlns="http://www.w3.org/2000/svg"><text class="caption" x="{}" y="14">largest logical partition against the {} limit (dashed)</text><line class="limit" x1="{limit_x:.1}" x2="{limit_x:.1}" y1="20" y2="{:.1}"/>"#,
+        g.x0,
+        esc(&human_bytes(g.limit)),
         height - BOTTOM + 4.0
     );
-    let x1 = x0 + panel + GAP;
     if cost {
         let _ = write!(
             out,
-            r#"<text class="caption" x="{x1}" y="14">RU/s to provision (estimate)</text>"#
+            r#"<text class="caption" x="{}" y="14">RU/s to provision (estimate)</text>"#,
+            g.x1
         );
     }
     for (i, c) in r.candidates.iter().enumerate() {
-        let y = TOP + ROW * i as f64;
-        let verdict = c.verdict.to_string();
-        let mut key: String = c.spec.chars().take(LABEL_CHARS).collect();
-        if c.spec.chars().count() > LABEL_CHARS {
-            key.push('…');
-        }
-        let _ = write!(
-            out,
-            r#"<g class="row" data-rank="{}"><title>{}</title><text class="tick" x="0" y="{:.1}" dominant-baseline="middle">#{} {}</text><text class="verdict {verdict}" x="{:.1}" y="{:.1}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
-            c.rank,
-            esc(&c.spec),
-            y + ROW / 2.0,
-            c.rank,
-            esc(&key),
-            LABEL,
-            y + ROW / 2.0,
-            verdict.to_uppercase()
-        );
-        let share = c.max_logical_partition_bytes / limit;
-        let w = (share / STORAGE_SCALE).clamp(0.0, 1.0) * room;
-        let over = if share > 1.0 { " over" } else { "" };
-        let _ = write!(
-            out,
-            r#"<rect class="bar{over}" data-value="{}" x="{x0}" y="{:.1}" width="{:.1}" height="{:.1}"/><text class="tick" x="{:.1}" y="{:.1}" dominant-baseline="middle">{}{}</text>"#,
-            c.max_logical_partition_bytes,
-            y + 5.0,
-            w.max(1.0),
-            ROW - 10.0,
-            x0 + w.max(1.0) + 4.0,
-            y + ROW / 2.0,
-            esc(&human_bytes(c.max_logical_partition_bytes)),
-            esc(&format!(
-                " ({}{})",
-                percent(share),
-                if share > STORAGE_SCALE {
-                    ", off scale"
-                } else {
-                    ""
-                }
-            ))
-        );
-        if cost {
-            match &c.cost {
-                Some(k) if max_ru > 0.0 => {
-                    let w = (k.required_ru_per_sec / max_ru) * (panel - VALUE_ROOM);
-                    let _ = write!(
-                        out,
-                        r#"<rect class="bar" data-value="{}" x="{x1}" y="{:.1}" width="{:.1}" height="{:.1}"/><text class="tick" x="{:.1}" y="{:.1}" dominant-baseline="middle">{}</text>"#,
-                        k.required_ru_per_sec,
-                        y + 5.0,
-                        w.max(1.0),
-                        ROW - 10.0,
-                        x1 + w.max(1.0) + 4.0,
-                        y + ROW / 2.0,
-                        esc(&count(k.required_ru_per_sec))
-                    );
-                }
-                _ => {
-                    let _ = write!(
-                        out,
-                        r#"<text class="tick" x="{x1}" y="{:.1}" dominant-baseline="middle">-</text>"#,
-                        y + ROW / 2.0
-                    );
-                }
-            }
-        }
-        out.push_str("</g>");
+        row(&mut out, &g, TOP + ROW * i as f64, c);
     }
     let base = height - BOTTOM + 16.0;
     let _ = write!(
         out,
-        r#"<text class="tick" x="{x0}" y="{base:.1}">0</text><text class="tick" x="{limit_x:.1}" y="{base:.1}" text-anchor="middle">limit</text><text class="tick" x="{:.1}" y="{base:.1}" text-anchor="end">{}× limit</text>"#,
-        x0 + room,
+        r#"<text class="tick" x="{}" y="{base:.1}">0</text><text class="tick" x="{limit_x:.1}" y="{base:.1}" text-anchor="middle">limit</text><text class="tick" x="{:.1}" y="{base:.1}" text-anchor="end">{}× limit</text></svg>"#,
+        g.x0,
+        g.x0 + g.room,
         STORAGE_SCALE
     );
-    out.push_str("</svg>");
     Some(out)
+}
+
+/// One candidate's row at height `y`: its rank, key and verdict, its storage bar, and its RU/s
+/// bar when the chart has that panel.
+fn row(out: &mut String, g: &Geometry, y: f64, c: &CandidateReport) {
+    let mid = y + ROW / 2.0;
+    let verdict = c.verdict.to_string();
+    let mut key: String = c.spec.chars().take(LABEL_CHARS).collect();
+    if c.spec.chars().count() > LABEL_CHARS {
+        key.push('…');
+    }
+    let _ = write!(
+        out,
+        r#"<g class="row" data-rank="{}"><title>{}</title><text class="tick" x="0" y="{mid:.1}" dominant-baseline="middle">#{} {}</text><text class="verdict {verdict}" x="{LABEL:.1}" y="{mid:.1}" text-anchor="end" dominant-baseline="middle">{}</text>"#,
+        c.rank,
+        esc(&c.spec),
+        c.rank,
+        esc(&key),
+        verdict.to_uppercase()
+    );
+    let share = c.max_logical_partition_bytes / g.limit;
+    let w = ((share / STORAGE_SCALE).clamp(0.0, 1.0) * g.room).max(1.0);
+    let over = if share > 1.0 { " over" } else { "" };
+    let value = format!(
+        "{} ({}{})",
+        human_bytes(c.max_logical_partition_bytes),
+        percent(share),
+        if share > STORAGE_SCALE {
+            ", off scale"
+        } else {
+            ""
+        }
+    );
+    bar(out, g.x0, y, w, over, c.max_logical_partition_bytes, &value);
+    if g.cost {
+        match &c.cost {
+            Some(k) if g.max_ru > 0.0 => {
+                let w = ((k.required_ru_per_sec / g.max_ru) * (g.panel - VALUE_ROOM)).max(1.0);
+                let ru = k.required_ru_per_sec;
+                bar(out, g.x1, y, w, "", ru, &count(ru));
+            }
+            _ => {
+                let _ = write!(
+                    out,
+                    r#"<text class="tick" x="{}" y="{mid:.1}" dominant-baseline="middle">-</text>"#,
+                    g.x1
+                );
+            }
+        }
+    }
+    out.push_str("</g>");
+}
+
+/// A bar of width `w` from `x` in the row at `y`, with its value written after it.
+fn bar(out: &mut String, x: f64, y: f64, w: f64, class: &str, value: f64, text: &str) {
+    let _ = write!(
+        out,
+        r#"<rect class="bar{class}" data-value="{value}" x="{x}" y="{:.1}" width="{w:.1}" height="{:.1}"/><text class="tick" x="{:.1}" y="{:.1}" dominant-baseline="middle">{}</text>"#,
+        y + 5.0,
+        ROW - 10.0,
+        x + w + 4.0,
+        y + ROW / 2.0,
+        esc(text)
+    );
 }
 
 #[cfg(test)]
