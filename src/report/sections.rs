@@ -239,7 +239,7 @@ fn recommended_findings(r: &Report) -> Vec<Block> {
 
 /// One line per candidate other than the recommended one: its verdict and the codes of its
 /// warnings and failures, so the summary says why each ranks where it does.
-fn others_block(r: &Report) -> Option<Block> {
+fn others_block(r: &Report) -> Vec<Block> {
     let recommended = r.recommendation.as_ref().map(|x| x.spec.as_str());
     let lines: Vec<String> = r
         .candidates
@@ -269,7 +269,13 @@ fn others_block(r: &Report) -> Option<Block> {
             format!("{} #{} {}: {why}", verdict_cell(c), c.rank, c.spec)
         })
         .collect();
-    (!lines.is_empty()).then_some(Block::Bullets(lines))
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Text(vec!["The other candidates:".into()]),
+        Block::Bullets(lines),
+    ]
 }
 
 /// Findings as bullets (`WARN CODE: message`), the input's or a candidate's; none when empty.
