@@ -4,6 +4,7 @@
 //! advise (findings, ranking, recommendation: `finish`) → one ranked [`Report`].
 
 mod candidate;
+mod capacity;
 mod discovery;
 mod evaluate;
 mod finish;

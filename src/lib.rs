@@ -81,6 +81,10 @@ pub fn run(config: cli::Config) -> anyhow::Result<i32> {
             commands::report::run(&cfg, &mut out)?;
             EXIT_OK
         }
+        cli::Config::WorkloadFromLogs(opts) => {
+            commands::workload::run(&opts, &mut out)?;
+            EXIT_OK
+        }
     };
     out.flush()?;
     Ok(code)

@@ -133,12 +133,14 @@ fn sales_orders_are_keyed_by_customer_then_order() {
             + win["monthly_storage_usd"].as_f64().unwrap();
         let ru = win["required_ru_per_sec"].as_f64().unwrap();
         assert_eq!(
-            row("RU/s to provision (est.)")["winner"],
+            row("RU/s to provision, manual (est.)")["winner"],
             pkadvisor::fmt::count(ru)
         );
+        // No mode declared: the ranking's figure is dynamic autoscale's.
+        assert_eq!(win["ranked_by"], "autoscale");
         assert_eq!(
-            row("USD a month, manual + storage (est., list prices)")["winner"],
-            pkadvisor::fmt::count(usd)
+            row("USD a month, ranked mode + storage (est., list prices)")["winner"],
+            format!("{} (autoscale)", pkadvisor::fmt::count(usd))
         );
         // Storage at 1 RU/s per GB would be 500 or 2,000 RU/s: the hottest partition decides.
         assert!(ru > if size == "2TB" { 2000.0 } else { 500.0 }, "{ru}");

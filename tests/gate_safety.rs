@@ -211,7 +211,11 @@ fn a_baseline_of_another_schema_version_is_refused() {
     let text = std::fs::read_to_string(&base).unwrap();
     std::fs::write(
         &base,
-        text.replacen("\"schema_version\": 3", "\"schema_version\": 99", 1),
+        text.replacen(
+            &format!("\"schema_version\": {}", pkadvisor::model::SCHEMA_VERSION),
+            "\"schema_version\": 99",
+            1,
+        ),
     )
     .unwrap();
     let o = Test::new()
@@ -223,8 +227,9 @@ fn a_baseline_of_another_schema_version_is_refused() {
         .bad_input();
     assert!(
         o.stderr.contains(&format!(
-            "baseline {}: schema_version 99 is not 3, the version this pkadvisor reads; write a new baseline with --write-baseline",
-            base.display()
+            "baseline {}: schema_version 99 is not {}, the version this pkadvisor reads; write a new baseline with --write-baseline",
+            base.display(),
+            pkadvisor::model::SCHEMA_VERSION
         )),
         "{}",
         o.stderr

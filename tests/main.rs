@@ -18,6 +18,7 @@ mod memory;
 mod mistakes;
 mod msrv;
 mod observed;
+mod provisioning;
 mod recommend;
 mod report;
 mod scale;

@@ -689,9 +689,12 @@ fn under_provisioned_is_told_apart_from_a_hot_partition() {
     assert!(!c.contains(&"HOT_PHYSICAL_PARTITION".to_string()), "{c:?}");
     let m = message(candidate(&r, "/id"), "UNDER_PROVISIONED");
     assert!(
-        m.contains("needs an estimated 30000 RU/s in total but 6000 RU/s are provisioned"),
+        m.contains("needs an estimated 30,000 RU/s in total but 6,000 RU/s are declared")
+            && m.contains("A cost, not a flaw of the key"),
         "{m}"
     );
+    // A shortfall more RU/s serves is a warning, not a failure.
+    assert_eq!(candidate(&r, "/id")["verdict"], "warn");
     let (_, r, _) = run(&args("/tenantId", "60000"));
     let c = codes(candidate(&r, "/tenantId"));
     assert!(c.contains(&"HOT_PHYSICAL_PARTITION".to_string()), "{c:?}");

@@ -73,7 +73,7 @@ fn every_page_the_man_page_names_exists() {
     let top = std::fs::read_to_string(dir.path().join("pkadvisor.1")).unwrap();
     assert_eq!(top, run(&["man"]).1, "--dir writes what `man` prints");
     let mut named = named_pages(&top);
-    assert_eq!(named.len(), 8, "{named:?}");
+    assert_eq!(named.len(), 9, "{named:?}");
     named.push("pkadvisor.1".into());
     named.sort();
     assert_eq!(written, named);

@@ -556,12 +556,19 @@ fn the_ranking_shows_what_each_candidate_costs() {
         .success()
         .stdout;
     assert!(
-        md.contains("| # | candidate | verdict | RU/s to provision | USD a month |"),
+        md.contains("| # | candidate | verdict | RU/s to provision | USD a month |")
+            && md.contains("Cost columns: autoscale with dynamic scaling"),
         "{md}"
     );
     for c in json["candidates"].as_array().unwrap() {
         let k = &c["cost"];
-        let ru = k["required_ru_per_sec"].as_f64().unwrap();
+        let auto = k["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["mode"] == "autoscale")
+            .unwrap();
+        let ru = auto["provisioned_ru_per_sec"].as_f64().unwrap();
         let usd = k["monthly_throughput_usd"].as_f64().unwrap()
             + k["monthly_storage_usd"].as_f64().unwrap();
         let cells = format!(

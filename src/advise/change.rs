@@ -8,14 +8,11 @@ use crate::model::KeyChange;
 use crate::workload::cost::{read_ru, write_ru};
 use crate::workload::file::{Consistency, Indexing, WriteKind};
 
-/// The portal's "Change partition key" (an offline copy) is supported below these.
-pub const OFFLINE_COPY_MAX_RU: f64 = 1_000_000.0;
-/// See [`OFFLINE_COPY_MAX_RU`]: 4 TB.
-pub const OFFLINE_COPY_MAX_BYTES: f64 = 4_000.0 * GB;
-
-/// The longest copy pkadvisor accepts stopping writes for: past an hour of downtime the advice
-/// is a live migration, whatever the portal supports (a product decision, docs/model.md).
-pub const OFFLINE_COPY_MAX_HOURS: f64 = 1.0;
+/// The portal's "Change partition key" (offline or online container copy) is supported below
+/// these (nosql/change-partition-key).
+pub const COPY_MAX_RU: f64 = 1_000_000.0;
+/// See [`COPY_MAX_RU`]: 4 TB.
+pub const COPY_MAX_BYTES: f64 = 4_000.0 * GB;
 
 /// Inputs of the estimate.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +25,11 @@ pub struct CopyInput {
     pub budget_ru_per_sec: f64,
     /// The source container's provisioned RU/s, when known.
     pub provisioned_ru_per_sec: Option<f64>,
+    /// RU/s the workload spends on writes to the source today, when a workload is known: the
+    /// online copy doubles their charge while it runs.
+    pub source_write_ru_per_sec: Option<f64>,
+    /// The new key's steady-state manual RU/s and physical partitions (its cost), when known.
+    pub steady: Option<(f64, u64)>,
 }
 
 /// The cost of moving from `current` (verdict `v`) to `recommended`.
@@ -44,15 +46,15 @@ pub fn key_change(
     let write = c.items * write_ru(mean, WriteKind::Insert, Indexing::Default, l);
     let budget = c.budget_ru_per_sec.max(1.0);
     let hours = (read + write) / budget / 3600.0;
-    let ru_ok = c
-        .provisioned_ru_per_sec
-        .is_none_or(|r| r < OFFLINE_COPY_MAX_RU);
-    let offline = ru_ok && c.bytes < OFFLINE_COPY_MAX_BYTES && hours <= OFFLINE_COPY_MAX_HOURS;
-    let path = if offline {
-        "offline_copy"
-    } else {
-        "live_migration"
-    };
+    let ru_ok = c.provisioned_ru_per_sec.is_none_or(|r| r < COPY_MAX_RU);
+    let supported = ru_ok && c.bytes < COPY_MAX_BYTES;
+    // The online copy doubles the RU charge of the source's writes while it runs.
+    let online_extra = c.source_write_ru_per_sec.map(|w| w * hours * 3600.0);
+    // A new container made at the copy's budget gets the partitions that budget creates
+    // (manual: ceil(RU/s / 6,000)); they do not merge back.
+    let copy_partitions = (budget / l.manual_ru_per_partition.max(1.0))
+        .ceil()
+        .max(1.0) as u64;
     let mut reasons = Vec::new();
     if same {
         reasons.push(format!(
@@ -77,7 +79,8 @@ pub fn key_change(
         hours,
         hours / 24.0
     ));
-    reasons.push(path_reason(offline, ru_ok, hours, c.bytes));
+    reasons.push(path_reason(supported, ru_ok, hours, c.bytes, online_extra));
+    reasons.extend(partitions_reason(budget, copy_partitions, c.steady));
     KeyChange {
         current: current.to_owned(),
         current_verdict: v,
@@ -88,40 +91,88 @@ pub fn key_change(
         write_ru: write,
         budget_ru_per_sec: budget,
         hours,
-        path: path.to_owned(),
+        path: if supported {
+            "change_partition_key"
+        } else {
+            "live_migration"
+        }
+        .to_owned(),
+        online_extra_write_ru: online_extra,
+        copy_partitions,
         reasons,
     }
 }
 
-/// Which way to move the data, and why: the portal's offline copy when it applies and stops
-/// writes for at most [`OFFLINE_COPY_MAX_HOURS`], else a live migration.
-fn path_reason(offline: bool, ru_ok: bool, hours: f64, bytes: f64) -> String {
-    const LIVE: &str = "a live migration: the change feed into the new container while a bulk copy runs, then switch the application; writes never stop";
-    if offline {
-        return format!(
-            "the portal's \"Change partition key\" (preview) applies: an offline copy to a new container, supported below 1,000,000 RU/s and 4 TB; writes must stop during the copy, about {hours:.1} hours here (nosql/change-partition-key)"
+/// Which way to move the data, and why: the portal's "Change partition key" in its offline mode
+/// (writes stop for the copy) or its online mode (preview; writes go on, their charge doubled
+/// while it runs) when they apply, else a hand-built live migration.
+fn path_reason(
+    supported: bool,
+    ru_ok: bool,
+    hours: f64,
+    bytes: f64,
+    online_extra: Option<f64>,
+) -> String {
+    if supported {
+        let extra = online_extra.map_or_else(
+            || "the RU charge of every write to the source doubles while it runs".to_owned(),
+            |x| {
+                format!(
+                    "the RU charge of every write to the source doubles while it runs, about {} RU more at today's write rate",
+                    crate::fmt::count(x)
+                )
+            },
         );
-    }
-    if bytes >= OFFLINE_COPY_MAX_BYTES || !ru_ok {
         return format!(
-            "the portal's \"Change partition key\" does not apply ({}): {LIVE}",
-            if bytes >= OFFLINE_COPY_MAX_BYTES {
-                format!("{} is over its 4 TB limit", human_bytes(bytes))
-            } else {
-                "the container's throughput is at or over its 1,000,000 RU/s limit".to_owned()
-            }
+            "the portal's \"Change partition key\" applies (below 1,000,000 RU/s and 4 TB; nosql/change-partition-key, container-copy): offline, writes stop for the copy, about {hours:.1} hours here; or online (preview: needs continuous backup and the all-versions-and-deletes change feed), writes go on and {extra}"
         );
     }
     format!(
-        "the portal's offline \"Change partition key\" would stop writes for about {hours:.1} hours ({:.1} days), more than the {OFFLINE_COPY_MAX_HOURS:.0} hour pkadvisor accepts: {LIVE} (nosql/change-partition-key, change-feed)",
-        hours / 24.0
+        "the portal's \"Change partition key\" does not apply ({}): a live migration, the change feed into the new container while a bulk copy runs, then switch the application (change-feed)",
+        if bytes >= COPY_MAX_BYTES || ru_ok {
+            format!("{} is over its 4 TB limit", human_bytes(bytes))
+        } else {
+            "the container's throughput is at or over its 1,000,000 RU/s limit".to_owned()
+        }
     )
+}
+
+/// What the copy's budget does to the new container: the partitions it creates stay (they do
+/// not merge back), and at steady-state RU/s each gets its even share of that.
+fn partitions_reason(
+    budget: f64,
+    copy_partitions: u64,
+    steady: Option<(f64, u64)>,
+) -> Option<String> {
+    let (ru, n) = steady?;
+    (copy_partitions > n).then(|| {
+        format!(
+            "a new container created at the copy's {} RU/s starts with {} physical partitions, which do not merge back (merge is preview and not available with copy jobs): at the {} RU/s the key needs afterwards each gets {} RU/s, where the {} partitions the layout projects would get {}. Create it at the steady-state throughput and give the copy less RU/s, or accept the spread",
+            crate::fmt::count(budget),
+            crate::fmt::count(copy_partitions as f64),
+            crate::fmt::count(ru),
+            crate::fmt::count(ru / copy_partitions as f64),
+            crate::fmt::count(n as f64),
+            crate::fmt::count(ru / n.max(1) as f64)
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::Verdict;
+
+    fn input(items: f64, bytes: f64, budget: f64, provisioned: Option<f64>) -> CopyInput {
+        CopyInput {
+            items,
+            bytes,
+            budget_ru_per_sec: budget,
+            provisioned_ru_per_sec: provisioned,
+            source_write_ru_per_sec: None,
+            steady: None,
+        }
+    }
 
     #[test]
     fn a_one_kb_item_costs_one_read_and_the_insert_per_1kb() {
@@ -132,73 +183,66 @@ mod tests {
             Verdict::Fail,
             "/b",
             false,
-            CopyInput {
-                items: 1e6,
-                bytes: 1e9,
-                budget_ru_per_sec: 10_000.0,
-                provisioned_ru_per_sec: None,
-            },
+            input(1e6, 1e9, 10_000.0, None),
             &l,
         );
         assert!((c.read_ru - 1e6 * l.read_ru_1kb).abs() < 1e-6);
         assert!((c.write_ru - 1e6 * l.write_ru_1kb).abs() < 1e-6);
         let hours = 1e6 * (l.read_ru_1kb + l.write_ru_1kb) / 10_000.0 / 3600.0;
         assert!((c.hours - hours).abs() < 1e-9);
-        assert_eq!(c.path, "offline_copy");
+        assert_eq!(c.path, "change_partition_key");
         assert!(c.change_recommended);
+        // 10,000 RU/s creates ceil(10,000 / 6,000) = 2 partitions.
+        assert_eq!(c.copy_partitions, 2);
     }
 
+    /// A copy of days is still the portal's: offline it stops writes for the duration, online
+    /// (preview) it does not, and doubles the source's write charge: at 500 RU/s of writes for
+    /// the copy's hours, 500 × hours × 3,600 RU more. No one-hour rule sends it elsewhere.
     #[test]
-    fn a_copy_that_would_stop_writes_for_days_is_a_live_migration() {
+    fn a_long_copy_offers_the_online_mode_with_its_doubled_write_charge() {
         let l = Limits::default();
-        // 1e8 items of 1 KB at 1,000 RU/s: (read + insert RU) × 1e8 / 1,000 / 3,600 hours, days.
-        let c = key_change(
-            "/a",
-            Verdict::Fail,
-            "/b",
-            false,
-            CopyInput {
-                items: 1e8,
-                bytes: 1e11,
-                budget_ru_per_sec: 1_000.0,
-                provisioned_ru_per_sec: Some(1_000.0),
-            },
-            &l,
-        );
+        let mut i = input(1e8, 1e11, 1_000.0, Some(1_000.0));
+        i.source_write_ru_per_sec = Some(500.0);
+        let c = key_change("/a", Verdict::Fail, "/b", false, i, &l);
         let hours = 1e8 * (l.read_ru_1kb + l.write_ru_1kb) / 1_000.0 / 3600.0;
         assert!(hours > 24.0 * 7.0, "{hours}");
-        assert_eq!(c.path, "live_migration");
+        assert_eq!(c.path, "change_partition_key");
+        let extra = 500.0 * hours * 3600.0;
+        assert!((c.online_extra_write_ru.unwrap() - extra).abs() < 1e-3);
         assert!(
-            c.reasons[3].starts_with(&format!(
-                "the portal's offline \"Change partition key\" would stop writes for about {hours:.1} hours"
-            )),
+            c.reasons[3].contains(&format!("about {hours:.1} hours here"))
+                && c.reasons[3].contains(&format!(
+                    "about {} RU more at today's write rate",
+                    crate::fmt::count(extra)
+                )),
             "{}",
             c.reasons[3]
         );
-        assert!(c.reasons[3].contains("writes never stop"));
-        // At 400,000 RU/s the same copy takes under an hour: the offline copy is the advice.
-        let quick = key_change(
-            "/a",
-            Verdict::Fail,
-            "/b",
-            false,
-            CopyInput {
-                items: 1e8,
-                bytes: 1e11,
-                budget_ru_per_sec: 400_000.0,
-                provisioned_ru_per_sec: Some(400_000.0),
-            },
-            &l,
-        );
-        assert!(quick.hours <= 1.0, "{}", quick.hours);
-        assert_eq!(quick.path, "offline_copy");
-        let quick_hours = 1e8 * (l.read_ru_1kb + l.write_ru_1kb) / 400_000.0 / 3600.0;
+    }
+
+    /// A copy at 120,000 RU/s creates 20 partitions that stay; the key needs 30,000 RU/s on 5
+    /// afterwards: 1,500 RU/s each instead of 6,000.
+    #[test]
+    fn a_generous_copy_budget_leaves_partitions_behind() {
+        let l = Limits::default();
+        let mut i = input(1e8, 1e11, 120_000.0, None);
+        i.steady = Some((30_000.0, 5));
+        let c = key_change("/a", Verdict::Fail, "/b", false, i, &l);
+        assert_eq!(c.copy_partitions, 20);
+        let r = &c.reasons[4];
         assert!(
-            quick.reasons[3].contains(&format!(
-                "writes must stop during the copy, about {quick_hours:.1} hours here"
-            )),
-            "{}",
-            quick.reasons[3]
+            r.contains("starts with 20 physical partitions")
+                && r.contains("each gets 1,500 RU/s")
+                && r.contains("would get 6,000"),
+            "{r}"
+        );
+        i.budget_ru_per_sec = 30_000.0;
+        let c = key_change("/a", Verdict::Fail, "/b", false, i, &l);
+        assert_eq!(
+            c.reasons.len(),
+            4,
+            "5 partitions from 30,000 RU/s: nothing to say"
         );
     }
 
@@ -209,12 +253,7 @@ mod tests {
             Verdict::Pass,
             "/a",
             true,
-            CopyInput {
-                items: 5e9,
-                bytes: 5e12,
-                budget_ru_per_sec: 50_000.0,
-                provisioned_ru_per_sec: Some(50_000.0),
-            },
+            input(5e9, 5e12, 50_000.0, Some(50_000.0)),
             &Limits::default(),
         );
         assert_eq!(c.path, "live_migration");

@@ -38,6 +38,9 @@ pub struct DemandSummary {
     pub hottest_physical_utilisation: Option<f64>,
     /// Share of query RU/s spent on fan-out overhead, when queries are modelled.
     pub fanout_share: Option<f64>,
+    /// Each physical partition's demand when partitions are made by storage alone (serverless's
+    /// layout), when projected.
+    pub storage_layout: Option<Vec<f64>>,
 }
 
 /// The projected upper bound on any key the memory limit dropped: the sketch's bound on the

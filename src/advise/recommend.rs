@@ -68,22 +68,14 @@ fn definition_of(r: &CandidateReport, separator: &str) -> super::container::Defi
     super::container::definition(parsed, separator)
 }
 
-/// The order the recommendation takes candidates in, its status, and the candidates that fail
-/// only for want of throughput (cheapest first); `None` without candidates.
-fn lead(reports: &[CandidateReport]) -> Option<(Vec<usize>, RecommendationStatus, Vec<usize>)> {
-    let mut order = preference(reports);
-    let short = short_of_throughput(reports);
-    let status = match (reports[*order.first()?].verdict, short.first()) {
-        (Verdict::Fail, Some(&cheapest)) => {
-            // None passes, some only for want of RU/s: the cheapest of those leads.
-            order.retain(|&i| i != cheapest);
-            order.insert(0, cheapest);
-            RecommendationStatus::NeedsThroughput
-        }
-        (Verdict::Fail, None) => RecommendationStatus::NonePasses,
+/// The order the recommendation takes candidates in, and its status; `None` without candidates.
+fn lead(reports: &[CandidateReport]) -> Option<(Vec<usize>, RecommendationStatus)> {
+    let order = preference(reports);
+    let status = match reports[*order.first()?].verdict {
+        Verdict::Fail => RecommendationStatus::NonePasses,
         _ => RecommendationStatus::Recommended,
     };
-    Some((order, status, short))
+    Some((order, status))
 }
 
 /// Builds the recommendation from ranked reports; `None` without candidates.
@@ -92,7 +84,7 @@ pub fn recommend(
     limits: &Limits,
     separator: &str,
 ) -> Option<Recommendation> {
-    let (order, status, short) = lead(reports)?;
+    let (order, status) = lead(reports)?;
     let win = &reports[order[0]];
     let second = order.get(1).map(|&i| &reports[i]);
     let barely = barely_matters(win);
@@ -102,13 +94,12 @@ pub fn recommend(
             "no candidate passes: `{}` fails least badly (score {:.0}); do not create the container with it as it is",
             win.spec, win.score
         )),
-        RecommendationStatus::NeedsThroughput => {
-            reasons.push(needs_throughput_reason(reports, &short))
-        }
         RecommendationStatus::Recommended => reasons.push(verdict_reason(win)),
     }
+    reasons.extend(mode_reason(reports, win));
     reasons.extend(fact_reasons(win, limits));
     reasons.extend(win.cost.as_ref().map(cost_reason));
+    reasons.extend(gsi_reason(reports, win, limits));
     reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
     if win.score_parts.storage_only() {
         reasons.push(format!(
@@ -129,7 +120,7 @@ pub fn recommend(
     }
     let fixes = match status {
         RecommendationStatus::NonePasses => fixes(win, limits),
-        RecommendationStatus::NeedsThroughput => throughput_fixes(win),
+        RecommendationStatus::Recommended if short_of_declared(win) => throughput_fixes(win),
         RecommendationStatus::Recommended => Vec::new(),
     };
     let def = definition_of(win, separator);
@@ -155,85 +146,34 @@ pub fn recommend(
     })
 }
 
-/// Failures that more provisioned throughput alone removes.
+/// Findings that more provisioned throughput alone removes (warnings: a cost, not a flaw).
 const THROUGHPUT_ONLY: [&str; 3] = [
     "UNDER_PROVISIONED",
     "HOT_PHYSICAL_PARTITION",
     "BELOW_MINIMUM_RU",
 ];
 
-/// Failing candidates whose every failure is [`THROUGHPUT_ONLY`] and that have a cost, cheapest
-/// first (costs within the tolerance keep the ranking's order).
-fn short_of_throughput(reports: &[CandidateReport]) -> Vec<usize> {
-    let mut out: Vec<usize> = (0..reports.len())
-        .filter(|&i| fails_only_for_throughput(&reports[i]))
-        .collect();
-    let cost = |i: usize| {
-        reports[i]
-            .cost
-            .as_ref()
-            .map_or(0.0, |c| c.monthly_total_usd())
-    };
-    out.sort_by(|&a, &b| {
-        if super::cost::cheaper(cost(a), cost(b)) {
-            std::cmp::Ordering::Less
-        } else if super::cost::cheaper(cost(b), cost(a)) {
-            std::cmp::Ordering::Greater
-        } else {
-            reports[a].rank.cmp(&reports[b].rank)
-        }
-    });
-    out
-}
-
-/// A failing candidate with a cost whose every failure is [`THROUGHPUT_ONLY`].
-fn fails_only_for_throughput(r: &CandidateReport) -> bool {
-    r.verdict == Verdict::Fail
-        && r.cost.is_some()
-        && r.findings
-            .iter()
-            .filter(|f| f.severity == Severity::Fail)
-            .all(|f| THROUGHPUT_ONLY.contains(&f.code))
-}
-
-/// The lead reason when none passes only for want of RU/s: what each such candidate needs, the
-/// cheapest first.
-fn needs_throughput_reason(reports: &[CandidateReport], short: &[usize]) -> String {
-    let needs: Vec<String> = short
-        .iter()
-        .take(4)
-        .filter_map(|&i| {
-            let r = &reports[i];
-            r.cost.as_ref().map(|c| {
-                format!(
-                    "`{}` {} RU/s (about {} USD a month)",
-                    r.spec,
-                    crate::fmt::count(c.required_ru_per_sec),
-                    crate::fmt::count(c.monthly_total_usd())
-                )
-            })
-        })
-        .collect();
-    let win = &reports[short[0]];
-    format!(
-        "no candidate passes at the throughput given, and {} fail only for want of RU/s: `{}` is the cheapest of them once provisioned with what it needs; each needs {}",
-        crate::fmt::count(short.len() as f64),
-        win.spec,
-        needs.join(", ")
-    )
-}
-
 /// The fix when only throughput is short: provision what the key needs.
 fn throughput_fixes(win: &CandidateReport) -> Vec<String> {
     win.cost
         .as_ref()
         .map(|c| {
+            let max = c
+                .mode(crate::model::BillingMode::Autoscale)
+                .and_then(|m| m.provisioned_ru_per_sec)
+                .unwrap_or(c.required_ru_per_sec);
+            let spread = c
+                .mode(crate::model::BillingMode::Redistributed)
+                .and_then(|m| m.provisioned_ru_per_sec)
+                .unwrap_or(c.required_ru_per_sec);
             vec![format!(
-                "provision at least {} RU/s manual (or autoscale with that maximum) for `{}`: its hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly (docs/model.md, \"Cost\")",
+                "provision at least {} RU/s manual, or autoscale with a maximum of {} RU/s, for `{}`: its hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly; or redistribute throughput across partitions (preview), where {} RU/s in all serve it (docs/model.md, \"Cost\")",
                 crate::fmt::count(c.required_ru_per_sec),
+                crate::fmt::count(max),
                 win.spec,
                 crate::fmt::count(c.physical_partitions as f64),
-                crate::fmt::count(c.hottest_partition_ru_per_sec)
+                crate::fmt::count(c.hottest_partition_ru_per_sec),
+                crate::fmt::count(spread)
             )]
         })
         .unwrap_or_default()
@@ -299,8 +239,12 @@ fn fixes(r: &CandidateReport, l: &Limits) -> Vec<String> {
 }
 
 mod compare;
+mod gsi;
+mod modes;
 mod reasons;
 use compare::*;
+use gsi::*;
+use modes::*;
 use reasons::*;
 
 #[cfg(test)]

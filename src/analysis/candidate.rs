@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use super::capacity::{beyond_provisioning, demands_of, grow_to_needed, Laid};
 use super::layout::{layout_for, Demand};
 use super::time::{time_eval, time_to_limit, TimeInput};
 use crate::advise::{self, DemandSummary};
@@ -267,72 +268,26 @@ fn traffic(
         });
         (layout, e, demand)
     };
-    let (layout, e, mut summary) =
-        if cfg.provisioning.is_none() && cfg.physical_partitions.is_none() {
-            grow_to_needed(cfg.limits.physical_partition_ru_per_sec, evaluate)
-        } else {
-            evaluate(None)
-        };
+    let cap = cfg.limits.physical_partition_ru_per_sec;
+    let serverless = cfg.cost_basis.ranked_by == crate::model::BillingMode::Serverless;
+    let declared = cfg.provisioning.is_some() || cfg.physical_partitions.is_some();
+    let (layout, e, mut summary) = if declared || serverless {
+        evaluate(None)
+    } else {
+        grow_to_needed(cap, &evaluate)
+    };
+    if serverless {
+        summary.storage_layout = layout.as_ref().map(|l| demands_of(&l.0));
+    }
+    findings.extend(beyond_provisioning(
+        cfg, &layout, &summary, serverless, &evaluate,
+    ));
     findings.extend(advise::workload::query_findings(&e));
     if let Some((lr, lf, _)) = &layout {
         summary.hottest_physical_utilisation = lr.hottest_utilisation;
         findings.extend(lf.iter().cloned());
     }
     (layout, Some(e), summary)
-}
-
-/// The most partitions the demand may call for (10,000 × 10,000 RU/s = 100 M RU/s): past it
-/// the hottest partition's figure is an upper bound (`CostEval::over_partition_limit`), and a
-/// rate of 1e9 per second cannot ask for billions of partitions in memory.
-const MAX_NEEDED_PARTITIONS: usize = 10_000;
-
-/// No throughput given: as many partitions as the demand needs (see [`hottest_of`]). `evaluate`
-/// evaluates the workload and projects the layout at a partition count (`None`: by storage).
-fn grow_to_needed<F>(
-    cap: f64,
-    evaluate: F,
-) -> (Option<Laid>, crate::model::WorkloadEval, DemandSummary)
-where
-    F: Fn(Option<u32>) -> (Option<Laid>, crate::model::WorkloadEval, DemandSummary),
-{
-    let (mut layout, mut e, mut summary) = evaluate(None);
-    for _ in 0..6 {
-        let Some((n, hottest)) = layout.as_ref().map(|l| hottest_of(&l.0)) else {
-            break;
-        };
-        if hottest <= cap || n >= MAX_NEEDED_PARTITIONS {
-            break;
-        }
-        let want = ((n as f64 * hottest / cap).ceil() as usize)
-            .max(n + 1)
-            .min(MAX_NEEDED_PARTITIONS);
-        let next = evaluate(Some(want as u32));
-        // More partitions that do not cool the hottest (fan-out RU per partition, or one
-        // logical partition over the limit) are no answer: keep the fewer.
-        match next.0.as_ref().map(|l| hottest_of(&l.0)) {
-            Some((m, h)) if m > n && h < 0.95 * hottest => (layout, e, summary) = next,
-            _ => break,
-        }
-    }
-    (layout, e, summary)
-}
-
-/// A projected layout, its findings, and each logical partition's physical partition.
-type Laid = (
-    crate::model::LayoutReport,
-    Vec<crate::model::Finding>,
-    Vec<usize>,
-);
-
-/// A layout's partition count and its hottest partition's demand. Without a throughput or
-/// partition count given, the container needs at least enough partitions that the hottest
-/// serves its demand within the 10,000 RU/s one physical partition can (throughput raised past
-/// partitions × 10,000 splits them): a 26,650 RU/s catalogue on 10 GB has 1 partition by
-/// storage but needs 3 or more. `traffic` grows the count (at most 6 times) until the hottest
-/// fits or stops cooling.
-fn hottest_of(l: &crate::model::LayoutReport) -> (usize, f64) {
-    let hottest = l.partitions.iter().map(|p| p.ru_demand).fold(0.0, f64::max);
-    (l.partitions.len(), hottest)
 }
 
 /// The logical partition with the most demand, and its key.
@@ -561,10 +516,26 @@ fn candidate_report(
         max_key_bytes: stats.max_key_bytes,
         levels: stats.levels.clone(),
         hottest_logical_partition_ru_per_sec: summary.hottest_logical.as_ref().map(|h| h.0),
-        cost: layout.as_ref().zip(eval.as_ref()).and_then(|(lr, e)| {
-            advise::cost::cost(lr, e.ru_demand.total, stats.total_bytes, &cfg.limits)
-        }),
+        cost: cost_of(ctx, summary, layout.as_ref(), eval.as_ref()),
         layout,
         workload: eval,
     }
+}
+
+/// The candidate's cost in every provisioning mode, when it has a layout and demand.
+fn cost_of(
+    ctx: &CandidateContext<'_>,
+    summary: &DemandSummary,
+    layout: Option<&crate::model::LayoutReport>,
+    eval: Option<&crate::model::WorkloadEval>,
+) -> Option<crate::model::CostEval> {
+    let (lr, e) = layout.zip(eval)?;
+    advise::cost::cost(
+        lr,
+        e.ru_demand.total,
+        ctx.stats.total_bytes,
+        summary.storage_layout.as_deref(),
+        &ctx.cfg.cost_basis,
+        &ctx.cfg.limits,
+    )
 }

@@ -84,6 +84,16 @@ fn key_change(
             bytes: items * target.mean_doc_bytes,
             budget_ru_per_sec: cfg.copy_ru.or(provisioned).unwrap_or(10_000.0),
             provisioned_ru_per_sec: provisioned,
+            source_write_ru_per_sec: today
+                .workload
+                .as_ref()
+                .map(|w| w.ru_demand.writes)
+                .filter(|&w| w > 0.0),
+            steady: ranked
+                .iter()
+                .find(|r| r.spec == rec.spec)
+                .and_then(|r| r.cost.as_ref())
+                .map(|c| (c.required_ru_per_sec, c.physical_partitions)),
         },
         &cfg.limits,
     ))

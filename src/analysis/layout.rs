@@ -73,7 +73,7 @@ pub(super) fn layout_for(
     let (lp_phys, keys_in) = map_keys_to_partitions(stats, &layout, &placement, &epk_of);
     crate::timing::mark("layout: keys mapped");
     let mut findings = advise::layout::unsplittable_findings(&layout, l.physical_partition_bytes);
-    findings.extend(advise::layout::throughput_layout_findings(&layout));
+    findings.extend(advise::layout::throughput_layout_findings(&layout, l));
     findings.extend(advise::layout::uneven_partitions_finding(&layout));
     findings.extend(advise::layout::min_ru_finding(
         cfg.provisioning,
@@ -114,12 +114,12 @@ fn initial_partition_count(cfg: &AnalyzeOptions, needed: Option<u32>) -> (u32, c
         autoscale_ru_per_partition: l.autoscale_ru_per_partition,
         max_partition_bytes: l.physical_partition_bytes,
     };
-    if let Some(n) =
-        needed.filter(|&n| n > 1 && cfg.provisioning.is_none() && cfg.physical_partitions.is_none())
-    {
+    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
+    // The count the demand calls for: without a throughput given, or (to see whether more
+    // throughput's splits would cool a partition) past what the declared throughput makes.
+    if let Some(n) = needed.filter(|&n| n > 1 && n > initial && cfg.physical_partitions.is_none()) {
         return (n, cosmos::CountRule::NeededThroughput);
     }
-    let (initial, rule) = partition_count(cfg.provisioning, cfg.physical_partitions, &params);
     // A forced count cannot hold more RU/s per partition than one partition serves: the
     // service would split until each has at most `physical_partition_ru_per_sec`.
     match cfg.provisioning {

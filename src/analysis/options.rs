@@ -63,6 +63,8 @@ pub struct AnalyzeOptions {
     pub limits: Limits,
     /// Provisioned throughput.
     pub provisioning: Option<Provisioning>,
+    /// The mode the ranking prices candidates in, and the account's regions and write mode.
+    pub cost_basis: crate::advise::cost::CostBasis,
     /// Forced partition count.
     pub physical_partitions: Option<u32>,
     /// Hash version for single-path keys.

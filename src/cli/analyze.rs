@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use super::{FormatArg, HashVersionArg, InputFormatArg, CANDIDATE_HELP};
+use super::{FormatArg, HashVersionArg, InputFormatArg, ThroughputArg, CANDIDATE_HELP};
 
 mod validate;
 
@@ -241,6 +241,30 @@ pub struct AnalyzeArgs {
         long,
         value_name = "RU", value_parser = super::si_number)]
     pub autoscale_max_ru: Option<f64>,
+
+    /// The provisioning mode to rank candidates by (default: the one --ru or --autoscale-max-ru
+    /// implies, else autoscale with dynamic scaling, what a new account gets). Every mode's cost
+    /// is reported either way.
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        value_enum,
+        value_name = "MODE"
+    )]
+    pub throughput: Option<ThroughputArg>,
+
+    /// Regions the account is replicated to: throughput and storage are billed in each.
+    #[arg(
+        help_heading = "Throughput and physical layout",
+        long,
+        default_value_t = 1,
+        value_name = "N"
+    )]
+    pub regions: u32,
+
+    /// The account writes in every region (multi-region writes): priced as such.
+    #[arg(help_heading = "Throughput and physical layout", long)]
+    pub multi_write: bool,
 
     /// Force the number of physical partitions at creation: adds the physical layout.
     #[arg(

@@ -14,6 +14,7 @@ pub mod fields;
 pub mod report;
 pub mod shell;
 pub mod sql;
+pub mod workload;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -126,6 +127,8 @@ pub enum Command {
     Man(shell::ManArgs),
     /// Print the SQL that computes the key statistics inside DuckDB or Spark (docs/scale.md).
     Sql(sql::SqlArgs),
+    /// Derive a workload file from Azure Monitor's request and query logs.
+    Workload(workload::WorkloadArgs),
 }
 
 /// `analyze --format`: every [`FormatArg`] but `sarif`, which only `check` writes, so neither
@@ -166,6 +169,19 @@ pub enum FormatArg {
     Html,
     /// SARIF 2.1.0 for code scanning (`check` only).
     Sarif,
+}
+
+/// `--throughput`: the provisioning mode the ranking prices candidates in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ThroughputArg {
+    /// Manual (standard) throughput, divided evenly among physical partitions.
+    Manual,
+    /// Autoscale with dynamic (per-partition, per-region) scaling.
+    Autoscale,
+    /// Autoscale as accounts without dynamic scaling bill it.
+    AutoscaleClassic,
+    /// Serverless: per RU consumed, at most 5,000 RU/s per physical partition, one region.
+    Serverless,
 }
 
 /// Hash versions for single-path keys.
@@ -254,6 +270,8 @@ pub enum Config {
     Man(shell::ManRequest),
     /// `pkadvisor sql`.
     Sql(crate::sql::SqlRequest),
+    /// `pkadvisor workload from-logs`.
+    WorkloadFromLogs(Box<crate::commands::workload::FromLogsOptions>),
 }
 
 /// Largest rate accepted for `--writes-per-sec` / `--reads-per-sec` (a billion per second), the
@@ -364,6 +382,9 @@ impl TryFrom<Args> for Config {
             Command::Completions(c) => Ok(Config::Completions(c.shell)),
             Command::Man(m) => Ok(Config::Man(shell::man_config(m))),
             Command::Sql(a) => Ok(Config::Sql(sql::sql_config(a)?)),
+            Command::Workload(w) => Ok(Config::WorkloadFromLogs(Box::new(
+                workload::workload_config(w)?,
+            ))),
             Command::Epk(e) => {
                 let version = match (e.kind, e.hash_version) {
                     (EpkKind::Multihash, _) => PkVersion::MultiHash,

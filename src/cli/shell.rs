@@ -30,7 +30,7 @@ pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) -> anyhow::
 
 /// The subcommands with a page of their own, `pkadvisor-NAME(1)`: every subcommand (a unit test
 /// compares the list with the parser's), so the top page names only pages that exist.
-pub const MAN_PAGES: [&str; 8] = [
+pub const MAN_PAGES: [&str; 9] = [
     "analyze",
     "check",
     "epk",
@@ -39,6 +39,7 @@ pub const MAN_PAGES: [&str; 8] = [
     "completions",
     "man",
     "sql",
+    "workload",
 ];
 
 /// `pkadvisor man` arguments.
@@ -148,6 +149,6 @@ mod tests {
             files.contains(&"pkadvisor-check.1".to_string()),
             "{files:?}"
         );
-        assert_eq!(files.len(), 9);
+        assert_eq!(files.len(), 10);
     }
 }

@@ -9,3 +9,4 @@ pub mod output;
 pub mod report;
 pub mod spool;
 pub mod sql;
+pub mod workload;

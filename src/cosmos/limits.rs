@@ -74,6 +74,29 @@ pub struct Limits {
     /// List price of one GB of transactional storage (data + index) for a month, US dollars.
     /// 0.25.
     pub price_per_gb_month: f64,
+    /// Manual throughput is set in steps of this many RU/s. 100 (concepts-limits).
+    pub manual_ru_step: f64,
+    /// Lowest autoscale maximum (Tmax) a container accepts, RU/s. 1,000 (concepts-limits,
+    /// "Limits for autoscale").
+    pub autoscale_min_max_ru: f64,
+    /// Autoscale maximum the service requires per GB stored, RU/s. 10 (concepts-limits).
+    pub autoscale_ru_per_gb: f64,
+    /// The autoscale maximum is set in steps of this many RU/s. 1,000 (concepts-limits).
+    pub autoscale_ru_step: f64,
+    /// Autoscale never bills below this fraction of its maximum (of Tmax / N per partition with
+    /// dynamic scaling). 0.1 (provision-throughput-autoscale, autoscale-per-partition-region).
+    pub autoscale_floor_fraction: f64,
+    /// Throughput one physical partition of a serverless container serves, RU/s. 5,000
+    /// (serverless, concepts-limits).
+    pub serverless_partition_ru_per_sec: f64,
+    /// Serverless list price of one million RU consumed, US dollars. 0.25 (understand-your-bill).
+    pub price_per_million_ru_serverless: f64,
+    /// List price of 100 RU/s-hour in each region of a multi-region-write account, US dollars.
+    /// 0.016 (understand-your-bill).
+    pub multi_write_price_per_100_ru_hour: f64,
+    /// Autoscale's price relative to the multi-write manual price in a multi-region-write
+    /// account. 1.0 (autoscale-faq).
+    pub multi_write_autoscale_factor: f64,
 }
 
 impl Default for Limits {
@@ -105,6 +128,15 @@ impl Default for Limits {
             price_per_100_ru_hour: 0.008,
             autoscale_price_factor: 1.5,
             price_per_gb_month: 0.25,
+            manual_ru_step: 100.0,
+            autoscale_min_max_ru: 1_000.0,
+            autoscale_ru_per_gb: 10.0,
+            autoscale_ru_step: 1_000.0,
+            autoscale_floor_fraction: 0.1,
+            serverless_partition_ru_per_sec: 5_000.0,
+            price_per_million_ru_serverless: 0.25,
+            multi_write_price_per_100_ru_hour: 0.016,
+            multi_write_autoscale_factor: 1.0,
         }
     }
 }
@@ -145,6 +177,9 @@ const CAPACITIES: &[&str] = &[
     "key_value_bytes",
     "item_bytes",
     "hierarchical_levels",
+    "manual_ru_step",
+    "autoscale_ru_step",
+    "serverless_partition_ru_per_sec",
 ];
 
 macro_rules! limit_fields {
@@ -192,6 +227,15 @@ limit_fields!(
     price_per_100_ru_hour,
     autoscale_price_factor,
     price_per_gb_month,
+    manual_ru_step,
+    autoscale_min_max_ru,
+    autoscale_ru_per_gb,
+    autoscale_ru_step,
+    autoscale_floor_fraction,
+    serverless_partition_ru_per_sec,
+    price_per_million_ru_serverless,
+    multi_write_price_per_100_ru_hour,
+    multi_write_autoscale_factor,
 );
 
 impl Limits {
@@ -247,6 +291,41 @@ pub fn parse_size(text: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/model.md's table of limits names every limit the code has, and no other, with the
+    /// code's default (a user's `--limit` reads those names).
+    #[test]
+    fn limits_table_in_docs_matches_the_code() {
+        let doc = include_str!("../../docs/model.md");
+        let defaults = serde_json::to_value(Limits::default()).unwrap();
+        let mut seen = Vec::new();
+        let table = doc
+            .split("| name | default | read by | source |")
+            .nth(1)
+            .expect("docs/model.md has the limits table");
+        let rows = table.lines().skip(2).take_while(|l| l.starts_with('|'));
+        for line in rows {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let name = cells[1].trim_matches('`');
+            let code = defaults
+                .get(name)
+                .unwrap_or_else(|| panic!("docs/model.md lists `{name}`, which is not a limit"));
+            let text: String = cells[2]
+                .split(" (")
+                .next()
+                .unwrap()
+                .chars()
+                .filter(|c| *c != ',' && *c != ' ')
+                .collect();
+            let documented = parse_size(&text).unwrap_or_else(|| panic!("{name}: `{text}`"));
+            assert_eq!(documented, code.as_f64().unwrap(), "{name}");
+            seen.push(name);
+        }
+        let mut names = Limits::names();
+        names.sort_unstable();
+        seen.sort_unstable();
+        assert_eq!(seen, names, "docs/model.md's table against Limits::names()");
+    }
 
     #[test]
     fn sizes_parse_with_decimal_units() {

@@ -6,6 +6,7 @@
 //! rules of `docs/model.md`. Partition counts, split points and layouts are estimates of
 //! internal service behaviour.
 
+pub mod billing;
 pub mod epk;
 pub mod layout;
 pub mod limits;

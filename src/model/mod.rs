@@ -14,7 +14,7 @@ mod report;
 mod workload;
 
 pub use check::{CheckOutcome, Location, Violation};
-pub use cost::{CostEval, RequiredBy};
+pub use cost::{BillingMode, CostEval, ModeCost, RequiredBy};
 pub use discovery::{Discovery, Excluded, Generated};
 pub use fields::{FieldProfile, FieldsReport, IdProperty, TopValue, FIELDS_SCHEMA_VERSION};
 pub use finding::{

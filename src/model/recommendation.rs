@@ -45,12 +45,9 @@ pub struct Recommendation {
 pub enum RecommendationStatus {
     /// A candidate passes (or at worst warns).
     Recommended,
-    /// Every candidate fails: `spec` is the least bad, `fixes` says what would help.
+    /// Every candidate fails: `spec` is the least bad, `fixes` says what would help. (A key
+    /// short only of throughput warns and is recommended with what to provision as its fix.)
     NonePasses,
-    /// Every candidate fails, and some only for want of throughput (the RU/s given is too low
-    /// for them, nothing else fails): `spec` is the cheapest of those once provisioned with
-    /// what it needs, which the reasons and fixes state.
-    NeedsThroughput,
 }
 
 /// The runner-up and why it lost.
@@ -98,8 +95,15 @@ pub struct KeyChange {
     pub budget_ru_per_sec: f64,
     /// Hours the copy takes at the budget, if nothing else uses it (estimate).
     pub hours: f64,
-    /// `offline_copy` (the portal's Change partition key) or `live_migration`.
+    /// `change_partition_key` (the portal's container copy, offline or online) or
+    /// `live_migration` (past its 4 TB and 1,000,000 RU/s limits).
     pub path: String,
+    /// RU the online copy adds by doubling the charge of the source's writes while it runs, at
+    /// today's write rate (null without a workload's writes).
+    pub online_extra_write_ru: Option<f64>,
+    /// Physical partitions a new container created at the copy's budget starts with (manual:
+    /// RU/s / 6,000, rounded up); they do not merge back.
+    pub copy_partitions: u64,
     /// The sentences to print.
     pub reasons: Vec<String>,
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use hashbrown::HashMap;
 
-pub use rows::{parse_key, Kind};
+pub use rows::{parse_key, parse_time, Kind};
 
 /// Which container and region of an export to read.
 #[derive(Debug, Clone, Default)]

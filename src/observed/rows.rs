@@ -98,7 +98,7 @@ pub fn parse_key(text: &str, levels: usize) -> Result<Vec<u8>, String> {
 
 /// A time as Log Analytics writes it: ISO 8601 (`az`, and the portal's CSV), or the portal's
 /// US form `11/25/2026, 9:48:37.123 AM`.
-fn parse_time(s: &str) -> Option<i64> {
+pub fn parse_time(s: &str) -> Option<i64> {
     if let Some(t) = crate::keys::time::parse_iso8601(s) {
         return Some(t);
     }

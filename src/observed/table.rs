@@ -1,6 +1,8 @@
 //! Framing an export into rows of named cells: a JSON array of row objects (`az monitor
-//! log-analytics query -o json`) or CSV with a header row (the portal's export). Column names
-//! are matched without regard to case, and a portal suffix such as ` [UTC]` is dropped.
+//! log-analytics query -o json`), the Log Analytics REST API's `{"tables": [...]}`, or CSV with
+//! a header row (the portal's export). The one home of these renderings: `--observed` and
+//! `workload from-logs` both read through [`for_each_row`]. Column names are matched without
+//! regard to case, and a portal suffix such as ` [UTC]` is dropped.
 
 use hashbrown::HashMap;
 
@@ -49,12 +51,16 @@ fn column_name(raw: &str) -> String {
     base.trim().to_ascii_lowercase()
 }
 
-/// Calls `f` with every row of one export file, in order, one row in memory at a time; stops at
-/// the first error (`f`'s or the file's).
+/// Calls `f` with every row of one export file, in order, one row in memory at a time (the
+/// file is streamed, never read whole); stops at the first error (`f`'s or the file's). The
+/// three renderings are told by their first character: `[` an array of row objects (`az
+/// monitor log-analytics query -o json`), `{` the Log Analytics REST API's `{"tables": [...]}`,
+/// anything else CSV with a header row (the portal's export).
 pub fn for_each_row(
     path: &std::path::Path,
     f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
 ) -> Result<u64, ObservedError> {
+    use std::io::BufRead;
     let file = path.display().to_string();
     let io = |e: std::io::Error| ObservedError::Io {
         file: file.clone(),
@@ -69,20 +75,54 @@ pub fn for_each_row(
             ),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| ObservedError::File {
-        file: file.clone(),
-        message: format!(
-            "not UTF-8 text (byte {}); export it again as JSON or CSV",
-            e.valid_up_to()
-        ),
-    })?;
-    let body = text.trim_start_matches('\u{feff}').trim_start();
-    if body.starts_with('[') {
-        json_rows(body, &file, f)
-    } else {
-        csv_rows(body, &file, f)
+    let mut reader =
+        std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
+    // Skip a byte-order mark and leading whitespace, then look at the first character.
+    let mut first = None;
+    let mut at_start = true;
+    loop {
+        let buf = reader.fill_buf().map_err(io)?;
+        if buf.is_empty() {
+            break;
+        }
+        if at_start && buf.starts_with(b"\xef\xbb\xbf") {
+            reader.consume(3);
+            at_start = false;
+            continue;
+        }
+        at_start = false;
+        let skip = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let done = skip < buf.len();
+        if done {
+            first = Some(buf[skip]);
+        }
+        reader.consume(skip);
+        if done {
+            break;
+        }
     }
+    match first {
+        Some(b'[') => json_rows(reader, &file, f),
+        Some(b'{') => rest_rows(reader, &file, f),
+        _ => csv_rows(reader, &file, f),
+    }
+}
+
+/// The cells of a row by matched column name. Two columns that differ only in case are one
+/// name (AzureDiagnostics has `databaseName_s` and `databasename_s`, one per category): the
+/// non-empty cell wins.
+fn cells_of(pairs: impl Iterator<Item = (String, String)>) -> HashMap<String, String> {
+    let mut cells: HashMap<String, String> = HashMap::new();
+    for (k, v) in pairs {
+        match cells.get_mut(&k) {
+            Some(old) if old.trim().is_empty() => *old = v,
+            Some(_) => {}
+            None => {
+                cells.insert(k, v);
+            }
+        }
+    }
+    cells
 }
 
 /// A JSON cell as text (numbers and booleans as written, null as empty).
@@ -96,74 +136,275 @@ fn cell(v: serde_json::Value) -> String {
     }
 }
 
+/// What the JSON readers share: the file, the callback, its first error and the row count.
+struct Sink<'a> {
+    file: &'a str,
+    f: &'a mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+    failed: Option<ObservedError>,
+    number: u64,
+}
+
+impl Sink<'_> {
+    /// Passes one row to the callback; an error is kept and the parse stopped.
+    fn row<E: serde::de::Error>(&mut self, cells: HashMap<String, String>) -> Result<(), E> {
+        self.number += 1;
+        let row = Row {
+            number: self.number,
+            cells,
+        };
+        match (self.f)(&row) {
+            Ok(()) => Ok(()),
+            Err(e) => self.stop(e),
+        }
+    }
+
+    fn stop<E: serde::de::Error>(&mut self, e: ObservedError) -> Result<(), E> {
+        self.failed = Some(e);
+        Err(E::custom("stopped"))
+    }
+
+    fn row_error(&self, row: u64, message: String) -> ObservedError {
+        ObservedError::Row {
+            file: self.file.to_owned(),
+            row,
+            message,
+        }
+    }
+
+    /// The parse's outcome: the callback's error first, then the parser's, phrased with `fix`.
+    fn finish(
+        self,
+        result: Result<(), serde_json::Error>,
+        fix: &str,
+    ) -> Result<u64, ObservedError> {
+        match (self.failed, result) {
+            (Some(e), _) => Err(e),
+            (None, Ok(())) => Ok(self.number),
+            (None, Err(e)) => Err(ObservedError::File {
+                file: self.file.to_owned(),
+                message: format!(
+                    "{fix} (line {}, column {}: {e}); a file cut short is refused, export it again whole",
+                    e.line(),
+                    e.column()
+                ),
+            }),
+        }
+    }
+}
+
 /// The rows of `az monitor log-analytics query -o json`: an array of objects, read element by
 /// element.
 fn json_rows(
-    text: &str,
+    reader: impl std::io::Read,
     file: &str,
     f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
 ) -> Result<u64, ObservedError> {
     use serde::de::{Deserializer, SeqAccess, Visitor};
-    struct Rows<'a> {
-        file: &'a str,
-        f: &'a mut dyn FnMut(&Row) -> Result<(), ObservedError>,
-        failed: &'a mut Option<ObservedError>,
-    }
-    impl<'de> Visitor<'de> for Rows<'_> {
-        type Value = u64;
+    struct Rows<'s, 'a>(&'s mut Sink<'a>);
+    impl<'de> Visitor<'de> for Rows<'_, '_> {
+        type Value = ();
         fn expecting(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             out.write_str("an array of row objects")
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
-            let mut number = 0u64;
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
             while let Some(crate::ingest::value::Plain(v)) = seq.next_element()? {
-                number += 1;
                 let serde_json::Value::Object(map) = v else {
-                    *self.failed = Some(ObservedError::Row {
-                        file: self.file.to_owned(),
-                        row: number,
-                        message: "not an object: each element of the array must be one row".into(),
-                    });
-                    return Err(serde::de::Error::custom("stopped"));
+                    let e = self.0.row_error(
+                        self.0.number + 1,
+                        "not an object: each element of the array must be one row".into(),
+                    );
+                    return self.0.stop(e);
                 };
-                let cells = map
-                    .into_iter()
-                    .map(|(k, v)| (column_name(&k), cell(v)))
-                    .collect();
-                if let Err(e) = (self.f)(&Row { number, cells }) {
-                    *self.failed = Some(e);
-                    return Err(serde::de::Error::custom("stopped"));
-                }
+                let cells = cells_of(map.into_iter().map(|(k, v)| (column_name(&k), cell(v))));
+                self.0.row(cells)?;
             }
-            Ok(number)
+            Ok(())
         }
     }
-    let mut failed = None;
-    let mut de = serde_json::Deserializer::from_str(text);
-    let result = de
-        .deserialize_seq(Rows {
-            file,
-            f,
-            failed: &mut failed,
-        })
-        .and_then(|n| de.end().map(|()| n));
-    match (failed, result) {
-        (Some(e), _) => Err(e),
-        (None, Ok(n)) => Ok(n),
-        (None, Err(e)) => Err(ObservedError::File {
-            file: file.to_owned(),
-            message: format!(
-                "not a JSON array of rows (line {}, column {}: {e}); export with `az monitor log-analytics query ... -o json`",
-                e.line(),
-                e.column()
-            ),
-        }),
+    let mut sink = Sink {
+        file,
+        f,
+        failed: None,
+        number: 0,
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let result = de.deserialize_seq(Rows(&mut sink)).and_then(|()| de.end());
+    sink.finish(
+        result,
+        "not a JSON array of rows; export with `az monitor log-analytics query ... -o json`",
+    )
+}
+
+/// The REST shape's visitors: the top object, its tables, a table, its rows.
+mod rest {
+    use super::*;
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::fmt::Formatter;
+
+    #[derive(serde::Deserialize)]
+    struct Column {
+        name: String,
     }
+    pub(super) struct Top<'s, 'a>(pub(super) &'s mut Sink<'a>);
+    struct Tables<'s, 'a>(&'s mut Sink<'a>);
+    struct Table<'s, 'a>(&'s mut Sink<'a>);
+    struct Rows<'s, 'a>(&'s mut Sink<'a>, &'s [String]);
+
+    impl<'de> Visitor<'de> for Top<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut Formatter<'_>) -> std::fmt::Result {
+            out.write_str("an object with `tables`")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut tables = false;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "tables" => {
+                        tables = true;
+                        map.next_value_seed(Tables(&mut *self.0))?;
+                    }
+                    "error" => {
+                        let crate::ingest::value::Plain(v) = map.next_value()?;
+                        let said: String = v.to_string().chars().take(300).collect();
+                        let e = ObservedError::File {
+                            file: self.0.file.to_owned(),
+                            message: format!("the response carries an error, so its rows are not the whole result ({said}); query a shorter window, or summarise with the KQL of the docs, and export again"),
+                        };
+                        return self.0.stop(e);
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            if !tables {
+                let e = ObservedError::File {
+                    file: self.0.file.to_owned(),
+                    message: "a JSON object without `tables`: not a Log Analytics REST response; export with `az monitor log-analytics query ... -o json` or the REST API's query".into(),
+                };
+                return self.0.stop(e);
+            }
+            Ok(())
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Tables<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Tables<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut Formatter<'_>) -> std::fmt::Result {
+            out.write_str("an array of tables")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            while seq.next_element_seed(Table(&mut *self.0))?.is_some() {}
+            Ok(())
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Table<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Table<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut Formatter<'_>) -> std::fmt::Result {
+            out.write_str("a table with `columns` and `rows`")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut columns: Option<Vec<String>> = None;
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "columns" => {
+                        let cols: Vec<Column> = map.next_value()?;
+                        columns = Some(cols.iter().map(|c| column_name(&c.name)).collect());
+                    }
+                    "rows" => {
+                        let Some(cols) = columns.as_deref() else {
+                            let e = ObservedError::File {
+                                file: self.0.file.to_owned(),
+                                message: "a table's `rows` come before its `columns`; export the response unchanged".into(),
+                            };
+                            return self.0.stop(e);
+                        };
+                        map.next_value_seed(Rows(&mut *self.0, cols))?;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for Rows<'_, '_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Rows<'_, '_> {
+        type Value = ();
+        fn expecting(&self, out: &mut Formatter<'_>) -> std::fmt::Result {
+            out.write_str("an array of rows, each an array of cells")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let cols = self.1;
+            while let Some(values) = seq.next_element::<Vec<crate::ingest::value::Plain>>()? {
+                if values.len() != cols.len() {
+                    let e = self.0.row_error(
+                        self.0.number + 1,
+                        format!(
+                            "{} cells but the table has {} columns; export the response unchanged",
+                            values.len(),
+                            cols.len()
+                        ),
+                    );
+                    return self.0.stop(e);
+                }
+                let cells = cells_of(
+                    cols.iter()
+                        .cloned()
+                        .zip(values.into_iter().map(|p| cell(p.0))),
+                );
+                self.0.row(cells)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The Log Analytics REST API's response (`{"tables": [{"name", "columns": [{"name",
+/// "type"}], "rows": [[...]]}]}`), table by table and row by row. A response with an `error`
+/// (the service stopped the query part way, e.g. at its row limit) is refused: its rows are not
+/// the whole window.
+fn rest_rows(
+    reader: impl std::io::Read,
+    file: &str,
+    f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
+) -> Result<u64, ObservedError> {
+    use rest::Top;
+    use serde::de::Deserializer;
+    let mut sink = Sink {
+        file,
+        f,
+        failed: None,
+        number: 0,
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let result = de.deserialize_map(Top(&mut sink)).and_then(|()| de.end());
+    sink.finish(
+        result,
+        "not a Log Analytics REST response (`{\"tables\": [...]}`)",
+    )
 }
 
 /// The rows of a CSV export with a header row.
 fn csv_rows(
-    text: &str,
+    reader: impl std::io::Read,
     file: &str,
     f: &mut dyn FnMut(&Row) -> Result<(), ObservedError>,
 ) -> Result<u64, ObservedError> {
@@ -175,7 +416,7 @@ fn csv_rows(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
-        .from_reader(text.as_bytes());
+        .from_reader(reader);
     let headers: Vec<String> = reader
         .headers()
         .map_err(|e| fail(0, format!("cannot read the CSV header: {e}")))?
@@ -191,11 +432,7 @@ fn csv_rows(
                 format!("not a CSV row of {} columns: {e}", headers.len()),
             )
         })?;
-        let cells = headers
-            .iter()
-            .cloned()
-            .zip(rec.iter().map(str::to_owned))
-            .collect();
+        let cells = cells_of(headers.iter().cloned().zip(rec.iter().map(str::to_owned)));
         f(&Row { number, cells })?;
     }
     Ok(number)

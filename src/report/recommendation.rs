@@ -38,12 +38,6 @@ pub fn blocks_view(rec: &Recommendation, gated: Option<&str>, detail: bool) -> V
                 rec.spec
             )
         }
-        RecommendationStatus::NeedsThroughput => {
-            format!(
-                "Recommendation: {} with more throughput (FAIL as provisioned)",
-                rec.spec
-            )
-        }
     };
     out.push(Block::Heading(2, title));
     out.push(Block::Bullets(rec.reasons.clone()));

@@ -96,10 +96,6 @@ pub fn summary_line(r: &Report) -> String {
             crate::model::RecommendationStatus::NonePasses => {
                 format!("No candidate passes (least bad: {}); {tally}", rec.spec)
             }
-            crate::model::RecommendationStatus::NeedsThroughput => format!(
-                "No candidate passes at the throughput given; {} passes with more RU/s; {tally}",
-                rec.spec
-            ),
         };
     }
     match r.candidates.first() {

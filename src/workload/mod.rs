@@ -8,6 +8,7 @@
 pub mod boundaries;
 pub mod cost;
 pub mod file;
+pub mod logs;
 pub mod routing;
 pub mod temporal;
 

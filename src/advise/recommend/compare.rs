@@ -5,19 +5,18 @@ use super::*;
 
 pub(super) fn why_not(win: &CandidateReport, r: &CandidateReport) -> String {
     if let (Some(w), Some(c)) = (&win.cost, &r.cost) {
-        // Costs decide between candidates that pass, and between candidates that would pass
-        // with more throughput (status needs_throughput).
-        let comparable = r.verdict != Verdict::Fail
-            || (fails_only_for_throughput(win) && fails_only_for_throughput(r));
+        // Costs decide between candidates that pass or warn (a shortfall of throughput is a
+        // cost, and warns).
+        let comparable = r.verdict != Verdict::Fail;
         if crate::advise::cost::cheaper(w.monthly_total_usd(), c.monthly_total_usd()) && comparable
         {
             return format!(
-                "it costs about {} USD a month against {} ({} RU/s to provision against {}: {} RU/s of demand, its hottest partition {} RU/s of {})",
+                "it costs about {} USD a month against {} in {} ({} RU/s of demand against {}, its hottest partition {} RU/s of {})",
                 crate::fmt::count(c.monthly_total_usd()),
                 crate::fmt::count(w.monthly_total_usd()),
-                crate::fmt::count(c.required_ru_per_sec),
-                crate::fmt::count(w.required_ru_per_sec),
+                w.ranked_by,
                 crate::fmt::count(c.demand_ru_per_sec),
+                crate::fmt::count(w.demand_ru_per_sec),
                 crate::fmt::count(c.hottest_partition_ru_per_sec),
                 crate::fmt::plural(c.physical_partitions as f64, "partition")
             );
@@ -135,12 +134,21 @@ pub(super) fn comparison(w: &CandidateReport, r: &CandidateReport) -> Vec<Compar
     vec![
         row("candidate", &|c| c.spec.clone()),
         row("verdict", &|c| c.verdict.to_string()),
-        row("RU/s to provision (est.)", &|c| {
+        row("RU/s to provision, manual (est.)", &|c| {
             cost(c, &|k| crate::fmt::count(k.required_ru_per_sec))
         }),
-        row("USD a month, manual + storage (est., list prices)", &|c| {
-            cost(c, &|k| crate::fmt::count(k.monthly_total_usd()))
-        }),
+        row(
+            "USD a month, ranked mode + storage (est., list prices)",
+            &|c| {
+                cost(c, &|k| {
+                    format!(
+                        "{} ({})",
+                        crate::fmt::count(k.monthly_total_usd()),
+                        k.ranked_by
+                    )
+                })
+            },
+        ),
         row("score", &|c| format!("{:.0}", c.score)),
         row("largest logical partition", &|c| {
             human_bytes(c.max_logical_partition_bytes)

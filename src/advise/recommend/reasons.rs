@@ -178,29 +178,72 @@ pub(super) fn barely_matters(win: &CandidateReport) -> Option<(f64, f64)> {
     (bytes < BARELY_MATTERS_BYTES && ru < BARELY_MATTERS_RU).then_some((bytes, ru))
 }
 
-/// The winner's cost, as the reasons quote it.
+/// The winner's cost, as the reasons quote it: the ranking's mode first, then the others.
 pub(super) fn cost_reason(c: &crate::model::CostEval) -> String {
+    use crate::fmt::count;
+    use crate::model::BillingMode;
     let by = match c.required_by {
         crate::model::RequiredBy::HottestPartition if c.physical_partitions == 1 => format!(
             "its one physical partition needs {} RU/s",
-            crate::fmt::count(c.hottest_partition_ru_per_sec)
+            count(c.hottest_partition_ru_per_sec)
         ),
-        crate::model::RequiredBy::HottestPartition => format!(
-            "the hottest of {} physical partitions needs {} RU/s, and throughput is divided evenly",
-            c.physical_partitions,
-            crate::fmt::count(c.hottest_partition_ru_per_sec)
-        ),
+        crate::model::RequiredBy::HottestPartition | crate::model::RequiredBy::PartitionDemands => {
+            format!(
+                "the hottest of {} physical partitions needs {} RU/s, and manual throughput is divided evenly",
+                c.physical_partitions,
+                count(c.hottest_partition_ru_per_sec)
+            )
+        }
         crate::model::RequiredBy::Storage => {
             "the service's floor of 1 RU/s per GB stored".to_owned()
         }
         crate::model::RequiredBy::Minimum => "the service's minimum".to_owned(),
     };
+    let line = |m: &crate::model::ModeCost| -> String {
+        let usd = m.monthly_throughput_usd.map_or_else(
+            || m.note.clone().unwrap_or_else(|| "not priced".to_owned()),
+            |u| format!("{} USD", count(u)),
+        );
+        match m.mode {
+            BillingMode::Manual => format!("manual {usd} ({} RU/s: {by})", count(c.required_ru_per_sec)),
+            BillingMode::Autoscale => format!(
+                "autoscale {usd} (maximum {} RU/s; each partition billed for what it scales to, {} RU/s in all)",
+                count(m.provisioned_ru_per_sec.unwrap_or(0.0)),
+                count(m.billed_ru_per_sec.unwrap_or(0.0))
+            ),
+            BillingMode::AutoscaleClassic => format!("classic autoscale {usd}"),
+            BillingMode::Serverless => format!("serverless {usd}"),
+            BillingMode::Redistributed => format!(
+                "manual with throughput redistributed across partitions (preview) {usd} ({} RU/s)",
+                count(m.provisioned_ru_per_sec.unwrap_or(0.0))
+            ),
+        }
+    };
+    let ranked = c.mode(c.ranked_by).map(line).unwrap_or_default();
+    let others: Vec<String> = c
+        .modes
+        .iter()
+        .filter(|m| m.mode != c.ranked_by)
+        .map(line)
+        .collect();
+    let regions = if c.regions > 1 || c.multi_write {
+        format!(
+            " in each of {} regions{}",
+            c.regions,
+            if c.multi_write {
+                " with multi-region writes"
+            } else {
+                ""
+            }
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "cost: {} RU/s to provision ({by}; the workload demands {} RU/s in all): about {} USD a month manual ({} USD autoscale at its maximum) plus {} USD of storage, at list prices (an estimate, docs/model.md \"Cost\")",
-        crate::fmt::count(c.required_ru_per_sec),
-        crate::fmt::count(c.demand_ru_per_sec),
-        crate::fmt::count(c.monthly_throughput_usd),
-        crate::fmt::count(c.monthly_autoscale_max_usd),
-        crate::fmt::count(c.monthly_storage_usd)
+        "cost: about {} USD a month{regions}: {ranked}, plus {} USD of storage (the workload demands {} RU/s in all); in the other modes: {}. List prices, an estimate (docs/model.md \"Cost\")",
+        count(c.monthly_total_usd()),
+        count(c.monthly_storage_usd),
+        count(c.demand_ru_per_sec),
+        others.join("; ")
     )
 }

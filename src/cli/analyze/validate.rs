@@ -8,7 +8,8 @@ use super::AnalyzeArgs;
 use crate::analysis::AnalyzeOptions;
 use crate::cli::{
     at_most, count_in, extended_json, positive, projection, threads, time_path, ConfigError,
-    FormatArg, HashVersionArg, MAX_CANDIDATES, MAX_PHYSICAL_PARTITIONS, MAX_RATE, MAX_TOP,
+    FormatArg, HashVersionArg, ThroughputArg, MAX_CANDIDATES, MAX_PHYSICAL_PARTITIONS, MAX_RATE,
+    MAX_TOP,
 };
 use crate::cosmos::limits::{parse_size, Limits};
 use crate::cosmos::{PkVersion, Provisioning};
@@ -65,6 +66,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
     let threads = threads(a.threads)?;
     let (max_record_bytes, memory_limit) = record_and_memory_limits(&a)?;
     let provisioning = provisioning(&a, &limits)?;
+    let cost_basis = cost_basis(&a, provisioning)?;
     let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
     let observed = observed(&a)?;
@@ -95,6 +97,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         projection,
         limits,
         provisioning,
+        cost_basis,
         physical_partitions: a.physical_partitions,
         hash_version: match a.hash_version {
             HashVersionArg::V1 => PkVersion::V1,
@@ -273,6 +276,68 @@ fn limits(a: &AnalyzeArgs, candidates: &[Candidate]) -> Result<Limits, ConfigErr
         }
     }
     Ok(limits)
+}
+
+/// The most regions an account is priced in (Azure has fewer than 70 regions).
+const MAX_REGIONS: u32 = 100;
+
+/// `--throughput`, `--regions` and `--multi-write`: the mode the ranking prices candidates in
+/// (declared, implied by `--ru` or `--autoscale-max-ru`, else dynamic autoscale).
+fn cost_basis(
+    a: &AnalyzeArgs,
+    provisioning: Option<Provisioning>,
+) -> Result<crate::advise::cost::CostBasis, ConfigError> {
+    use crate::model::BillingMode;
+    if a.regions == 0 || a.regions > MAX_REGIONS {
+        return Err(ConfigError::Invalid(format!(
+            "--regions {}: give the account's region count, from 1 to {MAX_REGIONS}",
+            a.regions
+        )));
+    }
+    let declared = a.throughput.map(|t| match t {
+        ThroughputArg::Manual => BillingMode::Manual,
+        ThroughputArg::Autoscale => BillingMode::Autoscale,
+        ThroughputArg::AutoscaleClassic => BillingMode::AutoscaleClassic,
+        ThroughputArg::Serverless => BillingMode::Serverless,
+    });
+    let implied = provisioning.map(|p| match p {
+        Provisioning::Manual { .. } => BillingMode::Manual,
+        Provisioning::Autoscale { .. } => BillingMode::Autoscale,
+    });
+    match (declared, implied) {
+        (Some(BillingMode::Serverless), Some(_)) => {
+            return Err(ConfigError::Invalid(
+                "--throughput serverless provisions nothing: drop --ru / --autoscale-max-ru, or choose --throughput manual or autoscale".into(),
+            ))
+        }
+        (Some(BillingMode::Serverless), None) if a.regions > 1 || a.multi_write => {
+            return Err(ConfigError::Invalid(format!(
+                "--throughput serverless: serverless accounts run in one region; drop --regions {} / --multi-write, or choose --throughput autoscale",
+                a.regions
+            )))
+        }
+        (Some(BillingMode::Serverless), None) if a.physical_partitions.is_some() => {
+            return Err(ConfigError::Invalid(
+                "--throughput serverless: a serverless container's partitions follow its storage; drop --physical-partitions".into(),
+            ))
+        }
+        (Some(d), Some(i)) if !matches!((d, i), (BillingMode::AutoscaleClassic, BillingMode::Autoscale)) && d != i => {
+            return Err(ConfigError::Invalid(format!(
+                "--throughput {} contradicts {}: give one mode",
+                d.label(),
+                if i == BillingMode::Manual { "--ru (manual)" } else { "--autoscale-max-ru (autoscale)" }
+            )))
+        }
+        _ => {}
+    }
+    Ok(crate::advise::cost::CostBasis {
+        ranked_by: declared.or(implied).unwrap_or(BillingMode::Autoscale),
+        declared: declared.or(implied).is_some(),
+        account: crate::cosmos::billing::Account {
+            regions: a.regions,
+            multi_write: a.multi_write,
+        },
+    })
 }
 
 /// `--ru` / `--autoscale-max-ru`, refused past the modelled partition count.

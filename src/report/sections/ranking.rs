@@ -54,8 +54,9 @@ pub(super) fn ranking_blocks(r: &Report, detail: bool) -> Vec<Block> {
     }
     headers.push("verdict");
     // With a workload the ranking is by cost: its figures come right after the verdict.
-    if cols.cost {
+    if let Some(k) = r.candidates.iter().find_map(|c| c.cost.as_ref()) {
         headers.extend(["RU/s to provision", "USD a month"]);
+        out.push(Block::Text(vec![cost_columns_note(k)]));
     }
     if detail {
         headers.extend(["score", "regime"]);
@@ -90,6 +91,24 @@ pub(super) fn ranking_blocks(r: &Report, detail: bool) -> Vec<Block> {
     out
 }
 
+/// What the ranking's cost columns hold: the mode they are in, and where the others are.
+fn cost_columns_note(k: &crate::model::CostEval) -> String {
+    use crate::model::BillingMode;
+    let what = match k.ranked_by {
+        BillingMode::Manual => "manual throughput: the RU/s to provision",
+        BillingMode::Serverless => {
+            "serverless: the RU/s consumed (nothing is provisioned) and the bill per RU"
+        }
+        _ => "autoscale with dynamic scaling: the maximum RU/s to set, each partition billed for what it uses",
+    };
+    let why = if k.mode_declared {
+        "the mode declared"
+    } else {
+        "no mode declared; what a new account gets (--throughput to choose)"
+    };
+    format!("Cost columns: {what} ({why}), and a month's bill with storage at list prices (an estimate). Every mode's figures are in the recommendation's cost line and the JSON (cost.modes).")
+}
+
 /// One candidate's row of the ranking; the cost, RU/s and layout columns only when some
 /// candidate has them (`-` for one that does not).
 fn ranking_row(r: &Report, c: &CandidateReport, cols: &Columns) -> Vec<String> {
@@ -101,8 +120,15 @@ fn ranking_row(r: &Report, c: &CandidateReport, cols: &Columns) -> Vec<String> {
     if cols.cost {
         match &c.cost {
             Some(k) => {
-                row.push(count(k.required_ru_per_sec));
-                row.push(count(k.monthly_throughput_usd + k.monthly_storage_usd));
+                let m = k.mode(k.ranked_by);
+                row.push(count(
+                    m.and_then(|m| m.provisioned_ru_per_sec)
+                        .unwrap_or(k.demand_ru_per_sec),
+                ));
+                row.push(match k.monthly_throughput_usd {
+                    Some(_) => count(k.monthly_total_usd()),
+                    None => "cannot serve".to_owned(),
+                });
             }
             None => row.extend(["-".to_owned(), "-".to_owned()]),
         }
