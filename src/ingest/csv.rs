@@ -82,7 +82,7 @@ pub struct CsvReader<R: Read> {
 
 impl<R: BufRead + Send> CsvReader<R> {
     /// Wraps a buffered reader; with `strings`, every field stays a string. The delimiter is
-    /// sniffed from the header row ([`sniff_delimiter`]).
+    /// sniffed from the header row (`sniff_delimiter`).
     pub fn new(inner: R, file: u32, name: String, strings: bool) -> Self {
         Self::with_delimiter(inner, file, name, strings, None)
     }
