@@ -138,8 +138,21 @@ fn finish_report(
 ) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
+    let largest: Vec<u64> = scanned.acc.largest_documents.iter().map(|d| d.0).collect();
+    let place = scanned
+        .acc
+        .largest_documents
+        .first()
+        .map(|(_, p)| format!("{}:{}", inputs[p.file as usize].display, p.line))
+        .unwrap_or_default();
+    let analyzed = scanned.acc.records_analyzed.max(1) as f64;
     input_findings.extend(crate::advise::input::input_findings(
-        scanned.acc.largest_document.map(|(bytes, _)| bytes),
+        crate::advise::input::LargestDocuments {
+            bytes: &largest,
+            kept: crate::stats::LARGEST_KEPT,
+            place: &place,
+            scale: (target.documents / analyzed).max(1.0),
+        },
         &cfg.limits,
         notes,
     ));

@@ -126,7 +126,8 @@ fn data_findings(
         findings.retain(|x| x.code != "UNDEFINED_PARTITION");
         findings.push(f);
     }
-    let current = follows_time.then(|| advise::domain::current_writes(cand, stats, &cfg.separator));
+    let current =
+        follows_time.then(|| advise::domain::current_writes(cand, stats, &cfg.separator, &kinds));
     if let Some(cw) = current.as_ref().filter(|_| cfg.workload.is_none()) {
         findings.push(advise::workload::follows_time_finding(cw, false, l));
     }
@@ -425,13 +426,23 @@ fn current_bucket_demand(
     ctx: &CandidateContext<'_>,
     cw: &advise::domain::CurrentWrites,
     summary: &mut DemandSummary,
-) -> Option<crate::model::Finding> {
+) -> Vec<crate::model::Finding> {
     let l = &ctx.cfg.limits;
-    let w = ctx.cfg.workload.as_ref()?;
+    let Some(w) = ctx.cfg.workload.as_ref() else {
+        return Vec::new();
+    };
+    let mut prefix = None;
     if let Some(wr) = &w.writes {
-        let ru = wr.per_sec
-            * cw.share
-            * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        let all =
+            wr.per_sec * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        if cw.prefix_on_one_partition {
+            prefix = Some(advise::workload::current_prefix_finding(
+                all,
+                &advise::domain::time_last(&ctx.cand.spec),
+                l,
+            ));
+        }
+        let ru = all * cw.share;
         let what = if cw.share < 1.0 {
             format!("the current time bucket of {}", cw.largest)
         } else {
@@ -442,6 +453,9 @@ fn current_bucket_demand(
         }
     }
     Some(advise::workload::follows_time_finding(cw, true, l))
+        .into_iter()
+        .chain(prefix)
+        .collect()
 }
 
 /// The report of one candidate, from everything evaluated.

@@ -80,6 +80,19 @@ pub fn summary_line(r: &Report) -> String {
             .filter(|c| c.verdict == crate::model::Verdict::Fail)
             .count(),
     );
+    let rejected = r
+        .input
+        .findings
+        .iter()
+        .find(|f| f.code == "ITEM_TOO_LARGE")
+        .map(|f| {
+            format!(
+                "{} over the item limit, rejected whatever the key; ",
+                crate::fmt::plural(f.evidence["documents"].as_f64().unwrap_or(1.0), "document")
+            )
+        })
+        .unwrap_or_default();
+    let tally = format!("{rejected}{tally}");
     if let Some(rec) = &r.recommendation {
         let gated = r.check.as_ref().is_some_and(|g| g.key == rec.spec);
         return match rec.status {
@@ -172,6 +185,8 @@ fn build(r: &Report, view: View, full_ranking: bool) -> Vec<Block> {
         1,
         "pkadvisor: partition key analysis".into(),
     ));
+    // Hard limits first (what no key can fix), then the answer.
+    out.extend(hard_limits_blocks(r));
     if view == View::Headline {
         out.push(Block::Text(vec![summary_line(r)]));
         return out;
@@ -271,6 +286,27 @@ fn others_block(r: &Report) -> Vec<Block> {
     vec![
         Block::Text(vec!["The other candidates:".into()]),
         Block::Bullets(lines),
+    ]
+}
+
+/// What no key can fix, before anything else: items the service rejects.
+fn hard_limits_blocks(r: &Report) -> Vec<Block> {
+    let hard: Vec<String> = r
+        .input
+        .findings
+        .iter()
+        .filter(|f| f.code == "ITEM_TOO_LARGE")
+        .map(|f| f.message.clone())
+        .collect();
+    if hard.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Heading(2, "Hard limit: items Cosmos DB rejects".into()),
+        Block::Bullets(hard),
+        Block::Text(vec![
+            "No partition key stores these items. What follows is for the items that can be stored.".into(),
+        ]),
     ]
 }
 
