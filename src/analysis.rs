@@ -13,6 +13,7 @@ mod groups;
 mod input;
 mod layout;
 mod lorenz;
+mod mistakes;
 mod observed;
 mod options;
 mod scan;
@@ -43,6 +44,9 @@ pub enum AnalyzeError {
     /// The key-statistics table is unreadable or inconsistent.
     #[error("{0}")]
     KeyStats(String),
+    /// A candidate no document can give a key (`mistakes`).
+    #[error("{0}")]
+    Candidate(String),
     /// The input held no documents.
     #[error("no documents to analyze: {0}")]
     Empty(String),
@@ -63,6 +67,7 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
+        cfg.csv_delimiter,
     )?;
     analyze_sources(cfg, &inputs, notes)
 }
@@ -101,6 +106,25 @@ pub fn analyze_sources(
         notes,
         observed.as_ref(),
     )
+}
+
+/// An error when a candidate of `report` is no key at all for the documents of `inputs`: a path
+/// none of them holds, or one holding only objects or arrays (`mistakes`). `analyze` refuses
+/// those (exit 2); `check` judges its key as a policy failure instead.
+pub fn refuse_mistaken_candidates(
+    report: &Report,
+    inputs: &[ingest::InputSource],
+    csv_strings: bool,
+) -> Result<(), AnalyzeError> {
+    let analyzed = report.input.records_analyzed;
+    let suspect = report.candidates.iter().any(|c| {
+        analyzed > 0 && (c.undefined_documents > 0 || c.invalid_key_documents == analyzed)
+    });
+    if !suspect {
+        return Ok(());
+    }
+    let peek = ingest::peek::peek_paths(inputs, 2_000, csv_strings);
+    mistakes::refuse_mistaken(report, &peek)
 }
 
 /// The stages after the scan: estimate, evaluate, rank, recommend, and the report.

@@ -432,7 +432,8 @@ fn pipes_and_fifos_get_the_same_checks_as_the_file() {
     );
 
     // analyze on a FIFO whose key path is missing peeks at the records again to explain it:
-    // that peek passes over the FIFO instead of waiting for a second writer.
+    // that peek passes over the FIFO instead of waiting for a second writer, and the mistake is
+    // refused (exit 2) without the suggestions the peek would have given.
     let (f, b) = (fifo.clone(), bytes.clone());
     let writer = std::thread::spawn(move || {
         let mut w = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
@@ -453,7 +454,8 @@ fn pipes_and_fifos_get_the_same_checks_as_the_file() {
         .unwrap();
     let (code, err) = wait(child, 60);
     writer.join().unwrap();
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("holds /nope"), "{err}");
 
     // Process substitution: `/dev/fd/N`, a pipe.
     let out = Command::new("bash")

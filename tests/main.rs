@@ -16,6 +16,7 @@ mod gate_safety;
 mod headline;
 mod hostile;
 mod memory;
+mod mistakes;
 mod msrv;
 mod observed;
 mod provisioning;

@@ -53,6 +53,7 @@ fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)>
         a.input_format,
         a.max_record_bytes,
         a.extended_json,
+        a.csv_delimiter,
     )?;
     if let Some(c) = &cfg.confined_to {
         c.inputs(&inputs)?;
@@ -167,7 +168,7 @@ fn write_outputs(
         sarif::text(violations, fallback)
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
-        crate::report::render_styled(report, a.format, color)
+        crate::report::render_view(report, a.format, color, a.view)
     };
     match super::output::write(a.output.as_deref(), &text, "report", out) {
         // A reader that went away (`| head`) lost the report: the gate's verdict stands, but a

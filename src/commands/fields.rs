@@ -48,6 +48,7 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         cfg.input_format,
         ingest::DEFAULT_MAX_RECORD_BYTES,
         cfg.extended_json,
+        None,
     )?;
     crate::ci::confine::inputs_in_ci(&inputs)?;
     let opts = ProfileOptions {

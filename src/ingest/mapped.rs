@@ -366,6 +366,7 @@ mod tests {
             size_bytes: Some(len as u64),
             max_record_bytes: crate::ingest::DEFAULT_MAX_RECORD_BYTES,
             extended_json: None,
+            csv_delimiter: None,
         }
     }
 
