@@ -12,6 +12,7 @@ mod corpus;
 mod decisions;
 mod ejson;
 mod equivalence;
+mod from_logs;
 mod gate_safety;
 mod headline;
 mod hostile;

@@ -173,6 +173,7 @@ pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
     if cfg.projection.is_some() {
         e.push("projection (docs/projection.md): heavy keys (seen 10+ times) keep their sample share with simultaneous 95% Wilson intervals; rarer keys share the tail's documents among the tail's estimated production keys; any key not listed is bounded by a one-sided 95% Poisson limit; distinct counts are ranges over Chao1, Duj1, GEE and the accumulation curve; the physical layout spreads the tail evenly over the key space".into());
     }
+    e.extend(cfg.workload_note.clone());
     if cfg.workload.is_some() {
         e.push(format!(
             "RU/s: the cost model of docs/workload.md, interpolated through the documented 1 KB and 100 KB points (point read {} RU at 1 KB; insert {} RU at 1 KB with default indexing, an assumption: the docs give 5.5 RU without indexing and no single figure with it; {}× at 100 KB; {} RU per partition a query visits); traffic spread over logical partitions {}",

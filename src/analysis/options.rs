@@ -71,6 +71,8 @@ pub struct AnalyzeOptions {
     pub hash_version: PkVersion,
     /// The workload (from --workload and the rate/query shortcuts), if any traffic is stated.
     pub workload: Option<crate::workload::Workload>,
+    /// Where the workload came from, when the report must say it (measured from logs).
+    pub workload_note: Option<String>,
     /// Access log.
     pub ops: Option<PathBuf>,
     /// `--observed`: Azure Monitor exports of the container today.

@@ -170,6 +170,18 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Workload", long, value_name = "FILE")]
     pub workload: Option<PathBuf>,
 
+    /// The workload measured from Azure Monitor request and query log exports, in one step
+    /// (what `pkadvisor workload from-logs` writes; docs/workload-from-logs.md). --container
+    /// and --region choose the container and region.
+    #[arg(
+        help_heading = "Workload",
+        long,
+        value_name = "EXPORT",
+        num_args = 1..,
+        conflicts_with = "workload"
+    )]
+    pub workload_from_logs: Vec<PathBuf>,
+
     /// A query, e.g. 'name=dashboard,per_sec=20,filter=/tenantId:eq+/userId:in5' (repeatable).
     #[arg(help_heading = "Workload", long = "query", value_name = "SPEC")]
     pub queries: Vec<String>,

@@ -94,12 +94,17 @@ pub fn summary_line(r: &Report) -> String {
         .unwrap_or_default();
     let tally = format!("{rejected}{tally}");
     if let Some(rec) = &r.recommendation {
-        let gated = r.check.as_ref().is_some_and(|g| g.key == rec.spec);
+        let gate = r.check.as_ref().filter(|g| g.key == rec.spec);
         return match rec.status {
-            _ if gated => format!(
-                "Gated key: {} ({}); {tally}",
+            _ if gate.is_some() => format!(
+                "Gated key: {} ({}; gate {}); {tally}",
                 rec.spec,
-                rec.verdict.to_string().to_uppercase()
+                rec.verdict.to_string().to_uppercase(),
+                if gate.is_some_and(|g| g.passed) {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
             ),
             crate::model::RecommendationStatus::Recommended => format!(
                 "Recommended key: {} ({}); {tally}",

@@ -67,7 +67,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
     let (max_record_bytes, memory_limit) = record_and_memory_limits(&a)?;
     let provisioning = provisioning(&a, &limits)?;
     let cost_basis = cost_basis(&a, provisioning)?;
-    let workload = workload(&a)?;
+    let (workload, workload_note) = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
     let observed = observed(&a, memory_limit)?;
     let sample = sample(&a, projection.as_ref())?;
@@ -105,6 +105,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
             HashVersionArg::V2 => PkVersion::V2,
         },
         workload: (!workload.is_empty()).then_some(workload),
+        workload_note,
         ops: a.ops,
         observed,
         time_field,
@@ -193,6 +194,7 @@ fn observed(
 ) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
     if a.observed.is_empty() {
         return match &a.container {
+            Some(_) if !a.workload_from_logs.is_empty() => Ok(None),
             Some(c) => Err(ConfigError::Invalid(format!(
                 "--container {c}: it chooses the container of --observed exports; give them, or leave --container out"
             ))),
@@ -393,11 +395,57 @@ fn provisioning(a: &AnalyzeArgs, limits: &Limits) -> Result<Option<Provisioning>
     Ok(provisioning)
 }
 
+/// `--workload-from-logs`: the workload derived from Azure Monitor exports as `workload
+/// from-logs` would write it (and read back the same way), and the sentence the report gives it.
+fn from_logs(a: &AnalyzeArgs) -> Result<(crate::workload::Workload, Option<String>), ConfigError> {
+    let container = match &a.container {
+        None => None,
+        Some(c) => match c.split_once('/') {
+            Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
+                Some((d.to_owned(), n.to_owned()))
+            }
+            _ => {
+                return Err(ConfigError::Invalid(format!(
+                    "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
+                )))
+            }
+        },
+    };
+    let opts = crate::workload::logs::LogsOptions {
+        files: a.workload_from_logs.clone(),
+        filter: crate::observed::ObservedFilter {
+            container,
+            region: a.region.clone(),
+        },
+    };
+    let d = crate::workload::logs::derive(&opts)
+        .map_err(|e| ConfigError::Invalid(format!("--workload-from-logs: {e}")))?;
+    let text = crate::workload::logs::render(&d, &Limits::default());
+    let w = crate::workload::parse(&text, "derived workload", false)
+        .map_err(|e| ConfigError::Invalid(format!("internal error, please report: {e}")))?;
+    let obfuscated = d.shapes.iter().filter(|s| s.parsed.obfuscated).count();
+    let note = format!(
+        "workload measured from Azure Monitor logs (--workload-from-logs): {:.0} s of {}/{} in {}; {} query shape(s), {} with obfuscated property names (routed as fan-outs), {} unreadable query text(s) kept as fan-outs; `pkadvisor workload from-logs` writes the same workload as a file to review",
+        d.window_secs(),
+        d.database,
+        d.container,
+        d.region,
+        d.shapes.len(),
+        obfuscated,
+        d.unreadable_rows
+    );
+    Ok((w, Some(note)))
+}
+
 /// The workload file with the command-line rates and queries applied.
-fn workload(a: &AnalyzeArgs) -> Result<crate::workload::Workload, ConfigError> {
-    let mut workload = match &a.workload {
-        Some(p) => crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
-        None => crate::workload::Workload::default(),
+fn workload(a: &AnalyzeArgs) -> Result<(crate::workload::Workload, Option<String>), ConfigError> {
+    let (mut workload, measured) = match &a.workload {
+        Some(p) => (
+            crate::workload::load(p).map_err(|e| ConfigError::Invalid(e.to_string()))?,
+            None,
+        ),
+        None if !a.workload_from_logs.is_empty() => from_logs(a)?,
+        None => (crate::workload::Workload::default(), None),
     };
     let writes_per_sec = at_most(
         "writes-per-sec",
@@ -434,7 +482,7 @@ fn workload(a: &AnalyzeArgs) -> Result<crate::workload::Workload, ConfigError> {
         }
         workload.queries.push(q);
     }
-    Ok(workload)
+    Ok((workload, measured))
 }
 
 /// The output format (flag, else the output file's extension), refusing to overwrite an input.
