@@ -30,8 +30,14 @@ pub(super) fn evaluate_all(
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
     crate::timing::mark("estimate: projected and summarised");
-    let demand = observed.and_then(|o| super::observed::demand(cfg, inputs, &all_stats, o));
     let current = super::observed::current_index(cfg);
+    let carry = observed
+        .zip(current)
+        .map(|(o, c)| super::observed::carry::carry(cfg, inputs, &all_stats, &projectors, o, c));
+    let mut measured_findings = match (observed, &carry, current) {
+        (Some(o), Some(k), Some(c)) => super::observed::measured_findings(cfg, o, k, &all_stats, c),
+        _ => vec![Vec::new(); cfg.candidates.len()],
+    };
     let mut section = None;
     let ops = match &cfg.ops {
         Some(path) => Some(crate::ops::read_ops(path, plan)?),
@@ -68,7 +74,9 @@ pub(super) fn evaluate_all(
             peek: &peek,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
-            demand: demand.as_ref().and_then(|d| d.per_candidate[i].as_deref()),
+            demand: carry.as_ref().and_then(|d| d.demand[i].as_deref()),
+            demand_unseen: carry.as_ref().map_or(0.0, |d| d.unseen[i]),
+            measured: std::mem::take(&mut measured_findings[i]),
             time: time.as_ref().map(|t| TimeInput {
                 buckets: &t.0[i],
                 bucket_secs: t.1,
@@ -88,13 +96,19 @@ pub(super) fn evaluate_all(
                         .as_ref()
                         .map(|l| l.physical_partitions as usize),
                 ),
-                demand.as_ref().is_some_and(|d| d.carried),
+                carry.as_ref().is_some_and(|d| d.carried),
             ));
         }
         report.findings.append(&mut group_findings[i]);
         finish_report(&mut report, key_errors(&acc.candidates[i], &locate));
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
+    }
+    if let (Some(hp), Some(k)) = (
+        section.as_mut().and_then(|s| s.hot_partitions.as_mut()),
+        &carry,
+    ) {
+        super::observed::stash_ranges(hp, cfg, k);
     }
     Ok((reports, section))
 }

@@ -145,12 +145,17 @@ fn cell<'r>(row: &'r Row, names: &[&'static str]) -> Option<(&'static str, &'r s
 
 /// The value of `names`, or the fix.
 fn need<'r>(row: &'r Row, names: &'static [&'static str]) -> Result<&'r str, String> {
-    cell(row, names).map(|(_, v)| v).ok_or_else(|| {
-        format!(
-            "no value in column `{}`; export it with the query of docs/calibration.md",
-            names[0]
-        )
-    })
+    cell(row, names)
+        .map(|(_, v)| v)
+        .ok_or_else(|| missing(names))
+}
+
+/// What a row without a value in `names` is told.
+fn missing(names: &[&str]) -> String {
+    format!(
+        "no value in column `{}`; export it with the query of docs/calibration.md",
+        names[0]
+    )
 }
 
 /// A row's table, database, container and region: all `--container` and `--region` need.
@@ -176,8 +181,13 @@ pub(crate) fn measurement(
     let time_text = need(row, cols.time)?;
     let time = parse_time(time_text)
         .ok_or_else(|| format!("TimeGenerated `{time_text}` is not a time (ISO 8601 expected)"))?;
+    // An empty cell is a row to skip; a column the export lacks is an export to fix.
     let Some((_, key_text)) = cell(row, cols.key) else {
-        return Ok(None);
+        return if row.has(cols.key) {
+            Ok(None)
+        } else {
+            Err(missing(cols.key))
+        };
     };
     let key = parse_key(key_text, levels)?;
     let kind = if head.size_row {
@@ -188,7 +198,11 @@ pub(crate) fn measurement(
     } else {
         let (name, v) = cell(row, cols.charge).ok_or("no value in column `RequestCharge`")?;
         let Some((_, range)) = cell(row, cols.range) else {
-            return Ok(None);
+            return if row.has(cols.range) {
+                Ok(None)
+            } else {
+                Err(missing(cols.range))
+            };
         };
         Kind::Charge {
             ru: amount(name, v, "request units")?,

@@ -133,6 +133,10 @@ pub fn blocks(r: &Report) -> Vec<Block> {
         "pkadvisor: partition key analysis".into(),
     ));
     out.push(input::input_block(&r.input));
+    // What the service measured for the current key comes before the answer it informs.
+    if let Some(o) = r.observed.as_ref().filter(|o| !o.headline.is_empty()) {
+        out.push(Block::Text(vec![o.headline.clone()]));
+    }
     if let Some(rec) = &r.recommendation {
         let gated = r.check.as_ref().map(|g| g.key.as_str());
         out.extend(super::recommendation::blocks_gated(rec, gated));
