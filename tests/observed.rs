@@ -478,3 +478,4 @@ fn carried_traffic_adds_up_across_the_batches_of_the_second_read() {
 }
 
 mod errors;
+mod population;

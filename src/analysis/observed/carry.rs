@@ -5,7 +5,9 @@
 //! which the sample shows `c_k`: `k`'s RU/s is the sum over its sample documents of their
 //! per-document RU, times `D_k / c_k`. A key finer than the current one (`/id` under
 //! `/tenantId`) thus gets a tenant's RU spread over the tenant's production documents, not over
-//! the sample's few; a coarser one gathers its keys'. The RU of production's keys the sample
+//! the sample's few; a coarser one gathers its keys'. A measured size is a floor under `N_T`
+//! (its bytes over the key's mean stored document): a tenant the sample under-represents still
+//! spreads its RU over all its documents. The RU of production's keys the sample
 //! lacks is the candidate's unseen demand, spread like their documents.
 //!
 //! Sizes and query scope: for each current key the service measured (a size or query RU), which
@@ -19,6 +21,10 @@ use crate::ingest::InputSource;
 use crate::keys::{self, KeyPlan};
 use crate::observed::Observed;
 use crate::stats::summary::CandidateStats;
+
+/// The relative interval around a key's production documents derived from its measured size
+/// (docs/calibration.md, "Carried traffic").
+const MEASURED_COUNT_SPREAD: f64 = 0.2;
 
 /// Per candidate, per key: carried RU/s per sample document summed, at the point estimate of the
 /// current key's production documents and at both ends of its interval (`[point, low, high]`).
@@ -91,17 +97,33 @@ pub(crate) fn carry(
         .unwrap_or_default();
     // Each sample document's RU/s: its current key's RU/s over the key's production documents
     // (the projection, and its interval's ends).
+    // A measured size is a floor under the key's documents too: its bytes over the key's mean
+    // stored document.
     let (cs, cp) = (&all_stats[current], &projectors[current]);
+    let measured: HashMap<&[u8], f64> = obs.sizes.iter().map(|s| (&s.0[..], s.1)).collect();
     let weight: HashMap<&[u8], [f64; 3]> = cs
         .partitions
         .iter()
         .filter_map(|p| {
-            let ru = per_key.get(cs.key_of(p))?;
+            let k = cs.key_of(p);
+            let ru = per_key.get(k)?;
             let c = p.documents(&cs.keys).max(1);
-            let point = cs.documents_of(p).max(c as f64);
+            let projected = cs.documents_of(p).max(c as f64);
+            let floor = measured.get(k).map_or(0.0, |b| {
+                b / (cs.bytes_of(p) / projected).max(f64::MIN_POSITIVE)
+            });
+            let point = projected.max(floor);
+            // The measured count is itself an estimate (the service sub-samples and assumes
+            // documents of one size; it is converted at the sample's mean): its interval is
+            // ±MEASURED_COUNT_SPREAD around it.
             let (lo, hi) = cp.documents_range(c);
-            let (lo, hi) = (lo.max(1.0).min(point), hi.max(point));
-            Some((cs.key_of(p), [ru / point, ru / hi, ru / lo]))
+            let (lo, hi) = (
+                lo.max(1.0)
+                    .max(floor * (1.0 - MEASURED_COUNT_SPREAD))
+                    .min(point),
+                hi.max(point).max(floor * (1.0 + MEASURED_COUNT_SPREAD)),
+            );
+            Some((k, [ru / point, ru / hi, ru / lo]))
         })
         .collect();
     let watch = watched(obs, &cfg.limits);
