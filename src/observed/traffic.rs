@@ -117,6 +117,13 @@ impl Traffic {
             Some(w) => {
                 self.window = w;
                 self.window_source = WindowSource::Given;
+                // Rows that would cover more than the window given are narrower than they
+                // look (a sparse export on round minutes): each covers its share of it, so a
+                // peak is never under the average.
+                let rows = (self.last - self.first) / self.granularity.max(1) + 1;
+                if (rows * self.granularity) as f64 > w {
+                    self.granularity = ((w / rows as f64).floor() as i64).max(1);
+                }
             }
             None => {
                 self.window = (self.last - self.first + self.granularity) as f64;
@@ -302,6 +309,11 @@ mod tests {
         assert_eq!(m.key_peaks()[&b"k".to_vec()].max, 500.0 / 60.0);
         // Three bins: rank ⌈2.97⌉ = 3, the largest.
         assert_eq!(m.key_peaks()[&b"k".to_vec()].p99, 500.0 / 60.0);
+        // A given window shorter than the rows would cover narrows them: three rows in 150 s
+        // are 50 s each, the busiest 500 RU over 50 s.
+        m.fix_window(Some(150.0));
+        assert_eq!((m.granularity, m.window), (50, 150.0));
+        assert_eq!(m.total_peak().unwrap().max, 10.0);
         // A given window wins; the bins count over it (bins without rows are 0).
         m.fix_window(Some(6000.0));
         assert_eq!(m.window_secs(), 6000.0);
