@@ -31,29 +31,15 @@ pub(super) fn evaluate_all(
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
     crate::timing::mark("estimate: projected and summarised");
     let current = super::observed::current_index(cfg);
-    let carry = observed
-        .zip(current)
-        .map(|(o, c)| super::observed::carry::carry(cfg, inputs, &all_stats, &projectors, o, c));
-    let mut measured_findings = match (observed, &carry, current) {
-        (Some(o), Some(k), Some(c)) => super::observed::measured_findings(cfg, o, k, &all_stats, c),
-        _ => vec![Vec::new(); cfg.candidates.len()],
-    };
+    let (carry, mut measured_findings) =
+        super::observed::prepare(cfg, inputs, &all_stats, &projectors, observed);
     let mut section = None;
     let ops = match &cfg.ops {
         Some(path) => Some(crate::ops::read_ops(path, plan)?),
         None => None,
     };
     let time = time_buckets(acc, cfg, fine_bucket);
-    // A key path missing from most documents is explained with the paths that do exist: peek at
-    // the first records again, only then.
-    let peek = if all_stats
-        .iter()
-        .any(|s| s.undefined_documents * 2 >= s.documents.max(1))
-    {
-        ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings)
-    } else {
-        Default::default()
-    };
+    let peek = peek(&all_stats, inputs, cfg);
     let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
     let locate = |i: &RecordIssue| Located {
         file: names[i.position.file as usize].clone(),
@@ -111,6 +97,23 @@ pub(super) fn evaluate_all(
         super::observed::stash_ranges(hp, cfg, k);
     }
     Ok((reports, section))
+}
+
+/// A key path missing from most documents is explained with the paths that do exist: peek at
+/// the first records again, only then.
+fn peek(
+    all_stats: &[CandidateStats],
+    inputs: &[InputSource],
+    cfg: &AnalyzeOptions,
+) -> ingest::peek::PathPeek {
+    if all_stats
+        .iter()
+        .any(|s| s.undefined_documents * 2 >= s.documents.max(1))
+    {
+        ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings)
+    } else {
+        Default::default()
+    }
 }
 
 /// A candidate's documents without a key, by reason, with located examples.

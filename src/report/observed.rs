@@ -87,51 +87,7 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
     let Some(t) = &o.traffic else {
         return Vec::new();
     };
-    let ops = t
-        .operations
-        .iter()
-        .map(|x| format!("{} {}", x.operation, ru(x.ru_per_sec)))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let window = match t.window_source.as_str() {
-        "given" => "the window given with --window".to_string(),
-        _ => format!(
-            "the window is the last TimeGenerated minus the first plus one row's {} s, detected from the row times",
-            t.granularity_secs
-        ),
-    };
-    let peak = if t.granularity_secs <= 1 {
-        "in one second".to_string()
-    } else {
-        format!(
-            "over one {}-second row (an average: a second inside it can be higher)",
-            t.granularity_secs
-        )
-    };
-    let mut lines = vec![
-        format!(
-            "Measured: {} RU/s on average over {} s ({} to {}: {window}), {} rows, {} keys; the container's busiest row {} RU/s {peak}; by operation: {ops}. The table logs point reads and writes, queries and stored procedures (queries: {} RU/s): query RU charged to one key value is evidence the queries filter on the current key.",
-            ru(t.total_ru_per_sec),
-            count(t.window_secs),
-            t.first,
-            t.last,
-            count(t.rows as f64),
-            count(t.keys_measured as f64),
-            ru(t.peak_ru_per_sec),
-            ru(t.query_ru_per_sec),
-        ),
-        if t.carried {
-            "The current key's RU/s are measured; every other candidate's are carried over: each production document carries its current key's measured RU/s divided among that key's projected production documents, so a finer key's partition takes its own production documents' worth, not the sample's few.".into()
-        } else {
-            "The current key's RU/s are measured; they were not carried to the other candidates (the inputs came from standard input and cannot be read again).".into()
-        },
-    ];
-    if o.rows_empty_key > 0 {
-        lines.push(format!(
-            "{} rows with an empty PartitionKey or PartitionKeyRangeId were skipped (Microsoft's queries leave them out with isnotempty).",
-            count(o.rows_empty_key as f64)
-        ));
-    }
+    let mut lines = traffic_lines(o, t);
     if t.not_in_sample_ru_per_sec > 0.0 {
         lines.push(format!(
             "{} RU/s were measured on keys the sample has no document of: they are in the current key's figures but carried to no candidate.",
@@ -177,6 +133,56 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
     ]
 }
 
+/// The traffic section's sentences: totals, window, peak, operations, how figures were carried.
+fn traffic_lines(o: &ObservedReport, t: &crate::model::MeasuredTraffic) -> Vec<String> {
+    let ops = t
+        .operations
+        .iter()
+        .map(|x| format!("{} {}", x.operation, ru(x.ru_per_sec)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let window = match t.window_source.as_str() {
+        "given" => "the window given with --window".to_string(),
+        _ => format!(
+            "the window is the last TimeGenerated minus the first plus one row's {} s, detected from the row times",
+            t.granularity_secs
+        ),
+    };
+    let peak = if t.granularity_secs <= 1 {
+        "in one second".to_string()
+    } else {
+        format!(
+            "over one {}-second row (an average: a second inside it can be higher)",
+            t.granularity_secs
+        )
+    };
+    let mut lines = vec![
+        format!(
+            "Measured: {} RU/s on average over {} s ({} to {}: {window}), {} rows, {} keys; the container's busiest row {} RU/s {peak}; by operation: {ops}. The table logs point reads and writes, queries and stored procedures (queries: {} RU/s): query RU charged to one key value is evidence the queries filter on the current key.",
+            ru(t.total_ru_per_sec),
+            count(t.window_secs),
+            t.first,
+            t.last,
+            count(t.rows as f64),
+            count(t.keys_measured as f64),
+            ru(t.peak_ru_per_sec),
+            ru(t.query_ru_per_sec),
+        ),
+        if t.carried {
+            "The current key's RU/s are measured; every other candidate's are carried over: each production document carries its current key's measured RU/s divided among that key's projected production documents, so a finer key's partition takes its own production documents' worth, not the sample's few.".into()
+        } else {
+            "The current key's RU/s are measured; they were not carried to the other candidates (the inputs came from standard input and cannot be read again).".into()
+        },
+    ];
+    if o.rows_empty_key > 0 {
+        lines.push(format!(
+            "{} rows with an empty PartitionKey or PartitionKeyRangeId were skipped (Microsoft's queries leave them out with isnotempty).",
+            count(o.rows_empty_key as f64)
+        ));
+    }
+    lines
+}
+
 /// Today's physical partitions, the prediction, and each candidate under the same load.
 fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
     let Some(h) = &o.hot_partitions else {
@@ -197,28 +203,7 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
             ]
         })
         .collect();
-    let candidates = h
-        .candidates
-        .iter()
-        .map(|c| {
-            vec![
-                c.spec.clone(),
-                c.source.clone(),
-                count(c.physical_partitions as f64),
-                ru(c.hottest_ru_per_sec),
-                format!("{:.2}×", c.versus_today),
-                match c.hottest_logical_ru_range {
-                    Some(r) if c.source != "measured" => format!(
-                        "{} ({} – {})",
-                        ru_fine(c.hottest_logical_ru_per_sec),
-                        ru_fine(r[0]),
-                        ru_fine(r[1])
-                    ),
-                    _ => ru_fine(c.hottest_logical_ru_per_sec),
-                },
-            ]
-        })
-        .collect();
+    let candidates = candidate_rows(h);
     vec![
         Block::Heading(3, "Hot physical partitions today".into()),
         Block::Text(vec![format!(
@@ -258,4 +243,29 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
             rows: candidates,
         },
     ]
+}
+
+/// Each candidate's row under today's load.
+fn candidate_rows(h: &crate::model::HotPartitions) -> Vec<Vec<String>> {
+    h.candidates
+        .iter()
+        .map(|c| {
+            vec![
+                c.spec.clone(),
+                c.source.clone(),
+                count(c.physical_partitions as f64),
+                ru(c.hottest_ru_per_sec),
+                format!("{:.2}×", c.versus_today),
+                match c.hottest_logical_ru_range {
+                    Some(r) if c.source != "measured" => format!(
+                        "{} ({} – {})",
+                        ru_fine(c.hottest_logical_ru_per_sec),
+                        ru_fine(r[0]),
+                        ru_fine(r[1])
+                    ),
+                    _ => ru_fine(c.hottest_logical_ru_per_sec),
+                },
+            ]
+        })
+        .collect()
 }

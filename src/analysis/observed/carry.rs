@@ -5,9 +5,9 @@
 //! which the sample shows `c_k`: `k`'s RU/s is the sum over its sample documents of their
 //! per-document RU, times `D_k / c_k`. A key finer than the current one (`/id` under
 //! `/tenantId`) thus gets a tenant's RU spread over the tenant's production documents, not over
-//! the sample's few; a coarser one gathers its keys'. A measured size is a floor under `N_T`
-//! (its bytes over the key's mean stored document): a tenant the sample under-represents still
-//! spreads its RU over all its documents. The RU of production's keys the sample
+//! the sample's few; a coarser one gathers its keys'. For a candidate whose keys hold one item each, a
+//! measured size is a floor under `N_T` (its bytes over the key's mean stored document): a
+//! tenant the sample under-represents still spreads its RU over all its documents. The RU of production's keys the sample
 //! lacks is the candidate's unseen demand, spread like their documents.
 //!
 //! Sizes and query scope: for each current key the service measured (a size or query RU), which
@@ -42,6 +42,7 @@ struct Pass {
 }
 
 /// The measurements as every candidate sees them.
+#[derive(Default)]
 pub(crate) struct Carry {
     /// Per candidate: RU/s per logical partition in `stats.partitions` order (None: no traffic,
     /// or not carried: the inputs could not be read again).
@@ -95,40 +96,11 @@ pub(crate) fn carry(
         .as_ref()
         .map(|t| t.per_key())
         .unwrap_or_default();
-    // Each sample document's RU/s: its current key's RU/s over the key's production documents
-    // (the projection, and its interval's ends).
-    // A measured size is a floor under the key's documents too: its bytes over the key's mean
-    // stored document.
-    let (cs, cp) = (&all_stats[current], &projectors[current]);
-    let measured: HashMap<&[u8], f64> = obs.sizes.iter().map(|s| (&s.0[..], s.1)).collect();
-    let weight: HashMap<&[u8], [f64; 3]> = cs
-        .partitions
-        .iter()
-        .filter_map(|p| {
-            let k = cs.key_of(p);
-            let ru = per_key.get(k)?;
-            let c = p.documents(&cs.keys).max(1);
-            let projected = cs.documents_of(p).max(c as f64);
-            let floor = measured.get(k).map_or(0.0, |b| {
-                b / (cs.bytes_of(p) / projected).max(f64::MIN_POSITIVE)
-            });
-            let point = projected.max(floor);
-            // The measured count is itself an estimate (the service sub-samples and assumes
-            // documents of one size; it is converted at the sample's mean): its interval is
-            // ±MEASURED_COUNT_SPREAD around it.
-            let (lo, hi) = cp.documents_range(c);
-            let (lo, hi) = (
-                lo.max(1.0)
-                    .max(floor * (1.0 - MEASURED_COUNT_SPREAD))
-                    .min(point),
-                hi.max(point).max(floor * (1.0 + MEASURED_COUNT_SPREAD)),
-            );
-            Some((k, [ru / point, ru / hi, ru / lo]))
-        })
-        .collect();
+    let weight = weights(&all_stats[current], &projectors[current], obs, &per_key);
     let watch = watched(obs, &cfg.limits);
     let (pass, carried) = if n > 1 && (!weight.is_empty() || !watch.is_empty()) {
-        read_again(cfg, inputs, current, &weight, &watch)
+        let one_item: Vec<bool> = projectors.iter().map(|p| p.one_item).collect();
+        read_again(cfg, inputs, (current, &one_item), &weight, &watch)
     } else {
         (
             Pass {
@@ -186,13 +158,68 @@ pub(crate) fn carry(
     out
 }
 
+/// Each current key's RU/s per production document, at the point estimate of its documents and
+/// at both ends of their interval (`[point, low, high]`): first from the projection alone, then
+/// with a measured size as a floor under the documents (`[3..6]`). A candidate whose keys hold
+/// one item each (`/id`) takes the second: its keys' documents are known exactly, so the true
+/// per-document rate is what counts. The others take the first, the same projection their own
+/// keys' documents come from: a tenant the sample under-represents is under-represented in their
+/// keys alike, and the two cancel (the measured RU is all carried).
+fn weights<'a>(
+    cs: &'a CandidateStats,
+    cp: &Projector,
+    obs: &Observed,
+    per_key: &HashMap<Vec<u8>, f64>,
+) -> HashMap<&'a [u8], [f64; 6]> {
+    // Each sample document's RU/s: its current key's RU/s over the key's production documents
+    // (the projection, and its interval's ends).
+    // A measured size is a floor under the key's documents too: its bytes over the key's mean
+    // stored document.
+    let measured: HashMap<&[u8], f64> = obs.sizes.iter().map(|s| (&s.0[..], s.1)).collect();
+    cs.partitions
+        .iter()
+        .filter_map(|p| {
+            let k = cs.key_of(p);
+            let ru = per_key.get(k)?;
+            let c = p.documents(&cs.keys).max(1);
+            let projected = cs.documents_of(p).max(c as f64);
+            let floor = measured.get(k).map_or(0.0, |b| {
+                b / (cs.bytes_of(p) / projected).max(f64::MIN_POSITIVE)
+            });
+            let point = projected.max(floor);
+            // The measured count is itself an estimate (the service sub-samples and assumes
+            // documents of one size; it is converted at the sample's mean): its interval is
+            // ±MEASURED_COUNT_SPREAD around it.
+            let (lo, hi) = cp.documents_range(c);
+            let (plo, phi) = (lo.max(1.0).min(projected), hi.max(projected));
+            let (lo, hi) = (
+                lo.max(1.0)
+                    .max(floor * (1.0 - MEASURED_COUNT_SPREAD))
+                    .min(point),
+                hi.max(point).max(floor * (1.0 + MEASURED_COUNT_SPREAD)),
+            );
+            Some((
+                k,
+                [
+                    ru / projected,
+                    ru / phi,
+                    ru / plo,
+                    ru / point,
+                    ru / hi,
+                    ru / lo,
+                ],
+            ))
+        })
+        .collect()
+}
+
 /// The second read of the sample: records in batches, each batch's documents on the pool's
 /// threads. Returns what the pass gathered, and whether any record was read.
 fn read_again(
     cfg: &AnalyzeOptions,
     inputs: &[InputSource],
-    current: usize,
-    weight: &HashMap<&[u8], [f64; 3]>,
+    (current, one_item): (usize, &[bool]),
+    weight: &HashMap<&[u8], [f64; 6]>,
     watch: &hashbrown::HashSet<Vec<u8>>,
 ) -> (Pass, bool) {
     use rayon::prelude::*;
@@ -217,6 +244,7 @@ fn read_again(
         weight,
         watch,
         n,
+        one_item,
     };
     let flush = |batch: &mut Vec<Vec<u8>>, total: &mut Pass| {
         let run = || {
@@ -251,9 +279,11 @@ fn read_again(
 struct Credit<'a> {
     plan: &'a KeyPlan,
     current: usize,
-    weight: &'a HashMap<&'a [u8], [f64; 3]>,
+    weight: &'a HashMap<&'a [u8], [f64; 6]>,
     watch: &'a hashbrown::HashSet<Vec<u8>>,
     n: usize,
+    /// Per candidate: whether its keys hold one item each (it takes the measured weights).
+    one_item: &'a [bool],
 }
 
 impl Credit<'_> {
@@ -286,8 +316,9 @@ impl Credit<'_> {
                     continue;
                 }
                 if let Some(w) = w {
+                    let at = if self.one_item[c] { 3 } else { 0 };
                     let e = out.sums[c].entry_ref(&key[..]).or_default();
-                    (0..3).for_each(|i| e[i] += w[i]);
+                    (0..3).for_each(|i| e[i] += w[at + i]);
                 }
                 if watched {
                     follow(&mut out.together[c], &cur, &key);
@@ -343,16 +374,4 @@ fn merge(a: Pass, b: Pass) -> Pass {
         })
         .collect();
     Pass { sums, together }
-}
-
-impl Default for Carry {
-    fn default() -> Carry {
-        Carry {
-            demand: Vec::new(),
-            unseen: Vec::new(),
-            hottest: Vec::new(),
-            together: Vec::new(),
-            carried: false,
-        }
-    }
 }

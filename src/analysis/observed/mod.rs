@@ -29,6 +29,26 @@ pub(super) fn read(cfg: &AnalyzeOptions) -> Result<Option<Observed>, AnalyzeErro
     Ok(Some(read_observed(opts, current.levels.len())?))
 }
 
+/// What `--observed` gives each candidate before it is evaluated: the carried measurements and
+/// the findings they decide (empty lists without exports).
+pub(super) fn prepare(
+    cfg: &AnalyzeOptions,
+    inputs: &[crate::ingest::InputSource],
+    all_stats: &[CandidateStats],
+    projectors: &[Projector],
+    observed: Option<&Observed>,
+) -> (Option<carry::Carry>, Vec<Vec<crate::model::Finding>>) {
+    let current = current_index(cfg);
+    let carried = observed
+        .zip(current)
+        .map(|(o, c)| carry::carry(cfg, inputs, all_stats, projectors, o, c));
+    let findings = match (observed, &carried, current) {
+        (Some(o), Some(k), Some(c)) => measured_findings(cfg, o, k, all_stats, c),
+        _ => vec![Vec::new(); cfg.candidates.len()],
+    };
+    (carried, findings)
+}
+
 /// The index of the current key among the candidates.
 pub(super) fn current_index(cfg: &AnalyzeOptions) -> Option<usize> {
     let current = cfg.current_key.as_ref()?;
@@ -59,27 +79,7 @@ pub(super) fn current_section(
             .get(k)
             .map_or(0, |&i| stats.partitions[i].documents(&stats.keys))
     };
-    let calibration = (!obs.sizes.is_empty()).then(|| {
-        let keys: Vec<CalibratedKey> = obs
-            .sizes
-            .iter()
-            .map(|(k, bytes, t)| {
-                let at = index.get(&k[..]).copied();
-                let range =
-                    at.map(|i| estimate::sizes::bytes_range(stats, &stats.partitions[i], proj));
-                CalibratedKey {
-                    key: key_json(k),
-                    measured_bytes: *bytes,
-                    reported: crate::fmt::iso(*t),
-                    projected_bytes: at.map(|i| stats.bytes_at(i)),
-                    projected_range: range,
-                    sample_documents: docs_of(k),
-                    verdict: crate::advise::observed::verdict(*bytes, range),
-                }
-            })
-            .collect();
-        crate::advise::observed::calibration(keys)
-    });
+    let calibration = calibrate(obs, stats, proj, &index, &key_json, &docs_of);
     let mut findings = Vec::new();
     findings.extend(
         calibration
@@ -125,6 +125,55 @@ pub(super) fn current_section(
     }
 }
 
+/// The measured sizes beside the projection of the same keys (None without storage rows).
+fn calibrate(
+    obs: &Observed,
+    stats: &CandidateStats,
+    proj: &Projector,
+    index: &HashMap<&[u8], usize>,
+    key_json: &dyn Fn(&[u8]) -> serde_json::Value,
+    docs_of: &dyn Fn(&[u8]) -> u64,
+) -> Option<crate::model::Calibration> {
+    (!obs.sizes.is_empty()).then(|| {
+        let keys: Vec<CalibratedKey> = obs
+            .sizes
+            .iter()
+            .map(|(k, bytes, t)| {
+                let at = index.get(&k[..]).copied();
+                let range =
+                    at.map(|i| estimate::sizes::bytes_range(stats, &stats.partitions[i], proj));
+                CalibratedKey {
+                    key: key_json(k),
+                    measured_bytes: *bytes,
+                    reported: crate::fmt::iso(*t),
+                    projected_bytes: at.map(|i| stats.bytes_at(i)),
+                    projected_range: range,
+                    sample_documents: docs_of(k),
+                    verdict: crate::advise::observed::verdict(*bytes, range),
+                }
+            })
+            .collect();
+        crate::advise::observed::calibration(keys)
+    })
+}
+
+/// RU/s of queries.
+fn query_ru(t: &crate::observed::Traffic) -> f64 {
+    t.per_operation()
+        .iter()
+        .filter(|(op, _)| crate::advise::observed::is_query(op))
+        .map(|(_, ru)| ru)
+        .sum()
+}
+
+/// Where the window came from, as the report writes it.
+fn window_source(t: &crate::observed::Traffic) -> &'static str {
+    match t.window_source {
+        crate::observed::WindowSource::Detected => "detected",
+        crate::observed::WindowSource::Given => "given",
+    }
+}
+
 /// The measured traffic: totals, operations and the top keys.
 fn measured_traffic(
     t: &crate::observed::Traffic,
@@ -166,19 +215,10 @@ fn measured_traffic(
         first: crate::fmt::iso(t.first),
         last: crate::fmt::iso(t.last),
         window_secs: w,
-        window_source: match t.window_source {
-            crate::observed::WindowSource::Detected => "detected",
-            crate::observed::WindowSource::Given => "given",
-        }
-        .into(),
+        window_source: window_source(t).into(),
         granularity_secs: t.granularity,
         peak_ru_per_sec: t.total_peak().map_or(0.0, |p| p.max),
-        query_ru_per_sec: t
-            .per_operation()
-            .iter()
-            .filter(|(op, _)| crate::advise::observed::is_query(op))
-            .map(|(_, ru)| ru)
-            .sum(),
+        query_ru_per_sec: query_ru(t),
         rows: t.rows,
         total_ru_per_sec: keys.iter().fold(0.0, |s, k| s + k.1),
         operations: t

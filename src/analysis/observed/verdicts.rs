@@ -66,9 +66,10 @@ fn sizes(
     let big: Vec<&(Vec<u8>, f64, i64)> = obs.sizes.iter().filter(|s| s.1 >= warn).collect();
     // Per candidate key: the measured bytes it holds at least, the largest measured key in it,
     // and how many measured keys.
-    type Floor<'a> = (Vec<u8>, f64, &'a (Vec<u8>, f64, i64), usize);
+    type Measured = (Vec<u8>, f64, i64);
+    type Floor<'a> = (Vec<u8>, f64, &'a Measured, usize);
     let floors_of = |c: usize| -> Vec<Floor<'_>> {
-        let mut m: HashMap<&[u8], (f64, &(Vec<u8>, f64, i64), usize)> = HashMap::new();
+        let mut m: HashMap<&[u8], (f64, &Measured, usize)> = HashMap::new();
         // Every measured key (not only the big ones): small ones add up in a coarser key;
         // sizes come largest first, so the first is the largest.
         for s in &obs.sizes {
@@ -152,7 +153,7 @@ fn peaks(
     {
         let avg = per_key.get(k).copied().unwrap_or(0.0);
         let shown = text(cfg, current, k);
-        for c in 0..cfg.candidates.len() {
+        for (c, found) in out.iter_mut().enumerate() {
             let own;
             let reach = if c == current {
                 Reach::Measured
@@ -162,7 +163,7 @@ fn peaks(
             } else {
                 continue;
             };
-            out[c].extend(judge::key_peak_finding(&shown, peak, avg, reach, g, l));
+            found.extend(judge::key_peak_finding(&shown, peak, avg, reach, g, l));
         }
     }
 }
