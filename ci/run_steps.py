@@ -3,8 +3,13 @@
 template (ci/azure-pipelines/pkadvisor.yml) on this machine, the way the runner would, so that
 ci/action-test.sh can check what they do without a GitHub or Azure agent.
 
-    run_steps.py github action.yml [--input NAME=VALUE]...
-    run_steps.py azure  ci/azure-pipelines/pkadvisor.yml [--param NAME=VALUE]...
+    run_steps.py [--temp DIR] github action.yml [--input NAME=VALUE]...
+    run_steps.py [--temp DIR] azure  ci/azure-pipelines/pkadvisor.yml [--param NAME=VALUE]...
+
+The runner's temporary folder (RUNNER_TEMP, AGENT_TEMPDIRECTORY) is a fresh folder removed on
+exit, or DIR, kept, so that a test can read what the steps wrote there (the SARIF). The steps'
+outputs (GitHub) and variables (Azure) are printed at the end, `::: output ID.NAME=VALUE` and
+`::: variable NAME=VALUE`.
 
 What the runner does and this reproduces:
 
@@ -14,9 +19,10 @@ GitHub (composite action)
     are substituted in `run`, `env`, `with` and `if`; any other expression is refused (this
     script would not know its value, so the test must not pass by accident).
   * `shell: bash` runs `bash --noprofile --norc -eo pipefail FILE` (GitHub's documented
-    command line), with RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_ENV, GITHUB_STEP_SUMMARY
-    and GITHUB_ACTION_PATH set; GITHUB_OUTPUT lines become `steps.ID.outputs`, GITHUB_PATH lines
-    are put in front of PATH for the later steps, GITHUB_ENV lines are added to their env.
+    command line), with RUNNER_TEMP, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_ENV, GITHUB_STEP_SUMMARY,
+    GITHUB_ACTION_PATH, GITHUB_ACTIONS=true and CI=true set; GITHUB_OUTPUT lines become
+    `steps.ID.outputs`, GITHUB_PATH lines are put in front of PATH for the later steps,
+    GITHUB_ENV lines are added to their env.
   * `if:` (without or with `${{ }}`) is a conjunction of `A == 'x'` / `A != 'x'` terms,
     `always()`, `success()`, `failure()`; a step without `if:` runs only while no step failed.
   * a `uses:` step is not run: it is printed as `would run USES with K=V…` on stderr (the test
@@ -29,9 +35,10 @@ Azure Pipelines (steps template)
     insert their steps when true. `$(NAME)` macros are replaced by variables set with
     `##vso[task.setvariable variable=NAME]VALUE` in an earlier step (left as is when unset, as
     Azure does).
-  * `bash:` runs `bash --noprofile --norc FILE` (Bash@3; no `-e`), with AGENT_TEMPDIRECTORY;
-    `##vso[task.prependpath]DIR` puts DIR in front of PATH for the later steps.
-  * `condition:` is `succeeded()` (the default), `succeededOrFailed()` or `always()`.
+  * `bash:` runs `bash --noprofile --norc FILE` (Bash@3; no `-e`), with AGENT_TEMPDIRECTORY
+    and TF_BUILD=True; `##vso[task.prependpath]DIR` puts DIR in front of PATH for the later steps.
+  * `condition:` is `succeeded()` (the default), `succeededOrFailed()` or `always()`, alone or
+    in `and(STATUS, ne(variables.NAME, 'VALUE'))` / `eq(…)`.
   * a `publish:` step is not run: it is printed as `would publish PATH as ARTIFACT` and the
     path must exist.
   * the exit code is the first failing step's (0 when none failed).
@@ -48,9 +55,16 @@ import tempfile
 import yaml
 
 
+KEEP = None
+
+
 def scratch_dir():
     """A temporary folder for one run (the runner's temp and its command files), removed when
-    the script exits, whatever the steps did: the action installs pkadvisor into it (~70 MB)."""
+    the script exits, whatever the steps did: the action installs pkadvisor into it (~70 MB).
+    With --temp DIR, DIR, kept."""
+    if KEEP:
+        os.makedirs(KEEP, exist_ok=True)
+        return KEEP
     tmp = tempfile.mkdtemp(prefix="run-steps-")
     atexit.register(shutil.rmtree, tmp, ignore_errors=True)
     return tmp
@@ -168,8 +182,11 @@ def github(path, given):
            "action_path": os.path.dirname(os.path.abspath(path))}
     base_env = dict(os.environ)
     base_env["RUNNER_TEMP"] = os.path.join(tmp, "runner-temp")
-    os.mkdir(base_env["RUNNER_TEMP"])
+    os.makedirs(base_env["RUNNER_TEMP"], exist_ok=True)
     base_env["GITHUB_ACTION_PATH"] = ctx["action_path"]
+    # As on GitHub's runners: pkadvisor then knows it runs in CI (docs/hardening.md).
+    base_env["GITHUB_ACTIONS"] = "true"
+    base_env["CI"] = "true"
     for v in files.values():
         open(v, "w").close()
     base_env.update(files)
@@ -211,6 +228,9 @@ def github(path, given):
             print(f"::: {name} failed with exit code {rc}", file=sys.stderr)
             if code == 0:
                 code = rc
+    for step_id, outs in ctx["outputs"].items():
+        for k, v in outs.items():
+            print(f"::: output {step_id}.{k}={v}", file=sys.stderr)
     return code
 
 
@@ -267,15 +287,13 @@ def azure(path, given):
     tmp = scratch_dir()
     base_env = dict(os.environ)
     base_env["AGENT_TEMPDIRECTORY"] = tmp
+    base_env["TF_BUILD"] = "True"
     variables, extra_path = {}, []
     macro = lambda text: MACRO.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
     code = 0
     for i, step in enumerate(az_steps(tpl["steps"], params)):
         name = step.get("displayName", f"step {i + 1}")
-        cond = step.get("condition", "succeeded()")
-        run = {"succeeded()": code == 0, "succeededOrFailed()": True, "always()": True}.get(cond)
-        if run is None:
-            die(f"{name}: condition `{cond}` this script does not evaluate")
+        run = az_condition(step.get("condition", "succeeded()"), code, variables, name)
         if not run:
             print(f"::: skipped: {name}", file=sys.stderr)
             continue
@@ -307,10 +325,30 @@ def azure(path, given):
             print(f"::: {name} failed with exit code {rc}", file=sys.stderr)
             if code == 0:
                 code = rc
+    for k, v in variables.items():
+        print(f"::: variable {k}={v}", file=sys.stderr)
     return code
 
 
+def az_condition(cond, code, variables, name):
+    """Whether a step runs: a status function, or `and(STATUS, ne|eq(variables.NAME, 'V'))`."""
+    status = {"succeeded()": code == 0, "succeededOrFailed()": True, "always()": True}
+    if cond in status:
+        return status[cond]
+    m = re.fullmatch(r"and\(\s*(\w+\(\))\s*,\s*(ne|eq)\(\s*variables\.([A-Za-z0-9_.]+)\s*,"
+                     r"\s*'([^']*)'\s*\)\s*\)", cond)
+    if not m or m.group(1) not in status:
+        die(f"{name}: condition `{cond}` this script does not evaluate")
+    have = variables.get(m.group(3), "")
+    same = have == m.group(4)
+    return status[m.group(1)] and (same if m.group(2) == "eq" else not same)
+
+
 def main():
+    global KEEP
+    if len(sys.argv) > 2 and sys.argv[1] == "--temp":
+        KEEP = os.path.abspath(sys.argv[2])
+        del sys.argv[1:3]
     if len(sys.argv) < 3 or sys.argv[1] not in ("github", "azure"):
         die("usage: run_steps.py github|azure FILE [--input|--param NAME=VALUE]...")
     if sys.argv[1] == "github":

@@ -5,6 +5,7 @@
 
 mod candidate;
 mod capacity;
+mod cluster;
 mod discovery;
 mod evaluate;
 mod finish;
@@ -12,6 +13,7 @@ mod groups;
 mod input;
 mod layout;
 mod lorenz;
+mod mistakes;
 mod observed;
 mod options;
 mod scan;
@@ -42,6 +44,9 @@ pub enum AnalyzeError {
     /// The key-statistics table is unreadable or inconsistent.
     #[error("{0}")]
     KeyStats(String),
+    /// A candidate no document can give a key (`mistakes`).
+    #[error("{0}")]
+    Candidate(String),
     /// The input held no documents.
     #[error("no documents to analyze: {0}")]
     Empty(String),
@@ -62,6 +67,7 @@ pub fn analyze(cfg: &AnalyzeOptions) -> Result<Report, AnalyzeError> {
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
+        cfg.csv_delimiter,
     )?;
     analyze_sources(cfg, &inputs, notes)
 }
@@ -102,6 +108,25 @@ pub fn analyze_sources(
     )
 }
 
+/// An error when a candidate of `report` is no key at all for the documents of `inputs`: a path
+/// none of them holds, or one holding only objects or arrays (`mistakes`). `analyze` refuses
+/// those (exit 2); `check` judges its key as a policy failure instead.
+pub fn refuse_mistaken_candidates(
+    report: &Report,
+    inputs: &[ingest::InputSource],
+    csv_strings: bool,
+) -> Result<(), AnalyzeError> {
+    let analyzed = report.input.records_analyzed;
+    let suspect = report.candidates.iter().any(|c| {
+        analyzed > 0 && (c.undefined_documents > 0 || c.invalid_key_documents == analyzed)
+    });
+    if !suspect {
+        return Ok(());
+    }
+    let peek = ingest::peek::peek_paths(inputs, 2_000, csv_strings);
+    mistakes::refuse_mistaken(report, &peek)
+}
+
 /// The stages after the scan: estimate, evaluate, rank, recommend, and the report.
 fn finish_report(
     cfg: &AnalyzeOptions,
@@ -114,8 +139,21 @@ fn finish_report(
 ) -> Result<Report, AnalyzeError> {
     // Estimate: what production the sample stands for.
     let (target, projection) = input::production_target(&scanned.acc, cfg)?;
+    let largest: Vec<u64> = scanned.acc.largest_documents.iter().map(|d| d.0).collect();
+    let place = scanned
+        .acc
+        .largest_documents
+        .first()
+        .map(|(_, p)| format!("{}:{}", inputs[p.file as usize].display, p.line))
+        .unwrap_or_default();
+    let analyzed = scanned.acc.records_analyzed.max(1) as f64;
     input_findings.extend(crate::advise::input::input_findings(
-        scanned.acc.largest_document.map(|(bytes, _)| bytes),
+        crate::advise::input::LargestDocuments {
+            bytes: &largest,
+            kept: crate::stats::LARGEST_KEPT,
+            place: &place,
+            scale: (target.documents / analyzed).max(1.0),
+        },
         &cfg.limits,
         notes,
     ));
@@ -129,6 +167,7 @@ fn finish_report(
         &target,
         scanned.fine_bucket,
         scanned.group_findings,
+        scanned.clustered,
         observed,
     )?;
     let ranked = finish::rank_reports(reports);

@@ -35,6 +35,16 @@ pub fn count(x: f64) -> String {
     }
 }
 
+/// An estimated count to two significant figures (`74,000,000`, `5,500,000`, `13`): an
+/// estimate's eighth digit is noise.
+pub fn approx_count(x: f64) -> String {
+    if !x.is_finite() || x.abs() < 100.0 {
+        return count(x);
+    }
+    let step = 10f64.powf(x.abs().log10().floor() - 1.0);
+    count((x / step).round() * step)
+}
+
 /// A count and its noun, singular for exactly one (`1 field`, `2 fields`, `1,500 logical
 /// partitions`): the last word takes `-ies` after a consonant and `y`, `-es` after `s`, `x`,
 /// `ch` or `sh`, else `-s`. The one plural rule of every message.
@@ -142,6 +152,15 @@ mod tests {
         assert_eq!(ru_fine(0.0), "0.0");
         assert_eq!(ru_fine(31.12), "31.1");
         assert_eq!(ru_fine(1234.0), "1,234");
+    }
+
+    #[test]
+    fn estimates_keep_two_significant_figures() {
+        assert_eq!(approx_count(73_936_127.0), "74,000,000");
+        assert_eq!(approx_count(5_474_312.0), "5,500,000");
+        assert_eq!(approx_count(998_582_206.0), "1,000,000,000");
+        assert_eq!(approx_count(13.4), "13");
+        assert_eq!(approx_count(149.0), "150");
     }
 
     #[test]

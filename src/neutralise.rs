@@ -23,22 +23,34 @@
 use std::borrow::Cow;
 
 /// Whether `c` is shown escaped in every sink: C0 and C1 controls, DEL, the bidirectional
-/// formatting characters, and the Unicode line and paragraph separators.
+/// formatting characters, the Unicode line and paragraph separators, and the invisible
+/// characters that make two values look alike or hide text: zero-width space, non-joiner and
+/// joiner (U+200B–U+200D), word joiner and invisible operators (U+2060–U+2064), the Mongolian
+/// vowel separator (U+180E), the byte order mark (U+FEFF), interlinear annotation marks
+/// (U+FFF9–U+FFFB) and the tag characters (U+E0000–U+E007F, which spell hidden ASCII).
 pub fn is_hazard(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}'
         | '\u{7f}'..='\u{9f}'
         | '\u{61c}'
-        | '\u{200e}'
-        | '\u{200f}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
         | '\u{2028}'
         | '\u{2029}'
         | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}')
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
 }
 
+/// `\u` and four hex digits, as JSON writes a character: a tag character (above U+FFFF) as its
+/// two UTF-16 surrogates (`\udb40\udc41`), so every escape has one length.
 fn push_escaped(out: &mut String, c: char) {
-    out.push_str(&format!("\\u{:04x}", c as u32));
+    for unit in c.encode_utf16(&mut [0; 2]) {
+        out.push_str(&format!("\\u{:04x}", unit));
+    }
 }
 
 /// Whether `s` at byte `i` starts `##[` or `##vso[` (any case): a CI command anywhere in a line.

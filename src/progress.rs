@@ -22,13 +22,13 @@ impl Progress {
             Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr())
                 .with_style(
                     ProgressStyle::with_template(
-                        "{spinner} reading {bytes}/{total_bytes} [{bar:30}] {bytes_per_sec}, {eta} left",
+                        "{spinner} reading {decimal_bytes}/{decimal_total_bytes} [{bar:30}] {decimal_bytes_per_sec}, {eta} left",
                     )
                     .expect("valid template")
                     .progress_chars("=> "),
                 ),
             None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-                ProgressStyle::with_template("{spinner} reading {bytes} ({bytes_per_sec})")
+                ProgressStyle::with_template("{spinner} reading {decimal_bytes} ({decimal_bytes_per_sec})")
                     .expect("valid template"),
             ),
         };

@@ -502,3 +502,48 @@ fn numbers_from_the_config_and_flags_have_ranges() {
         text(&o.stderr)
     );
 }
+
+/// `check --key` is the container's one key: `auto` (which panicked, and with `--compare /id`
+/// gated `/id`) and a list (`/k,/id` gated `/k` and compared `/id`) are refused with the fix;
+/// the compare list is capped (each key is measured over the whole sample).
+#[test]
+fn the_gated_key_is_one_key() {
+    for (key, want) in [
+        ("auto", "`auto` is analyze's search"),
+        ("auto,/id", "`auto` is analyze's search"),
+        ("/customerId,/id", "check gates one key, this lists 2"),
+    ] {
+        let o = Test::new()
+            .args(["check", "fixtures/ci/sample.jsonl", "--key", key])
+            .args(["--compare", "/id"])
+            .run()
+            .bad_input();
+        assert!(o.stderr.contains(want), "{key}: {}", o.stderr);
+    }
+    let many: Vec<String> = (0..101).map(|i| format!("/p{i}")).collect();
+    let o = Test::new()
+        .args(["check", "fixtures/ci/sample.jsonl", "--key", "/customerId"])
+        .args(["--compare", &many.join(",")])
+        .run()
+        .bad_input();
+    assert!(
+        o.stderr.contains("101 keys to compare with") && o.stderr.contains("at most 100"),
+        "{}",
+        o.stderr
+    );
+    let o = Test::new()
+        .args(["analyze", "fixtures/ci/sample.jsonl", "-c"])
+        .arg(
+            (0..1001)
+                .map(|i| format!("/p{i}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        )
+        .run()
+        .bad_input();
+    assert!(
+        o.stderr.contains("1001 candidates: at most 1000"),
+        "{}",
+        o.stderr
+    );
+}

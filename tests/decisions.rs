@@ -13,7 +13,8 @@ use crate::scenarios::{candidate, close, codes, dated_docs, message, run};
 ///   one partition per user: the largest user takes 5/400 of them, 4,000 × 10 × 0.0125 = 500
 ///   RU/s (it used to fail at the full 40,000);
 /// - `day(/ts)>/u` puts the time first: today's prefix, all current writes, on one physical
-///   partition, so it is judged at the full rate.
+///   partition, so that partition is judged at the full rate (`CURRENT_PREFIX_ON_ONE_PARTITION`,
+///   40,000 RU/s), while each (day, user) logical partition takes its user's 500.
 #[test]
 fn time_keys_are_judged_at_their_own_grain() {
     let f = dated_docs();
@@ -35,7 +36,7 @@ fn time_keys_are_judged_at_their_own_grain() {
         assert_eq!(code, 0, "{err}");
         for (spec, hottest, verdict) in [
             ("hour(/ts)", 40_000.0, "fail"),
-            ("day(/ts)>/u", 40_000.0, "fail"),
+            ("day(/ts)>/u", 500.0, "fail"),
             ("/u+day(/ts)", 500.0, "pass"),
             // Its first level has only 97 values: LOW_CARDINALITY warns, nothing fails.
             ("/u>day(/ts)", 500.0, "warn"),
@@ -45,6 +46,14 @@ fn time_keys_are_judged_at_their_own_grain() {
             assert!(close(got, hottest), "{spec} {extra:?}: {got}");
             assert_eq!(c["verdict"], verdict, "{spec} {extra:?}: {:?}", codes(c));
         }
+        let m = message(
+            candidate(&r, "day(/ts)>/u"),
+            "CURRENT_PREFIX_ON_ONE_PARTITION",
+        );
+        assert!(
+            m.contains("must take an estimated 40,000 RU/s") && m.contains("`/u>day(/ts)`"),
+            "{m}"
+        );
         let m = message(candidate(&r, "/u+day(/ts)"), "KEY_FOLLOWS_TIME");
         assert!(
             m.contains("one logical partition per value of its other parts (97 in the sample)")

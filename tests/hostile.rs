@@ -102,8 +102,8 @@ fn table_output_and_stderr_hold_no_ci_command_and_no_escape() {
     let (dir, _) = sample();
     let file = HOSTILE_FILE;
     let cases: Vec<Vec<&str>> = vec![
-        vec!["analyze", file, "-c", "/pk"],
-        vec!["analyze", file, "--explain"],
+        vec!["analyze", file, "-c", "/pk", "--detail"],
+        vec!["analyze", file, "--explain", "--detail"],
         vec!["fields", file],
         vec![
             "check",
@@ -112,6 +112,7 @@ fn table_output_and_stderr_hold_no_ci_command_and_no_escape() {
             "/pk",
             "--max-partition-share",
             "0.01",
+            "--detail",
         ],
     ];
     for args in cases {
@@ -123,7 +124,7 @@ fn table_output_and_stderr_hold_no_ci_command_and_no_escape() {
         assert_log_inert(&format!("{what} (stderr)"), &text(&o.stderr));
     }
     // The values are still there, escaped: a reader sees what the data holds.
-    let o = run(dir.path(), &["analyze", file, "-c", "/pk"]);
+    let o = run(dir.path(), &["analyze", file, "-c", "/pk", "--detail"]);
     let out = text(&o.stdout);
     assert!(out.contains("\\u001b[31mred\\u0007"), "{out}");
     assert!(out.contains("\\u202ertl"), "{out}");
@@ -470,6 +471,7 @@ fn observed_exports_with_hostile_keys_are_inert() {
             format,
             "--observed",
             "ru.json",
+            "--detail",
         ];
         let o = run(dir.path(), &args);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));

@@ -275,7 +275,8 @@ fn the_table_gives_a_sampled_partition_count_with_its_range() {
     assert!(out.stdout.contains("documents in about "), "{}", out.stdout);
     assert!(out.stdout.contains("cardinality: about "), "{}", out.stdout);
     assert!(
-        out.stdout.contains("| exact, keys sampled |"),
+        out.stdout.contains("regime: exact (")
+            && out.stdout.contains("keys sampled: from the kept keys"),
         "{}",
         out.stdout
     );
@@ -293,7 +294,15 @@ fn the_table_says_the_largest_partition_is_the_largest_kept_one() {
         Test::new()
             .arg("analyze")
             .arg(&file)
-            .args(["-c", spec, "--memory-limit", "1MB", "--threads", "2"])
+            .args([
+                "-c",
+                spec,
+                "--memory-limit",
+                "1MB",
+                "--threads",
+                "2",
+                "--detail",
+            ])
             .run()
             .success()
             .stdout

@@ -79,11 +79,7 @@ fn analyze_reports_rerender_identically() {
 
 #[test]
 fn check_reports_rerender_with_the_gate() {
-    let json = assert_rerenders(
-        "check",
-        &["--config", "fixtures/ci/pkadvisor.toml", "--quiet"],
-        0,
-    );
+    let json = assert_rerenders("check", &["--config", "fixtures/ci/pkadvisor.toml"], 0);
     assert!(json.contains("\"check\": {"));
     // A failing gate: its violations and their locations come back too.
     let json = assert_rerenders(
@@ -94,7 +90,6 @@ fn check_reports_rerender_with_the_gate() {
             "/tenantId",
             "--fail-on",
             "warn",
-            "--quiet",
         ],
         1,
     );
@@ -504,7 +499,7 @@ fn colour_follows_the_flag_and_the_environment() {
         .stdout;
     let table = |flags: &[&str], env: &[(&str, &str)]| {
         let mut t = Test::new()
-            .args(["report", "-"])
+            .args(["report", "-", "--detail"])
             .args(flags)
             .stdin(json.clone());
         for (k, v) in env {

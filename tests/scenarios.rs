@@ -397,7 +397,16 @@ fn boolean_key_fails() {
 /// names the path that exists.
 #[test]
 fn missing_path_fails_and_suggests_the_existing_one() {
-    let r = run_ok(&["analyze", "fixtures/events.jsonl", "-c", "/tenantID"]);
+    // analyze: a path no document holds is a mistake, refused with the path that exists.
+    let (code, _, err) = run(&["analyze", "fixtures/events.jsonl", "-c", "/tenantID"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "pkadvisor: candidate /tenantID: none of the 3,000 documents read holds /tenantID; did you mean /tenantId?"
+    );
+    // check: the gated key is judged, and fails with the same suggestion.
+    let (code, r, err) = run(&["check", "fixtures/events.jsonl", "--key", "/tenantID"]);
+    assert_eq!(code, 1, "{err}");
     let c = candidate(&r, "/tenantID");
     assert_eq!(c["verdict"], "fail");
     let msg = message(c, "KEY_PATH_MISSING");
@@ -566,14 +575,22 @@ fn access_log_replaces_document_shares() {
 fn id_missing_is_not_one_item_per_partition() {
     let lines = (0..200).map(|i| format!(r#"{{"_id":"o{i}","customer":"c{}"}}"#, i % 7));
     let f = temp_jsonl(lines);
-    let r = run_ok(&[
-        "analyze",
-        f.path().to_str().unwrap(),
-        "-c",
-        "/id",
-        "--total-size",
-        "200GB",
-    ]);
+    let args = |cmd| {
+        [
+            cmd,
+            f.path().to_str().unwrap(),
+            if cmd == "check" { "--key" } else { "-c" },
+            "/id",
+            "--total-size",
+            "200GB",
+        ]
+    };
+    let (code, _, err) = run(&args("analyze"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("holds /id; did you mean /_id?"), "{err}");
+    // The gate judges it: every document in the one Undefined partition.
+    let (code, r, err) = run(&args("check"));
+    assert_eq!(code, 1, "{err}");
     let c = candidate(&r, "/id");
     assert_ne!(c["regime"], "unique");
     assert_eq!(c["logical_partitions"], 1);

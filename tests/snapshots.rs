@@ -20,10 +20,34 @@ fn hand() -> Report {
 fn table_piped_width() {
     let r = hand();
     insta::assert_snapshot!(table::render_blocks_at(
-        sections::blocks(&r),
+        sections::blocks_view(&r, sections::View::Detail),
         false,
         160,
         false
+    ));
+}
+
+/// The terminal's default view: headline, recommendation, ranking, one line per other candidate.
+#[test]
+fn table_summary_100_columns() {
+    let r = hand();
+    insta::assert_snapshot!(table::render_blocks_at(
+        sections::blocks_view(&r, sections::View::Summary),
+        false,
+        100,
+        true
+    ));
+}
+
+/// `-q`: the headline alone.
+#[test]
+fn table_headline() {
+    let r = hand();
+    insta::assert_snapshot!(table::render_blocks_at(
+        sections::blocks_view(&r, sections::View::Headline),
+        false,
+        100,
+        true
     ));
 }
 
@@ -31,7 +55,7 @@ fn table_piped_width() {
 fn table_80_columns() {
     let r = hand();
     insta::assert_snapshot!(table::render_blocks_at(
-        sections::blocks(&r),
+        sections::blocks_view(&r, sections::View::Detail),
         false,
         80,
         true
@@ -42,7 +66,7 @@ fn table_80_columns() {
 fn table_in_colour() {
     let r = hand();
     insta::assert_snapshot!(table::render_blocks_at(
-        sections::blocks(&r),
+        sections::blocks_view(&r, sections::View::Detail),
         true,
         100,
         true

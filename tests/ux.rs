@@ -50,13 +50,15 @@ fn countries(dir: &Path) -> PathBuf {
     p
 }
 
-/// Runs at `columns` columns (through `COLUMNS`, as standard output is a pipe).
+/// Runs at `columns` columns (through `COLUMNS`, as standard output is a pipe), the whole
+/// report (`--detail`; `fields` has no other view).
 fn at(columns: u16, args: &[&str]) -> String {
     let o = Test::new()
         .env("COLUMNS", &columns.to_string())
         .env_remove("GITHUB_STEP_SUMMARY")
         .args(args)
         .arg("--quiet")
+        .args((args[0] != "fields").then_some("--detail"))
         .run();
     assert!(o.status == 0 || o.status == 1, "{}", o.stderr);
     o.stdout
@@ -201,7 +203,8 @@ fn a_failing_check_says_fail_and_why_before_the_analysis() {
     // The key being gated is not "recommended" to its own team.
     assert!(!o.stdout.contains("Recommendation:"), "{}", o.stdout);
     assert!(
-        o.stdout.contains("Gated key: /customerId (WARN)"),
+        o.stdout
+            .contains("Gated key: /customerId (WARN; gate FAIL)"),
         "{}",
         o.stdout
     );
@@ -256,7 +259,7 @@ fn piped_tables_are_100_columns_unless_columns_says_otherwise() {
     };
     let piped = Test::new()
         .env_remove("COLUMNS")
-        .args(["analyze", f, "--quiet"])
+        .args(["analyze", f, "--quiet", "--detail"])
         .run()
         .success()
         .stdout;
@@ -277,6 +280,7 @@ fn every_format_shows_the_bicep_snippet_the_report_points_to() {
                 "--format",
                 format,
                 "--quiet",
+                "--detail",
             ])
             .run()
             .success();
@@ -398,7 +402,7 @@ fn the_extended_json_note_is_said_once_per_input() {
 #[test]
 fn one_is_singular() {
     let o = Test::new()
-        .args(["analyze", "-", "--candidates", "/k", "--quiet"])
+        .args(["analyze", "-", "--candidates", "/k", "--quiet", "--detail"])
         .stdin("{\"id\":\"a\",\"k\":\"x\"}\n")
         .run()
         .success();
@@ -412,7 +416,7 @@ fn one_is_singular() {
 
 #[test]
 fn rus_round_once_in_the_table_and_the_charts() {
-    use pkadvisor::report::{json, render, OutputFormat};
+    use pkadvisor::report::{json, render, render_view, OutputFormat, View};
     let mut r = json::read(include_str!("data/hand_report.json")).unwrap();
     // 312.5 RU/s allocated to each partition: `{:.0}` wrote 312 (half to even) in the table
     // while the charts' fmt::count wrote 313.
@@ -421,7 +425,7 @@ fn rus_round_once_in_the_table_and_the_charts() {
         p.ru_demand = 312.5;
         p.ru_allocated = Some(312.5);
     }
-    let table = render(&r, OutputFormat::Table);
+    let table = render_view(&r, OutputFormat::Table, false, View::Detail);
     let md = render(&r, OutputFormat::Markdown);
     for text in [&table, &md] {
         assert!(text.contains("313") && !text.contains(" 312 "), "{text}");
@@ -553,7 +557,7 @@ fn the_ranking_shows_what_each_candidate_costs() {
         .success()
         .stdout;
     assert!(
-        md.contains("| # | candidate | kind | verdict | RU/s to provision | USD a month | score |")
+        md.contains("| # | candidate | verdict | RU/s to provision | USD a month |")
             && md.contains("Cost columns: autoscale with dynamic scaling"),
         "{md}"
     );
@@ -569,11 +573,10 @@ fn the_ranking_shows_what_each_candidate_costs() {
         let usd = k["monthly_throughput_usd"].as_f64().unwrap()
             + k["monthly_storage_usd"].as_f64().unwrap();
         let cells = format!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             c["rank"],
             // Markdown writes `>` as an entity (docs/output.md).
             c["spec"].as_str().unwrap().replace('>', "&gt;"),
-            c["kind"].as_str().unwrap(),
             c["verdict"].as_str().unwrap().to_uppercase(),
             pkadvisor::fmt::count(ru),
             pkadvisor::fmt::count(usd)
@@ -582,4 +585,181 @@ fn the_ranking_shows_what_each_candidate_costs() {
     }
     let narrow = at(100, &args[..args.len() - 1]);
     assert!(narrow.contains("┆ RU/s "), "{narrow}");
+}
+
+/// The three-candidate run with a workload the README shows, at `columns` columns.
+fn three_with_a_workload(columns: u16, extra: &[&str]) -> String {
+    Test::new()
+        .env("COLUMNS", &columns.to_string())
+        .args(["analyze", "fixtures/events.jsonl"])
+        .args(["--candidates", "/tenantId,/userId,/tenantId>/userId"])
+        .args([
+            "--workload",
+            "fixtures/workload.yaml",
+            "--total-size",
+            "500GB",
+        ])
+        .args(["--ru", "40000"])
+        .args(extra)
+        .run()
+        .success()
+        .stdout
+}
+
+#[test]
+fn the_default_report_reads_in_a_minute() {
+    let out = three_with_a_workload(100, &[]);
+    let lines = out.lines().count();
+    assert!(lines < 150, "{lines} lines:\n{out}");
+    fits(&out, 100);
+    // Headline first, then the recommendation, its container definition, the ranking.
+    let l: Vec<&str> = out.lines().collect();
+    assert_eq!(l[0], "pkadvisor: partition key analysis");
+    assert!(
+        l[2].starts_with("No candidate passes (least bad: /userId); 3 candidates"),
+        "{out}"
+    );
+    let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("no {s:?} in\n{out}"));
+    assert!(at("Recommendation:") < at("Container definition:"));
+    assert!(at("Container definition:") < at("\nRanking\n"));
+    assert!(out.contains("--partition-key-path /userId"));
+    // The other candidates get one line each, naming their failures.
+    assert!(
+        out.contains("  - FAIL #3 /tenantId: LOGICAL_PARTITION_OVER_LIMIT"),
+        "{out}"
+    );
+    // No estimator vocabulary, no per-candidate sections, no Bicep by default.
+    for word in [
+        "Good–Turing",
+        "GEE",
+        "Duj1",
+        "Wilson",
+        "Chao1",
+        "Bicep",
+        "#1 /userId (single)",
+    ] {
+        assert!(!out.contains(word), "{word} in the default report:\n{out}");
+    }
+    // --detail has them all, and is much longer.
+    let detail = three_with_a_workload(100, &["--detail"]);
+    for word in [
+        "Chao1",
+        "Wilson",
+        "Bicep:",
+        "#1 /userId (single): FAIL",
+        "regime: ",
+    ] {
+        assert!(detail.contains(word), "{word} missing under --detail");
+    }
+    assert!(detail.lines().count() > 2 * lines);
+    // -q: the headline alone.
+    let quiet = three_with_a_workload(100, &["-q"]);
+    assert_eq!(
+        quiet.lines().collect::<Vec<_>>(),
+        [
+            "pkadvisor: partition key analysis",
+            "=================================",
+            "No candidate passes (least bad: /userId); 3 candidates: 0 pass, 0 warn, 3 fail"
+        ]
+    );
+}
+
+#[test]
+fn sample_and_production_figures_have_their_own_labelled_columns() {
+    let out = three_with_a_workload(250, &[]);
+    let header: String = out
+        .lines()
+        .skip_while(|l| !l.starts_with('┌'))
+        .take_while(|l| !l.starts_with('╞'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for h in ["(sample)", "(production,"] {
+        assert!(
+            header.contains(h),
+            "{h} not in the ranking's header:\n{header}"
+        );
+    }
+    // /userId: 224 keys in the sample, about 1,662 (224–12,337) in production, in two cells.
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("│ 1 ") && l.contains("/userId"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split('┆').map(str::trim).collect();
+    assert!(cells.contains(&"224"), "{row}");
+    assert!(cells.contains(&"1,662 (224–12,337)"), "{row}");
+    // Without a workload there is no hottest physical partition: no empty column for it.
+    let storage = Test::new()
+        .env("COLUMNS", "250")
+        .args([
+            "analyze",
+            "fixtures/events.jsonl",
+            "-c",
+            "/tenantId,/userId",
+            "--ru",
+            "40000",
+        ])
+        .run()
+        .success()
+        .stdout;
+    assert!(!storage.contains("hottest physical"), "{storage}");
+}
+
+#[test]
+fn the_html_opens_with_one_chart_comparing_the_candidates() {
+    let html = three_with_a_workload(100, &["--format", "html"]);
+    let pos = |s: &str| html.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    // The first chart on the page is the comparison, before any section or table.
+    let first_svg = pos("<svg");
+    assert_eq!(first_svg, pos("<svg class=\"chart comparison\""));
+    assert!(
+        first_svg < pos("<h2"),
+        "the comparison chart comes before the first section"
+    );
+    assert!(first_svg < pos("<table"));
+    let svg = &html[first_svg..first_svg + html[first_svg..].find("</svg>").unwrap()];
+    // One row per candidate in rank order, each with its verdict; RU/s compared too.
+    for (rank, spec) in [
+        (1, "/userId"),
+        (2, "/tenantId&gt;/userId"),
+        (3, "/tenantId"),
+    ] {
+        let row = svg.find(&format!("data-rank=\"{rank}\"")).unwrap();
+        assert!(svg[row..].contains(spec), "{spec}");
+    }
+    assert_eq!(svg.matches("class=\"verdict fail\"").count(), 3);
+    assert!(svg.contains("RU/s to provision"));
+    // It fits 1,280 pixels: a 1,000-unit view box in a 1,240-pixel page, tables that may not
+    // scroll sideways, and a ranking of the compact columns.
+    assert!(svg.contains("viewBox=\"0 0 1000 "));
+    assert!(!html.contains("overflow-x"), "no table scrolls sideways");
+    let ranking = &html[pos("<table")..];
+    let header = &ranking[..ranking.find("</tr>").unwrap()];
+    assert!(header.matches("<th").count() <= 10, "{header}");
+}
+
+#[test]
+fn html_drops_charts_that_carry_no_information() {
+    // /id: one document per partition, an even spread: neither its Lorenz curve (the diagonal)
+    // nor its largest partitions (one document each against 20 GB) says anything.
+    let html = Test::new()
+        .args(["analyze", "fixtures/events.jsonl", "-c", "/id,/tenantId"])
+        .args(["--total-size", "500GB", "--format", "html"])
+        .run()
+        .success()
+        .stdout;
+    let section = |rank: u32| {
+        let start = html.find(&format!("id=\"candidate-{rank}\"")).unwrap();
+        let end = html[start..].find("</section>").unwrap();
+        html[start..start + end].to_string()
+    };
+    let (first, second) = (section(1), section(2));
+    let (id, tenant) = if first.contains("/id (") {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    assert!(!id.contains("Lorenz curve"), "{id}");
+    assert!(!id.contains("largest logical partitions"), "{id}");
+    assert!(tenant.contains("Lorenz curve"));
+    assert!(tenant.contains("largest logical partitions (estimated stored bytes"));
 }

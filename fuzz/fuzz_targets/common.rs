@@ -46,6 +46,8 @@ pub fn run(data: &[u8], format: InputFormat) {
         size_bytes: None,
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES.min(1 << 16),
         extended_json: Some(seed & 1 == 1),
+        // CSV: the delimiter sniffed from the header, or given (`--delimiter ';'`).
+        csv_delimiter: (seed & 2 == 2).then_some(b';'),
     };
     let pieces = Pieces {
         data: data.to_vec(),

@@ -21,13 +21,17 @@ pub struct ValueKinds {
     pub all_dates: bool,
     /// Keys with at least one defined component.
     pub defined: u64,
+    /// Keys of several components whose first component is always a date or timestamp: a
+    /// hierarchical key led by time (`/tradingDay>/storeNo`).
+    pub first_level_dates: bool,
 }
 
 /// Classifies the values of a candidate's keys.
 pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
-    let (mut bools, mut dates, mut defined) = (true, true, 0u64);
+    let (mut bools, mut dates, mut defined, mut first) = (true, true, 0u64, true);
+    let is_date = |c: &KeyComponent<'_>| matches!(c, KeyComponent::Str(s) if crate::keys::time::parse_iso8601(s).is_some());
     for p in &stats.partitions {
-        if !bools && !dates {
+        if !bools && !dates && !first {
             // The kinds are settled; the count of defined keys is the summary's.
             defined = stats.defined_keys;
             break;
@@ -40,18 +44,18 @@ pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
         if defined_comps.is_empty() {
             continue;
         }
+        first = first && comps.len() > 1 && is_date(&comps[0]);
         defined += 1;
         bools &= defined_comps
             .iter()
             .all(|c| matches!(c, KeyComponent::Bool(_)));
-        dates = dates
-            && comps.len() == 1
-            && matches!(defined_comps[0], KeyComponent::Str(s) if crate::keys::time::parse_iso8601(s).is_some());
+        dates = dates && comps.len() == 1 && is_date(defined_comps[0]);
     }
     ValueKinds {
         all_bool: bools && defined > 0,
         all_dates: dates && defined > 0,
         defined,
+        first_level_dates: first && defined > 0,
     }
 }
 
@@ -65,7 +69,8 @@ pub fn follows_time(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -
         .iter()
         .any(|lv| lv.parts.iter().any(|p| matches!(p, Part::Time { .. })));
     let repeating = stats.logical_partitions < stats.documents;
-    bucketed || (kinds.all_dates && repeating)
+    let time_led = c.kind == KeyKind::Hierarchical && kinds.first_level_dates;
+    bucketed || (kinds.all_dates && repeating) || time_led
 }
 
 /// Where a time-following key sends the current writes, at the key's own grain: every current
@@ -82,6 +87,10 @@ pub struct CurrentWrites {
     pub entities: u64,
     /// The largest of them, as displayed.
     pub largest: String,
+    /// A hierarchical key led by time: every current write shares the current prefix, whose
+    /// EPK range sits in one physical partition (a new prefix is empty, and a range splits
+    /// only past 50 GB), so that partition takes every current write whatever `share` is.
+    pub prefix_on_one_partition: bool,
 }
 
 impl CurrentWrites {
@@ -90,6 +99,7 @@ impl CurrentWrites {
             share: 1.0,
             entities: 0,
             largest: String::new(),
+            prefix_on_one_partition: false,
         }
     }
 }
@@ -103,6 +113,17 @@ fn label_len(unit: crate::keys::spec::TimeUnit) -> usize {
         TimeUnit::Month => 7,
         TimeUnit::Year => 4,
     }
+}
+
+/// A hierarchical key with its first level moved last: the fix for a key led by time
+/// (`/tradingDay>/storeNo` → `/storeNo>/tradingDay`).
+pub fn time_last(spec: &str) -> String {
+    let mut levels: Vec<&str> = spec.split('>').map(str::trim).collect();
+    if levels.len() > 1 {
+        let first = levels.remove(0);
+        levels.push(first);
+    }
+    levels.join(">")
 }
 
 /// The text of a synthetic level without its time parts, stripped from either end (`None` when
@@ -151,16 +172,39 @@ fn strip_time_parts<'a>(mut s: &'a str, parts: &[Part], sep: &str) -> Option<&'a
 
 /// The share of current writes on the hottest logical partition of a key that follows time
 /// (see [`CurrentWrites`]). `sep` joins synthetic parts.
-pub fn current_writes(c: &Candidate, stats: &CandidateStats, sep: &str) -> CurrentWrites {
+pub fn current_writes(
+    c: &Candidate,
+    stats: &CandidateStats,
+    sep: &str,
+    kinds: &ValueKinds,
+) -> CurrentWrites {
     let has_time =
         |lv: &crate::keys::spec::Level| lv.parts.iter().any(|p| matches!(p, Part::Time { .. }));
-    let time_first = c.kind == KeyKind::Hierarchical
-        && c.levels
-            .first()
-            .is_some_and(|lv| lv.parts.iter().all(|p| matches!(p, Part::Time { .. })));
-    if !c.levels.iter().any(has_time) || time_first {
+    let all_time =
+        |lv: &crate::keys::spec::Level| lv.parts.iter().all(|p| matches!(p, Part::Time { .. }));
+    // A first level of dates is time as much as a bucket is.
+    let dated_first = c.kind == KeyKind::Hierarchical && kinds.first_level_dates;
+    let time_first =
+        c.kind == KeyKind::Hierarchical && (dated_first || c.levels.first().is_some_and(all_time));
+    if !(c.levels.iter().any(has_time) || dated_first) {
         return CurrentWrites::whole();
     }
+    let mut cw = spread_over_entities(c, stats, sep, dated_first);
+    cw.prefix_on_one_partition = time_first;
+    cw
+}
+
+/// The share of the current bucket's writes on its largest logical partition: the bucket's
+/// writes spread over the values of the key's other parts in their share of the documents
+/// (`dated_first`: the first level is time by its values).
+fn spread_over_entities(
+    c: &Candidate,
+    stats: &CandidateStats,
+    sep: &str,
+    dated_first: bool,
+) -> CurrentWrites {
+    let has_time =
+        |lv: &crate::keys::spec::Level| lv.parts.iter().any(|p| matches!(p, Part::Time { .. }));
     let mut per: hashbrown::HashMap<String, u64> = Default::default();
     let mut total = 0u64;
     for p in &stats.partitions {
@@ -169,8 +213,8 @@ pub fn current_writes(c: &Candidate, stats: &CandidateStats, sep: &str) -> Curre
             return CurrentWrites::whole();
         }
         let mut entity: Vec<String> = Vec::new();
-        for (lv, comp) in c.levels.iter().zip(&comps) {
-            if lv.parts.iter().all(|p| matches!(p, Part::Time { .. })) {
+        for (i, (lv, comp)) in c.levels.iter().zip(&comps).enumerate() {
+            if lv.parts.iter().all(|p| matches!(p, Part::Time { .. })) || (i == 0 && dated_first) {
                 continue;
             }
             match comp {
@@ -195,6 +239,7 @@ pub fn current_writes(c: &Candidate, stats: &CandidateStats, sep: &str) -> Curre
         share: n as f64 / total.max(1) as f64,
         entities: per.len() as u64,
         largest: largest.clone(),
+        prefix_on_one_partition: false,
     }
 }
 
@@ -419,6 +464,14 @@ pub fn missing_path_finding(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fix for a key led by time moves its first level last.
+    #[test]
+    fn time_last_moves_the_first_level_last() {
+        assert_eq!(time_last("/tradingDay>/storeNo"), "/storeNo>/tradingDay");
+        assert_eq!(time_last("day(/ts) > /a > /b"), "/a>/b>day(/ts)");
+        assert_eq!(time_last("/only"), "/only");
+    }
 
     #[test]
     fn time_parts_are_stripped_from_either_end() {

@@ -4,27 +4,30 @@
 use crate::cosmos::limits::Limits;
 use crate::model::{Finding, KeyErrorSummary, Severity};
 
-/// Findings about the input itself: an item over the size limit (`ITEM_TOO_LARGE`), and what
+/// The largest documents of the sample, largest first (at most `kept` of them), with the place
+/// of the first as `file:line`, and how many production documents each sample document stands
+/// for.
+#[derive(Debug, Clone, Copy)]
+pub struct LargestDocuments<'a> {
+    /// Minified bytes, largest first.
+    pub bytes: &'a [u64],
+    /// How many the scan kept (a full list may have more past it).
+    pub kept: usize,
+    /// `file:line` of the largest.
+    pub place: &'a str,
+    /// Production documents per sample document (1 without a projection).
+    pub scale: f64,
+}
+
+/// Findings about the input itself: items over the size limit (`ITEM_TOO_LARGE`), and what
 /// the reader passed over (`INPUT_PASSED_OVER`, one per note).
 pub fn input_findings(
-    largest_document_bytes: Option<u64>,
+    largest: LargestDocuments<'_>,
     l: &Limits,
     notes: Vec<String>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    if let Some(bytes) = largest_document_bytes {
-        if bytes as f64 > l.item_bytes {
-            out.push(Finding::new(
-                "ITEM_TOO_LARGE",
-                Severity::Fail,
-                format!(
-                    "a document is {bytes} bytes minified, over the {} byte item limit: Cosmos DB rejects it",
-                    l.item_bytes
-                ),
-                serde_json::json!({"bytes": bytes, "limit_bytes": l.item_bytes}),
-            ));
-        }
-    }
+    out.extend(item_too_large(largest, l));
     out.extend(notes.into_iter().map(|n| {
         Finding::new(
             "INPUT_PASSED_OVER",
@@ -34,6 +37,41 @@ pub fn input_findings(
         )
     }));
     out
+}
+
+/// `ITEM_TOO_LARGE`: documents over `item_bytes`, which Cosmos DB rejects whatever the key: how
+/// many in the sample ("at least" when every one the scan kept is over), where the largest is,
+/// how many production items they stand for, and the documented remedy.
+pub fn item_too_large(d: LargestDocuments<'_>, l: &Limits) -> Option<Finding> {
+    let over = d.bytes.iter().filter(|&&b| b as f64 > l.item_bytes).count();
+    let largest = *d.bytes.first()?;
+    if over == 0 {
+        return None;
+    }
+    let at_least = if over >= d.kept { "at least " } else { "" };
+    let production = over as f64 * d.scale;
+    let stands = if d.scale > 1.0 {
+        format!(
+            ", standing for about {}{} items in production",
+            at_least,
+            crate::fmt::count(production)
+        )
+    } else {
+        String::new()
+    };
+    Some(Finding::new(
+        "ITEM_TOO_LARGE",
+        Severity::Fail,
+        format!(
+            "{at_least}{} of the sample {} over the {} byte item limit (the largest {} bytes minified, at {}){stands}: Cosmos DB rejects them whatever the partition key. Store large bodies (attachments, images, blobs of text) in Blob Storage and keep a reference in the item (concepts-limits, modeling-data)",
+            crate::fmt::plural(over as f64, "document"),
+            if over == 1 { "is" } else { "are" },
+            crate::fmt::count(l.item_bytes),
+            crate::fmt::count(largest as f64),
+            d.place
+        ),
+        serde_json::json!({"bytes": largest, "limit_bytes": l.item_bytes, "documents": over, "at_least": over >= d.kept, "production_items": production, "place": d.place}),
+    ))
 }
 
 /// `INVALID_KEY_VALUES`: documents whose key could not be computed (an object or array at a key

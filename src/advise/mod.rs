@@ -387,11 +387,21 @@ fn cardinality_finding(
     };
     let what = if c.kind == KeyKind::Hierarchical {
         low.iter()
-            .map(|&(lv, d)| format!("level {lv} has only {} distinct values", count(lv, d)))
+            .map(|&(lv, d)| {
+                format!(
+                    "level {lv} has only {} distinct value{}",
+                    count(lv, d),
+                    if d == 1 { "" } else { "s" }
+                )
+            })
             .collect::<Vec<_>>()
             .join(", ")
     } else {
-        format!("the key has only {} distinct values", count(1, distinct))
+        format!(
+            "the key has only {} distinct value{}",
+            count(1, distinct),
+            if distinct == 1 { "" } else { "s" }
+        )
     };
     let how = if sampled {
         ", estimated from the keys --memory-limit kept"
@@ -435,7 +445,9 @@ pub fn throughput_findings(d: &DemandSummary, l: &Limits) -> Vec<Finding> {
                 "HOT_LOGICAL_PARTITION_RU",
                 Severity::Fail,
                 format!(
-                    "logical partition `{key}` needs an estimated {ru:.0} RU/s, over the {limit:.0} RU/s one logical partition can serve: requests will be throttled (429)"
+                    "logical partition `{key}` needs an estimated {} RU/s, over the {} RU/s one logical partition can serve: requests will be throttled (429)",
+                    crate::fmt::count(*ru),
+                    crate::fmt::count(limit)
                 ),
                 json!({"key": key, "ru_per_sec": ru, "limit_ru_per_sec": limit}),
             ));
@@ -444,8 +456,10 @@ pub fn throughput_findings(d: &DemandSummary, l: &Limits) -> Vec<Finding> {
                 "HOT_LOGICAL_PARTITION_RU",
                 Severity::Warn,
                 format!(
-                    "logical partition `{key}` needs an estimated {ru:.0} RU/s ({} of the {limit:.0} RU/s limit)",
-                    pct(ru / limit)
+                    "logical partition `{key}` needs an estimated {} RU/s ({} of the {} RU/s limit)",
+                    crate::fmt::count(*ru),
+                    pct(ru / limit),
+                    crate::fmt::count(limit)
                 ),
                 json!({"key": key, "ru_per_sec": ru, "limit_ru_per_sec": limit}),
             ));

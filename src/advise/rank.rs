@@ -132,25 +132,37 @@ pub fn rank(items: &[RankItem]) -> Vec<usize> {
     out
 }
 
-/// Share of the workload's query executions a candidate serves from about one partition: routed
-/// to a single key, or to a hierarchical prefix that visits 1.5 physical partitions or fewer on
-/// average (a prefix query is targeted, but its latency is a single partition's when the prefix
-/// sits in one).
+/// Share of the workload's reads (query executions and point reads) a candidate serves from
+/// about one partition: point reads served as such, queries routed to a single key, or to a
+/// hierarchical prefix that visits 1.5 physical partitions or fewer on average (a prefix query is
+/// targeted, but its latency is a single partition's when the prefix sits in one). Point reads a
+/// key turns into queries (the last query, `point reads`, when the key needs it) count in the
+/// total but never as single: a query where the application expects a point read is the slower
+/// class whatever its routing.
 fn single_partition_share(r: &CandidateReport) -> Option<f64> {
     let w = r.workload.as_ref()?;
-    let total: f64 = w.queries.iter().map(|q| q.per_sec).sum();
-    let single = |q: &&crate::model::QueryEval| {
-        q.routing == crate::workload::RoutingClass::Single
-            || (q.routing == crate::workload::RoutingClass::Targeted
-                && q.lookups <= 1
-                && q.partitions_touched <= 1.5)
+    let (point, turned) = match w.point_reads.as_ref() {
+        Some(p) if p.needs_query.is_none() => (p.per_sec, false),
+        Some(_) => (0.0, true),
+        None => (0.0, false),
+    };
+    let total: f64 = w.queries.iter().map(|q| q.per_sec).sum::<f64>() + point;
+    let last = w.queries.len().wrapping_sub(1);
+    let single = |(i, q): &(usize, &crate::model::QueryEval)| {
+        !(turned && *i == last)
+            && (q.routing == crate::workload::RoutingClass::Single
+                || (q.routing == crate::workload::RoutingClass::Targeted
+                    && q.lookups <= 1
+                    && q.partitions_touched <= 1.5))
     };
     (total > 0.0).then(|| {
-        w.queries
+        (w.queries
             .iter()
+            .enumerate()
             .filter(single)
-            .map(|q| q.per_sec)
+            .map(|(_, q)| q.per_sec)
             .sum::<f64>()
+            + point)
             / total
     })
 }

@@ -71,8 +71,10 @@ fn definition_of(r: &CandidateReport, separator: &str) -> super::container::Defi
 /// The order the recommendation takes candidates in, and its status; `None` without candidates.
 fn lead(reports: &[CandidateReport]) -> Option<(Vec<usize>, RecommendationStatus)> {
     let order = preference(reports);
-    let status = match reports[*order.first()?].verdict {
+    let first = &reports[*order.first()?];
+    let status = match first.verdict {
         Verdict::Fail => RecommendationStatus::NonePasses,
+        _ if first.score_parts.storage_only() => RecommendationStatus::StorageOnly,
         _ => RecommendationStatus::Recommended,
     };
     Some((order, status))
@@ -90,24 +92,29 @@ pub fn recommend(
     let barely = barely_matters(win);
     let mut reasons = Vec::new();
     match status {
+        RecommendationStatus::NonePasses if reports.len() == 1 => reasons.push(format!(
+            "`{}` fails (score {:.0}): do not create the container with it as it is",
+            win.spec, win.score
+        )),
         RecommendationStatus::NonePasses => reasons.push(format!(
             "no candidate passes: `{}` fails least badly (score {:.0}); do not create the container with it as it is",
             win.spec, win.score
         )),
         RecommendationStatus::Recommended => reasons.push(verdict_reason(win)),
+        RecommendationStatus::StorageOnly => reasons.push(conditional_reason(reports)),
     }
     reasons.extend(mode_reason(reports, win));
     reasons.extend(fact_reasons(win, limits));
     reasons.extend(win.cost.as_ref().map(cost_reason));
     reasons.extend(gsi_reason(reports, win, limits));
     reasons.push(format!("{}.", capitalise(kind_cost(win.kind))));
-    if win.score_parts.storage_only() {
+    if win.score_parts.storage_only() && status == RecommendationStatus::Recommended {
         reasons.push(format!(
             "storage only: no workload was given, so queries and throughput were not judged; {} wins on storage, but any query that does not fix it visits every physical partition (pass --workload, or --query and --writes-per-sec, to weigh that)",
             win.spec
         ));
     }
-    if let Some((bytes, ru)) = barely {
+    if let Some((bytes, ru)) = barely.filter(|_| status != RecommendationStatus::NonePasses) {
         let throughput = if ru > 0.0 {
             format!("{} RU/s", crate::fmt::count(ru))
         } else {
@@ -121,7 +128,7 @@ pub fn recommend(
     let fixes = match status {
         RecommendationStatus::NonePasses => fixes(win, limits),
         RecommendationStatus::Recommended if short_of_declared(win) => throughput_fixes(win),
-        RecommendationStatus::Recommended => Vec::new(),
+        RecommendationStatus::Recommended | RecommendationStatus::StorageOnly => Vec::new(),
     };
     let def = definition_of(win, separator);
     Some(Recommendation {

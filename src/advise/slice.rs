@@ -12,6 +12,54 @@ use crate::estimate::SliceTail;
 use crate::fmt::{count, human_bytes, pct};
 use crate::model::{Finding, Severity};
 
+/// Under a slice of entities, a key that is not the entity: its values cluster by entity, so its
+/// interval is drawn on the entities holding each value rather than on its documents. INFO when
+/// its largest value is held by enough entities to be projected; otherwise WARN when the range
+/// reaches the warning level (the slice cannot tell), else INFO.
+pub fn clustered_finding(
+    c: &crate::estimate::cluster::ClusterSizes,
+    entity: &str,
+    l: &Limits,
+) -> Finding {
+    let s = &c.largest_in_slice;
+    let told = if c.heavy {
+        format!(
+            "held by {} entities, it keeps its share: about {} (95% range {} – {})",
+            count(s.entities as f64),
+            human_bytes(c.bytes),
+            human_bytes(c.range[0]),
+            human_bytes(c.range[1])
+        )
+    } else {
+        format!(
+            "held by fewer than 10 entities, its production size cannot be projected from this slice: between the {} the slice holds and {} (95%), a uniform reading's {} being one draw of a few entities; a slice of more entities narrows it",
+            human_bytes(c.range[0]),
+            human_bytes(c.range[1]),
+            human_bytes(c.uniform_bytes)
+        )
+    };
+    let severity = if !c.heavy && c.range[1] >= l.warn_fraction * l.logical_partition_bytes {
+        Severity::Warn
+    } else {
+        Severity::Info
+    };
+    Finding::new(
+        "SLICE_CLUSTERED_KEY",
+        severity,
+        format!(
+            "the sample is a slice of {entity}, and this key's values come in its entities' clusters: the largest, `{}`, is {} documents ({}) from {} of the slice's {} entities; {told}",
+            s.key,
+            count(s.documents as f64),
+            human_bytes(s.bytes),
+            count(s.entities as f64),
+            count(c.slice_entities as f64),
+        ),
+        json!({"entity": entity, "key": c.key, "bytes": c.bytes, "bytes_range": c.range,
+            "largest_in_slice": {"key": s.key, "entities": s.entities, "documents": s.documents, "bytes": s.bytes},
+            "slice_entities": c.slice_entities, "uniform_bytes": c.uniform_bytes, "tail_bound_bytes": c.tail_bound_bytes}),
+    )
+}
+
 /// The storage findings of a slice's candidate (`t` in stored bytes).
 pub fn slice_findings(s: &SizeProjection, t: &SliceTail, l: &Limits) -> Vec<Finding> {
     let limit = l.logical_partition_bytes;

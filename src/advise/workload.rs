@@ -251,8 +251,8 @@ pub fn query_findings(e: &WorkloadEval) -> Vec<Finding> {
                 "FANOUT_QUERY",
                 if material { Severity::Warn } else { Severity::Info },
                 format!(
-                    "query `{}` ({}/s) fans out to all {:.0} physical partitions: {:.0} RU/s, of which {:.0} RU/s is per-partition overhead that grows with the container{why}",
-                    q.name, q.per_sec, q.partitions_touched, q.ru_per_sec, q.fanout_overhead_ru_per_sec
+                    "query `{}` ({}/s) fans out to all {} physical partitions: {} RU/s, of which {} RU/s is per-partition overhead that grows with the container{why}",
+                    q.name, crate::fmt::count(q.per_sec), crate::fmt::count(q.partitions_touched), crate::fmt::count(q.ru_per_sec), crate::fmt::count(q.fanout_overhead_ru_per_sec)
                 ),
                 json!({"query": q.name, "per_sec": q.per_sec, "partitions": q.partitions_touched, "ru_per_sec": q.ru_per_sec, "overhead_ru_per_sec": q.fanout_overhead_ru_per_sec, "overhead_share": share}),
             ));
@@ -385,7 +385,22 @@ pub fn follows_time_finding(
 ) -> Finding {
     let limit = l.logical_partition_ru_per_sec;
     let writes_at_limit = limit / l.write_ru_1kb;
-    let evidence = json!({"share_of_current_writes": cw.share, "limit_ru_per_sec": limit, "entities": cw.entities});
+    let evidence = json!({"share_of_current_writes": cw.share, "limit_ru_per_sec": limit, "entities": cw.entities, "prefix_on_one_partition": cw.prefix_on_one_partition});
+    if cw.prefix_on_one_partition {
+        let cap = l.physical_partition_ru_per_sec;
+        return Finding::new(
+            "KEY_FOLLOWS_TIME",
+            if judged { Severity::Info } else { Severity::Warn },
+            format!(
+                "the key's first level follows time: every current write shares the current prefix, whose range sits in one physical partition (a new prefix is empty, and a range splits only past 50 GB), so ingestion is capped at {} RU/s (about {} inserts/s of 1 KB) however the container is provisioned; within the prefix the writes spread over {} values of the other levels{}",
+                crate::fmt::count(cap),
+                crate::fmt::count(cap / l.write_ru_1kb),
+                crate::fmt::count(cw.entities as f64),
+                if judged { "; the prefix's RU/s is judged under CURRENT_PREFIX_ON_ONE_PARTITION" } else { "" }
+            ),
+            evidence,
+        );
+    }
     if cw.share < 1.0 {
         return Finding::new(
             "KEY_FOLLOWS_TIME",
@@ -418,6 +433,33 @@ pub fn follows_time_finding(
             crate::fmt::count(writes_at_limit)
         ),
         evidence,
+    )
+}
+
+/// CURRENT_PREFIX_ON_ONE_PARTITION: a hierarchical key led by time sends every current write to
+/// the current prefix, whose range sits in one physical partition: `ru_per_sec` (all the
+/// current writes) against what one partition serves. FAIL past it (no provisioning serves it:
+/// more RU/s adds partitions elsewhere), WARN past the alert fraction, INFO otherwise; the fix
+/// is the time level last (`fix`).
+pub fn current_prefix_finding(ru_per_sec: f64, fix: &str, l: &Limits) -> Finding {
+    let cap = l.physical_partition_ru_per_sec;
+    let severity = if ru_per_sec > cap {
+        Severity::Fail
+    } else if ru_per_sec > l.warn_fraction * cap {
+        Severity::Warn
+    } else {
+        Severity::Info
+    };
+    Finding::new(
+        "CURRENT_PREFIX_ON_ONE_PARTITION",
+        severity,
+        format!(
+            "every current write shares the current time prefix, and its range sits in one physical partition: that partition must take an estimated {} RU/s, {} of the {} RU/s one physical partition serves, however the container is provisioned (hierarchical-partition-keys: a low-cardinality first level confines writes to one partition). Put the time level last: `{fix}`",
+            crate::fmt::count(ru_per_sec),
+            pct(ru_per_sec / cap),
+            crate::fmt::count(cap)
+        ),
+        json!({"ru_per_sec": ru_per_sec, "limit_ru_per_sec": cap, "fix": fix}),
     )
 }
 

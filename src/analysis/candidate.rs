@@ -36,6 +36,9 @@ pub(super) struct CandidateContext<'a> {
     /// `--observed`: findings the service's measurements decide for this candidate.
     pub(super) measured: Vec<crate::model::Finding>,
     pub(super) time: Option<TimeInput<'a>>,
+    /// Under `--sample slice:/entity`, a key that is not the entity: its largest partition
+    /// projected on the entities holding each value.
+    pub(super) clustered: Option<&'a estimate::cluster::ClusterSizes>,
 }
 
 /// [`advise::one_item_cap`] of the candidate.
@@ -98,6 +101,13 @@ fn data_findings(
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
     let mut findings = advise::storage::storage_size_findings(sizes, ctx.proj, l);
+    if let (Some(c), crate::estimate::SampleRelation::SliceOf(e)) = (ctx.clustered, &cfg.sample) {
+        // The uniform reading's "larger sample" advice does not apply: more entities would.
+        findings.retain(|f| f.code != "SAMPLE_TOO_SMALL");
+        if !c.heavy {
+            findings.push(advise::slice::clustered_finding(c, &e[0].text, l));
+        }
+    }
     findings.extend(advise::sampling_finding(
         stats,
         l,
@@ -131,7 +141,8 @@ fn data_findings(
         findings.retain(|x| x.code != "UNDEFINED_PARTITION");
         findings.push(f);
     }
-    let current = follows_time.then(|| advise::domain::current_writes(cand, stats, &cfg.separator));
+    let current =
+        follows_time.then(|| advise::domain::current_writes(cand, stats, &cfg.separator, &kinds));
     if let Some(cw) = current.as_ref().filter(|_| cfg.workload.is_none()) {
         findings.push(advise::workload::follows_time_finding(cw, false, l));
     }
@@ -145,7 +156,11 @@ pub(super) fn evaluate_candidate(
 ) -> (CandidateReport, Option<Vec<usize>>) {
     let (cand, stats, cfg) = (ctx.cand, ctx.stats, ctx.cfg);
     let l = &cfg.limits;
-    let sizes = estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    let mut sizes =
+        estimate::sizes::project_sizes(stats, ctx.proj, ctx.mean_doc_bytes, l.item_bytes);
+    if let Some(c) = ctx.clustered {
+        c.apply(&mut sizes);
+    }
     let (mut findings, current) = data_findings(ctx, &sizes);
     let follows_time = current.is_some();
     let (layout, mut eval, mut summary) = traffic(ctx, &mut findings);
@@ -446,13 +461,23 @@ fn current_bucket_demand(
     ctx: &CandidateContext<'_>,
     cw: &advise::domain::CurrentWrites,
     summary: &mut DemandSummary,
-) -> Option<crate::model::Finding> {
+) -> Vec<crate::model::Finding> {
     let l = &ctx.cfg.limits;
-    let w = ctx.cfg.workload.as_ref()?;
+    let Some(w) = ctx.cfg.workload.as_ref() else {
+        return Vec::new();
+    };
+    let mut prefix = None;
     if let Some(wr) = &w.writes {
-        let ru = wr.per_sec
-            * cw.share
-            * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        let all =
+            wr.per_sec * crate::workload::write_ru(ctx.mean_doc_bytes, wr.kind, w.indexing, l);
+        if cw.prefix_on_one_partition {
+            prefix = Some(advise::workload::current_prefix_finding(
+                all,
+                &advise::domain::time_last(&ctx.cand.spec),
+                l,
+            ));
+        }
+        let ru = all * cw.share;
         let what = if cw.share < 1.0 {
             format!("the current time bucket of {}", cw.largest)
         } else {
@@ -463,6 +488,9 @@ fn current_bucket_demand(
         }
     }
     Some(advise::workload::follows_time_finding(cw, true, l))
+        .into_iter()
+        .chain(prefix)
+        .collect()
 }
 
 /// The report of one candidate, from everything evaluated.

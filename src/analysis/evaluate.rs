@@ -26,6 +26,7 @@ pub(super) fn evaluate_all(
     target: &estimate::Target,
     fine_bucket: i64,
     mut group_findings: Vec<Vec<Finding>>,
+    clustered: Vec<Option<estimate::cluster::ClusterSizes>>,
     observed: Option<&crate::observed::Observed>,
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
@@ -40,13 +41,7 @@ pub(super) fn evaluate_all(
     };
     let time = time_buckets(acc, cfg, fine_bucket);
     let peek = peek(&all_stats, inputs, cfg);
-    let names: Vec<String> = inputs.iter().map(|i| i.display.clone()).collect();
-    let locate = |i: &RecordIssue| Located {
-        file: names[i.position.file as usize].clone(),
-        line: i.position.line,
-        column: i.position.column,
-        message: i.message.clone(),
-    };
+    let locate = locator(inputs);
     let mut reports = Vec::with_capacity(cfg.candidates.len());
     for (i, (stats, proj)) in all_stats.into_iter().zip(&projectors).enumerate() {
         let ctx = CandidateContext {
@@ -68,6 +63,7 @@ pub(super) fn evaluate_all(
                 bucket_secs: t.1,
                 span: acc.time_span,
             }),
+            clustered: clustered.get(i).and_then(Option::as_ref),
         };
         let (mut report, lp_phys) = evaluate_candidate(&ctx);
         if let Some(o) = observed.filter(|_| current == Some(i)) {
@@ -113,6 +109,16 @@ fn peek(
         ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings)
     } else {
         Default::default()
+    }
+}
+
+/// Where a record issue is: its file's name, line and column.
+fn locator(inputs: &[InputSource]) -> impl Fn(&RecordIssue) -> Located + '_ {
+    move |i| Located {
+        file: inputs[i.position.file as usize].display.clone(),
+        line: i.position.line,
+        column: i.position.column,
+        message: i.message.clone(),
     }
 }
 

@@ -2,7 +2,8 @@
 //! candidate, a hidden key "group, then the candidate's levels" rides along in the one scan; its
 //! partitions tell how many logical partitions of the candidate each group's documents fall into.
 
-use crate::advise::boundaries::{findings, measure, GroupSplit};
+use crate::advise::boundaries::{findings, measure, project_groups, GroupSplit};
+use crate::estimate::{SampleRelation, Target};
 use crate::keys::spec::{parse_candidate, Candidate, KeyKind};
 use crate::model::Finding;
 use crate::stats::CandidateAcc;
@@ -69,7 +70,7 @@ pub fn natural_findings(
             sets.iter()
                 .map(|set| GroupSplit {
                     documents_seen: Some(seen),
-                    ..measure(set.keys())
+                    ..measure(set.keys().map(|k| (k, 1)))
                 })
                 .collect()
         })
@@ -78,8 +79,7 @@ pub fn natural_findings(
     let mut out: Vec<Vec<Finding>> = vec![Vec::new(); n];
     for (bi, b) in groups.iter().enumerate() {
         for (ci, c) in cfg.candidates.iter().enumerate() {
-            let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
-            out[ci].extend(findings(b, &splits[bi * n + ci], &paths));
+            out[ci].extend(findings(b, &splits[bi * n + ci], c, None));
         }
     }
     out
@@ -144,11 +144,14 @@ pub fn hidden_candidates(boundaries: &[Boundary], candidates: &[Candidate]) -> V
     out
 }
 
-/// Per candidate, the findings of every boundary, from the hidden candidates' partitions.
+/// Per candidate, the findings of every boundary, from the hidden candidates' partitions;
+/// production's groups are projected from the sample's sizes to `target` (the sample holds
+/// `sample_documents`), each group keeping its size when the sample is a declared slice of it.
 pub fn group_findings(
     boundaries: &[Boundary],
     candidates: &[Candidate],
     hidden: &[CandidateAcc],
+    (target, sample_documents, sample): (&Target, f64, &SampleRelation),
 ) -> Vec<Vec<Finding>> {
     let n = candidates.len();
     let mut out: Vec<Vec<Finding>> = vec![Vec::new(); n];
@@ -156,10 +159,15 @@ pub fn group_findings(
         return out; // a group spec that did not parse: nothing was measured
     }
     for (bi, b) in boundaries.iter().enumerate() {
+        let sliced = parse_candidate(&b.group_spec()).is_ok_and(|g| sample.slices(&g));
+        // The group sizes are the same under every candidate: projected once.
+        let mut production = None;
         for (ci, c) in candidates.iter().enumerate() {
-            let split: GroupSplit = measure(hidden[bi * n + ci].partitions.iter().map(|(k, _)| k));
-            let paths: Vec<String> = c.paths().iter().map(|p| p.text.clone()).collect();
-            out[ci].extend(findings(b, &split, &paths));
+            let parts = hidden[bi * n + ci].partitions.iter();
+            let split: GroupSplit = measure(parts.map(|(k, p)| (k, p.documents)));
+            let p = production
+                .get_or_insert_with(|| project_groups(&split, target, sample_documents, sliced));
+            out[ci].extend(findings(b, &split, c, Some(p)));
         }
     }
     out

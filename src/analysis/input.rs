@@ -12,7 +12,7 @@ use crate::stats::Accumulator;
 
 /// The production the sample stands for (`--total-docs`, or `--total-size` over the mean stored
 /// document; the sample itself without either), and the projection in words.
-fn production_target_unchecked(
+pub(super) fn production_target_unchecked(
     acc: &Accumulator,
     cfg: &AnalyzeOptions,
 ) -> (estimate::Target, Option<String>) {
@@ -28,12 +28,46 @@ fn production_target_unchecked(
             Some(format!("{} stored", crate::fmt::human_bytes(b))),
         ),
     };
+    let (documents, projection) = match ttl_steady_documents(cfg) {
+        // Storage levels off at ingest × TTL: production is that steady state, or at most it.
+        Some((steady, how)) if projection.is_none() || steady < documents => {
+            let said = projection.map_or(String::new(), |p| format!("{p} declared, "));
+            let docs = steady.max(n);
+            let text = format!(
+                "{said}{how} = {} documents ({} stored) at steady state",
+                crate::fmt::approx_count(docs),
+                crate::fmt::human_bytes(docs * mean_doc_bytes)
+            );
+            (docs, Some(text))
+        }
+        _ => (documents, projection),
+    };
     let target = estimate::Target {
         documents,
         mean_doc_bytes,
-        projected: cfg.projection.is_some(),
+        projected: projection.is_some(),
     };
     (target, projection)
+}
+
+/// Under `--ttl` with a workload's insert rate, the documents storage levels off at (inserts/s ×
+/// TTL: every item expires TTL after it was written) and the arithmetic in words.
+fn ttl_steady_documents(cfg: &AnalyzeOptions) -> Option<(f64, String)> {
+    let ttl = cfg.ttl_secs?;
+    let w = cfg.workload.as_ref()?.writes.as_ref()?;
+    if w.kind != crate::workload::WriteKind::Insert || w.per_sec <= 0.0 {
+        return None;
+    }
+    let days = ttl as f64 / 86_400.0;
+    Some((
+        w.per_sec * ttl as f64,
+        format!(
+            "a TTL of {} days keeps {} inserts/s × {} s",
+            (days * 100.0).round() / 100.0,
+            crate::fmt::count(w.per_sec),
+            crate::fmt::count(ttl as f64)
+        ),
+    ))
 }
 
 /// The production target, refused when it is smaller than the sample itself.

@@ -35,6 +35,8 @@ pub struct AnalyzeOptions {
     pub input_format: Option<InputFormat>,
     /// `--csv-strings`.
     pub csv_strings: bool,
+    /// `--delimiter`: the CSV field delimiter (`None`: sniffed from each file's header row).
+    pub csv_delimiter: Option<u8>,
     /// Extended JSON: forced on (`Some(true)`), off, or detected (`None`).
     pub extended_json: Option<bool>,
     /// `--skip-invalid`.
@@ -49,6 +51,8 @@ pub struct AnalyzeOptions {
     pub progress: bool,
     /// Output format.
     pub format: OutputFormat,
+    /// How much of the report the table shows (`-q`, default, `--detail`).
+    pub view: crate::report::View,
     /// Output file (None = stdout).
     pub output: Option<PathBuf>,
     /// Top-N partitions.
@@ -77,6 +81,8 @@ pub struct AnalyzeOptions {
     pub time_bucket_secs: Option<i64>,
     /// Growth factor per year (`--growth`).
     pub growth_per_year: Option<f64>,
+    /// Items' time to live, seconds (`--ttl`): storage levels off at ingest × TTL.
+    pub ttl_secs: Option<i64>,
     /// How the sample relates to production (`--sample`).
     pub sample: crate::estimate::SampleRelation,
 }

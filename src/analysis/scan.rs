@@ -20,6 +20,9 @@ pub(super) struct Scanned {
     pub fine_bucket: i64,
     /// Per candidate, the findings of the declared or natural groups.
     pub group_findings: Vec<Vec<Finding>>,
+    /// Per candidate, under `--sample slice:/entity` for a key that is not the entity, its
+    /// largest partition projected on the entities that hold each value.
+    pub clustered: Vec<Option<crate::estimate::cluster::ClusterSizes>>,
 }
 
 /// Scans the inputs once.
@@ -29,7 +32,13 @@ pub(super) fn stage(
     boundaries: &[Boundary],
 ) -> Result<Scanned, AnalyzeError> {
     let hidden = groups::hidden_candidates(boundaries, &cfg.candidates);
-    let mut plan = KeyPlan::new(&[cfg.candidates.clone(), hidden].concat(), &cfg.separator);
+    let groups_hidden = hidden.len();
+    let clustering = super::cluster::hidden_candidates(cfg);
+    let cluster_hidden: Vec<_> = clustering.iter().map(|(_, c)| c.clone()).collect();
+    let mut plan = KeyPlan::new(
+        &[cfg.candidates.clone(), hidden, cluster_hidden].concat(),
+        &cfg.separator,
+    );
     let time_slot = cfg
         .time_field
         .as_ref()
@@ -63,13 +72,24 @@ pub(super) fn stage(
         };
         return Err(AnalyzeError::Empty(what));
     }
-    let hidden_accs = acc.candidates.split_off(cfg.candidates.len());
-    let group_findings = groups::group_findings(boundaries, &cfg.candidates, &hidden_accs);
+    let mut hidden_accs = acc.candidates.split_off(cfg.candidates.len());
+    let cluster_accs = hidden_accs.split_off(groups_hidden.min(hidden_accs.len()));
+    // The production target is known now (it needs only the totals): the groups are judged
+    // on production's, projected from the sample's sizes.
+    let (target, _) = super::input::production_target_unchecked(&acc, cfg);
+    let group_findings = groups::group_findings(
+        boundaries,
+        &cfg.candidates,
+        &hidden_accs,
+        (&target, acc.records_analyzed as f64, &cfg.sample),
+    );
+    let clustered = super::cluster::measure(cfg, &clustering, &cluster_accs, &acc, &target);
     Ok(Scanned {
         acc,
         plan,
         fine_bucket,
         group_findings,
+        clustered,
     })
 }
 
@@ -91,6 +111,7 @@ pub(super) fn from_key_stats(
         plan: KeyPlan::new(&cfg.candidates, &cfg.separator),
         fine_bucket: cfg.time_bucket_secs.unwrap_or(60),
         group_findings: vec![Vec::new(); cfg.candidates.len()],
+        clustered: vec![None; cfg.candidates.len()],
     };
     Ok((scanned, finding))
 }

@@ -113,6 +113,18 @@ pub(super) fn time_eval(
     }
 }
 
+/// Under `--ttl`, the most a partition keeps per byte it holds now: what the sample's span
+/// accumulated levels off at the TTL's worth (measured growth only: under `--growth` the ingest
+/// rate itself grows, and storage with it).
+fn ttl_kept(basis: &str, ttl_secs: Option<i64>, span: Option<(i64, i64)>) -> Option<f64> {
+    match (basis, ttl_secs, span) {
+        ("measured", Some(ttl), Some((a, b))) => {
+            Some(crate::workload::ttl_steady_factor(ttl, b - a))
+        }
+        _ => None,
+    }
+}
+
 /// Projects when the largest logical partition still receiving writes reaches 70 % and 100 % of its limit, and
 /// when the container next splits: from `--growth`, else from the sample's time span.
 pub(super) fn time_to_limit(
@@ -130,7 +142,12 @@ pub(super) fn time_to_limit(
             _ => return None,
         };
     // bytes_per_day = bytes × daily_factor: measured growth is "the sample accumulated over its
-    // span"; --growth is the yearly factor spread linearly.
+    // span"; --growth is the yearly factor spread linearly. Under --ttl it levels off.
+    let kept = ttl_kept(basis, cfg.ttl_secs, span);
+    let reach = |b: f64, warn: f64| {
+        let limit = (l.logical_partition_bytes, warn);
+        crate::workload::time_to_limit_kept(b, b * daily_factor, limit, kept.map(|k| b * k))
+    };
     let mut best: Option<(usize, crate::model::TimeToLimitEval)> = None;
     // Only partitions still receiving writes grow: the largest one written to in the last tenth
     // of the sample's time span (all of them when no time field says otherwise).
@@ -142,20 +159,12 @@ pub(super) fn time_to_limit(
         let p = &stats.partitions[i];
         let bytes = stats.bytes_of(p);
         let per_day = bytes * daily_factor;
-        let days = crate::workload::time_to_limit(
-            bytes,
-            per_day,
-            l.logical_partition_bytes,
-            l.warn_fraction,
-        );
+        let days = reach(bytes, l.warn_fraction);
         // The size is an estimate with an interval, and the growth scales with it: the high
         // end reaches the limit first, the low end last (#31: a key estimated at 2.3 GB, truly
         // 1.0 GB, was said to reach 20 GB in 228 days; truth about 560).
         let [lo, hi] = crate::estimate::sizes::bytes_range(stats, p, proj);
-        let at = |b: f64| {
-            crate::workload::time_to_limit(b, b * daily_factor, l.logical_partition_bytes, 1.0)
-                .days_to_limit
-        };
+        let at = |b: f64| reach(b, 1.0).days_to_limit;
         let days_to_limit_range = (proj.projected && hi > lo).then(|| [at(hi), at(lo)]);
         best = Some((
             i,
@@ -182,13 +191,15 @@ pub(super) fn time_to_limit(
         Some(lr) => lr
             .partitions
             .iter()
-            .filter(|p| p.bytes > 0.0 && daily_factor > 0.0)
+            .filter(|p| {
+                p.bytes > 0.0 && daily_factor > 0.0 && kept.is_none_or(|k| p.bytes * k >= cap)
+            })
             .map(|p| ((cap - p.bytes) / (p.bytes * daily_factor)).max(0.0))
             .min_by(f64::total_cmp),
         None => {
             let total = stats.total_bytes;
             let n = (total / cap).ceil().max(1.0);
-            (daily_factor > 0.0 && total > 0.0)
+            (daily_factor > 0.0 && total > 0.0 && kept.is_none_or(|k| total * k >= n * cap))
                 .then(|| ((n * cap - total) / (total * daily_factor)).max(0.0))
         }
     };

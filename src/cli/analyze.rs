@@ -9,7 +9,7 @@ use super::{FormatArg, HashVersionArg, InputFormatArg, ThroughputArg, CANDIDATE_
 
 mod validate;
 
-pub(super) use validate::analyze_config;
+pub(super) use validate::{analyze_config, split_top_level};
 
 /// `pkadvisor analyze` flags.
 #[derive(Debug, clap::Args)]
@@ -46,8 +46,7 @@ pub struct AnalyzeArgs {
         help_heading = "Candidates",
         long,
         value_name = "RU",
-        requires = "current_key"
-    )]
+        requires = "current_key", value_parser = super::si_number)]
     pub copy_ru: Option<f64>,
 
     /// List the fields the automatic search left out, and why.
@@ -81,6 +80,11 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Input", long)]
     pub no_extended_json: bool,
 
+    /// CSV field delimiter: `,` `;` `tab` `|` or any one ASCII character (default: sniffed from
+    /// the header row; with a delimiter other than a comma, `12,5` is the number 12.5).
+    #[arg(help_heading = "Input", long, value_name = "CHAR", value_parser = super::csv_delimiter)]
+    pub delimiter: Option<u8>,
+
     /// Keep every CSV field a string (default: fields that are JSON numbers become numbers).
     #[arg(help_heading = "Input", long)]
     pub csv_strings: bool,
@@ -104,9 +108,16 @@ pub struct AnalyzeArgs {
     #[arg(help_heading = "Input", long, value_name = "SIZE")]
     pub max_record_bytes: Option<String>,
 
-    /// No progress bar.
+    /// No progress bar, and the table prints the headline only (the recommended key and the
+    /// verdict tally) unless --detail is given too. Other formats are written whole.
     #[arg(help_heading = "Output", short, long)]
     pub quiet: bool,
+
+    /// Show every candidate's section (partitions, findings, largest keys, physical layout,
+    /// queries), the side-by-side with the runner-up, Bicep, and the estimators behind each
+    /// range; the default table shows the headline, the recommendation and the ranking.
+    #[arg(help_heading = "Output", long)]
+    pub detail: bool,
 
     /// Output format (default: table; or from --output's extension, .json / .md / .html).
     #[arg(help_heading = "Output", long, value_enum, value_name = "FORMAT")]
@@ -125,8 +136,7 @@ pub struct AnalyzeArgs {
         help_heading = "Production size (projection)",
         long,
         value_name = "N",
-        conflicts_with = "total_size"
-    )]
+        conflicts_with = "total_size", value_parser = super::si_number)]
     pub total_docs: Option<f64>,
 
     /// Project the sample to a production container of this size (e.g. 2TB, 500GB; decimal units).
@@ -149,11 +159,11 @@ pub struct AnalyzeArgs {
     pub sample: Option<String>,
 
     /// Writes per second, spread over logical partitions in proportion to their documents.
-    #[arg(help_heading = "Workload", long, value_name = "N")]
+    #[arg(help_heading = "Workload", long, value_name = "N", value_parser = super::si_number)]
     pub writes_per_sec: Option<f64>,
 
     /// Point reads per second, spread like writes.
-    #[arg(help_heading = "Workload", long, value_name = "N")]
+    #[arg(help_heading = "Workload", long, value_name = "N", value_parser = super::si_number)]
     pub reads_per_sec: Option<f64>,
 
     /// Workload file (YAML or JSON; docs/workload.md): writes, point reads and queries.
@@ -228,21 +238,29 @@ pub struct AnalyzeArgs {
     )]
     pub growth: Option<String>,
 
+    /// Time to live of the items (the container's default TTL), e.g. 7d: storage levels off at
+    /// ingest × TTL, so partitions stop growing there; with a workload's insert rate and no
+    /// --total-size, production is that steady state.
+    #[arg(
+        help_heading = "Production size (projection)",
+        long,
+        value_name = "DURATION"
+    )]
+    pub ttl: Option<String>,
+
     /// Manual provisioned throughput (RU/s): adds the physical layout.
     #[arg(
         help_heading = "Throughput and physical layout",
         long,
         value_name = "RU",
-        conflicts_with = "autoscale_max_ru"
-    )]
+        conflicts_with = "autoscale_max_ru", value_parser = super::si_number)]
     pub ru: Option<f64>,
 
     /// Autoscale maximum throughput (RU/s): adds the physical layout.
     #[arg(
         help_heading = "Throughput and physical layout",
         long,
-        value_name = "RU"
-    )]
+        value_name = "RU", value_parser = super::si_number)]
     pub autoscale_max_ru: Option<f64>,
 
     /// The provisioning mode to rank candidates by (default: the one --ru or --autoscale-max-ru

@@ -54,9 +54,14 @@ pub struct CheckArgs {
     #[arg(help_heading = "Key and policy", long, value_name = "SPEC")]
     pub compare: Vec<String>,
 
-    /// Configuration file (default: ./pkadvisor.toml when present). Flags win over it.
+    /// Configuration file. Default: the nearest pkadvisor.toml from here up to the repository
+    /// root; under CI none unless named here (a pull request can add one). Flags win over it.
     #[arg(help_heading = "Key and policy", long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+
+    /// Read no configuration file, not even a pkadvisor.toml found nearby.
+    #[arg(help_heading = "Key and policy", long, conflicts_with = "config")]
+    pub no_config: bool,
 
     /// Let paths in the configuration file reach outside the folder that holds it (by default
     /// refused: a pull request can change the file; docs/ci.md).

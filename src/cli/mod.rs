@@ -316,6 +316,44 @@ pub(crate) fn at_most(name: &str, v: Option<f64>, max: f64) -> Result<Option<f64
     }
 }
 
+/// `--delimiter`: one ASCII character, or `tab` / `\t`; not a quote or a line break.
+pub fn csv_delimiter(s: &str) -> Result<u8, String> {
+    let b = match s {
+        "tab" | "\\t" | "\t" => b'\t',
+        _ if s.len() == 1 && s.is_ascii() => s.as_bytes()[0],
+        _ => {
+            return Err(format!(
+                "`{s}`: a delimiter is one ASCII character (, ; | or tab)"
+            ))
+        }
+    };
+    if matches!(b, b'"' | b'\n' | b'\r') {
+        return Err(format!(
+            "`{s}` cannot separate fields: it quotes or ends them"
+        ));
+    }
+    Ok(b)
+}
+
+/// A count or rate as people write it: `20000`, `20,000`, `20_000`, `20k`, `1.5M`, `2e4` (SI
+/// suffixes k, M, G; decimal, as RU/s are quoted). A value parser for clap: the error says what
+/// is accepted.
+pub fn si_number(s: &str) -> Result<f64, String> {
+    let t = s.trim().replace([',', '_'], "");
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'M')) => (&t[..i], 1e6),
+        Some((i, 'G')) => (&t[..i], 1e9),
+        _ => (t.as_str(), 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x * scale),
+        _ => Err(format!(
+            "cannot read `{s}` as a number: write it as 20000, 20,000 or 20k (k = thousand, M = million, G = billion)"
+        )),
+    }
+}
+
 pub(crate) fn positive(name: &str, v: Option<f64>) -> Result<Option<f64>, ConfigError> {
     match v {
         Some(x) if !(x.is_finite() && x > 0.0) => Err(ConfigError::Invalid(format!(

@@ -39,6 +39,12 @@ pub struct ReportArgs {
     /// Write to this file instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Print the headline only (the table; other formats are written whole).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Show every candidate's section and the estimators behind each range (the table).
+    #[arg(long)]
+    pub detail: bool,
 }
 
 /// Validates `report` arguments.
@@ -63,5 +69,6 @@ pub fn report_config(a: ReportArgs) -> Result<ReportOptions, ConfigError> {
         input: a.input,
         format,
         output,
+        view: crate::report::View::from_flags(a.quiet, a.detail),
     })
 }

@@ -385,3 +385,28 @@ fn copy_ru_and_growth_have_an_upper_bound() {
     ]);
     assert_eq!(a.growth_per_year, Some(3f64.powi(12)));
 }
+
+#[test]
+fn rates_take_si_suffixes_and_separators() {
+    use super::si_number;
+    for (text, want) in [
+        ("20000", 20_000.0),
+        ("20,000", 20_000.0),
+        ("20_000", 20_000.0),
+        ("20k", 20_000.0),
+        ("20K", 20_000.0),
+        ("1.5M", 1_500_000.0),
+        ("2G", 2e9),
+        ("2e4", 20_000.0),
+        (" 400 ", 400.0),
+    ] {
+        assert_eq!(si_number(text), Ok(want), "{text}");
+    }
+    for bad in ["", "k", "20kb", "twenty", "20 k", "inf", "NaN"] {
+        let e = si_number(bad).unwrap_err();
+        assert!(e.contains("20k"), "{bad}: {e}");
+    }
+    // Through the command line: --ru 20k is 20,000 RU/s.
+    let cfg = analyze(&["pkadvisor", "analyze", "x.jsonl", "-c", "/a", "--ru", "20k"]);
+    assert_eq!(cfg.provisioning.map(|p| p.ru_per_sec()), Some(20_000.0));
+}

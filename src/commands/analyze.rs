@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use crate::analysis::AnalyzeOptions;
-use crate::analysis::{analyze, analyze_sources};
-use crate::report::render_styled;
+use crate::analysis::{analyze, analyze_sources, refuse_mistaken_candidates};
+use crate::report::render_view;
 
 /// The analysis of the inputs, refusing a report over one of their files (a folder's included).
 /// The automatic search reads the input twice (profile, then analysis): standard input, a pipe
@@ -16,10 +16,14 @@ fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
         cfg.input_format,
         cfg.max_record_bytes,
         cfg.extended_json,
+        cfg.csv_delimiter,
     )?;
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     super::output::refuse_input("-o", cfg.output.as_deref(), &inputs)?;
     if !cfg.auto {
-        return Ok(analyze_sources(cfg, &inputs, notes)?);
+        let report = analyze_sources(cfg, &inputs, notes)?;
+        refuse_mistaken_candidates(&report, &inputs, cfg.csv_strings)?;
+        return Ok(report);
     }
     let copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;
     for (name, bytes) in &copies.saved {
@@ -32,7 +36,9 @@ fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
             "pkadvisor: note: the automatic candidate search reads the input twice: {name} ({bytes} bytes) was saved to a temporary file for the run"
         );
     }
-    Ok(analyze_sources(cfg, &inputs, notes)?)
+    let report = analyze_sources(cfg, &inputs, notes)?;
+    refuse_mistaken_candidates(&report, &inputs, cfg.csv_strings)?;
+    Ok(report)
 }
 
 /// Runs the analysis; writes the rendered report to `--output` or `out`.
@@ -43,7 +49,7 @@ pub fn run(cfg: &AnalyzeOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         from_inputs(cfg)?
     };
     let color = crate::report::table::use_color(cfg.output.is_none());
-    let text = render_styled(&report, cfg.format, color);
+    let text = render_view(&report, cfg.format, color, cfg.view);
     super::output::write(cfg.output.as_deref(), &text, "report", out)?;
     Ok(())
 }

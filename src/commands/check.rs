@@ -8,7 +8,7 @@
 //! never turns a failing gate into 0. Every output is still attempted, the gate's line
 //! (`pkadvisor check: FAIL …`) printed, and only then the errors: a failing gate exits 1 with
 //! them, a passing one 2 (its outputs are incomplete). A reader that closes stdout early
-//! (`| head`) is no error: the verdict's code stands.
+//! (`| head`) loses the report: a failing gate still exits 1, a passing one 2.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -53,10 +53,12 @@ fn analyse(cfg: &CheckOptions) -> anyhow::Result<(Report, schema::SchemaReport)>
         a.input_format,
         a.max_record_bytes,
         a.extended_json,
+        a.csv_delimiter,
     )?;
     if let Some(c) = &cfg.confined_to {
         c.inputs(&inputs)?;
     }
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     super::output::refuse_input("-o", a.output.as_deref(), &inputs)?;
     super::output::refuse_input("--write-baseline", cfg.write_baseline.as_deref(), &inputs)?;
     let _copies = super::spool::spool(&mut inputs, super::spool::MAX_SPOOL_BYTES)?;
@@ -166,10 +168,14 @@ fn write_outputs(
         sarif::text(violations, fallback)
     } else {
         let color = crate::report::table::use_color(a.output.is_none());
-        crate::report::render_styled(report, a.format, color)
+        crate::report::render_view(report, a.format, color, a.view)
     };
     match super::output::write(a.output.as_deref(), &text, "report", out) {
-        Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => {}
+        // A reader that went away (`| head`) lost the report: the gate's verdict stands, but a
+        // pass is not one the job has a report of (exit 2).
+        Err(e) if a.output.is_none() && crate::is_broken_pipe(&e) => errors.push(anyhow::anyhow!(
+            "standard output was closed before the report was written whole: the report is lost"
+        )),
         Err(e) => errors.push(e),
         Ok(()) => {}
     }

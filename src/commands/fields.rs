@@ -48,7 +48,9 @@ pub fn run(cfg: &FieldsOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         cfg.input_format,
         ingest::DEFAULT_MAX_RECORD_BYTES,
         cfg.extended_json,
+        None,
     )?;
+    crate::ci::confine::inputs_in_ci(&inputs)?;
     let opts = ProfileOptions {
         scan: ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress),
         time_field: cfg.time_field.clone(),

@@ -64,42 +64,54 @@ pub fn refuse_input(
     Ok(())
 }
 
-/// Replaces `path` with `bytes` through a temporary file in the target's folder and a rename
-/// (a symbolic link is followed: its target is replaced). A target that exists and is not a
-/// regular file (`/dev/stdout`, `/dev/null`, a FIFO) is written directly: renaming over it would
-/// replace the device itself.
+/// The mode of every file written: read-write for the owner, readable by others (less the
+/// umask), never executable, whatever file or link was there before.
+#[cfg(unix)]
+pub const FILE_MODE: u32 = 0o644;
+
+/// Replaces `path` with `bytes` through a temporary file in the target's folder and a rename,
+/// so a new file with [`FILE_MODE`] takes the name: a symbolic link at `path` is replaced, never
+/// written through (a link committed as `pkadvisor.sarif` pointing at an executable on `PATH`
+/// used to have the executable overwritten and kept executable). A device or FIFO named as such
+/// (`/dev/null`, `/dev/stdout`, `/dev/fd/1`, a named pipe) is written in place: renaming over it
+/// would replace the device itself. Under CI a path in the working tree whose folder leads out of
+/// it through a link, or into `.git/`, is refused ([`crate::ci::confine::output_in_ci`]).
 pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let target = match std::fs::canonicalize(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => path.to_path_buf(),
-        Err(e) => return Err(e),
-    };
-    let existing = std::fs::metadata(&target).ok();
-    if existing.as_ref().is_some_and(|m| !m.is_file()) {
-        return std::fs::write(&target, bytes);
+    if crate::ci::confine::under_ci() {
+        crate::ci::confine::output_in_ci(path)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::PermissionDenied, e))?;
     }
-    let dir = match target.parent() {
+    let special = std::fs::symlink_metadata(path).is_ok_and(|m| {
+        let t = m.file_type();
+        !t.is_file() && !t.is_dir() && !t.is_symlink()
+    });
+    if special || names_a_device(path) {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(path)?
+            .write_all(bytes);
+    }
+    let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".pkadvisor-").suffix(".tmp");
-    // The report keeps the old file's mode, or a new file's usual one (0666 less the umask);
     // tempfile's own default, 0600, would hide a published report from the web server.
-    match &existing {
-        Some(m) => {
-            builder.permissions(m.permissions());
-        }
-        None => {
-            #[cfg(unix)]
-            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        }
-    }
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(FILE_MODE));
     let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    tmp.persist(&target).map_err(|e| e.error)?;
+    tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// Whether `path` is the system's name of a device or stream (`/dev/stdout`, `/dev/fd/1`,
+/// `/proc/self/fd/1`): links the system owns, which a pull request cannot plant.
+fn names_a_device(path: &Path) -> bool {
+    path.starts_with("/dev") || path.starts_with("/proc/self/fd")
 }
 
 #[cfg(all(test, unix))]
@@ -107,22 +119,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_is_replaced_whole_with_its_mode_and_a_device_written_in_place() {
+    fn a_link_is_replaced_not_written_through_and_a_device_written_in_place() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("r.md");
-        std::fs::write(&p, "old").unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        let link = dir.path().join("link.md");
-        std::os::unix::fs::symlink(&p, &link).unwrap();
+        // The victim: an executable a pull request links `pkadvisor.sarif` to.
+        let victim = dir.path().join("pip");
+        std::fs::write(&victim, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let link = dir.path().join("pkadvisor.sarif");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
         replace_file(&link, b"new").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
-        assert!(
-            std::fs::symlink_metadata(&link).unwrap().is_symlink(),
-            "the link kept"
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "#!/bin/sh\n");
+        let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "the victim untouched");
+        let m = std::fs::symlink_metadata(&link).unwrap();
+        assert!(m.is_file(), "the link replaced by a file");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
+        // A fixed mode, whatever was there: never executable, never group- or world-writable.
+        assert_eq!(
+            m.permissions().mode() & 0o133,
+            0,
+            "{:o}",
+            m.permissions().mode()
         );
-        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o640);
+        std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o777)).unwrap();
+        replace_file(&link, b"again").unwrap();
+        let mode = std::fs::metadata(&link).unwrap().permissions().mode();
+        assert_eq!(mode & 0o133, 0, "{mode:o}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
         // Renaming onto a folder fails; the temporary file is gone, the folder untouched.
         let sub = dir.path().join("sub");

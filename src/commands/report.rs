@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::report::OutputFormat;
-use crate::report::{json, render_styled};
+use crate::report::{json, render_view};
 
 /// Validated `report` settings.
 #[derive(Debug, Clone)]
@@ -18,6 +18,8 @@ pub struct ReportOptions {
     pub format: OutputFormat,
     /// Where to write (`None` = standard output).
     pub output: Option<PathBuf>,
+    /// How much of the report the table shows (`-q`, default, `--detail`).
+    pub view: crate::report::View,
 }
 
 /// A saved field profile rendered again, as `pkadvisor fields` renders it.
@@ -60,7 +62,7 @@ pub fn run(cfg: &ReportOptions, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         read => {
             let report = read.with_context(|| format!("{name} is not a pkadvisor report"))?;
-            render_styled(&report, cfg.format, color)
+            render_view(&report, cfg.format, color, cfg.view)
         }
     };
     super::output::write(cfg.output.as_deref(), &rendered, "report", out)?;

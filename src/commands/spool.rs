@@ -81,6 +81,7 @@ mod tests {
             size_bytes: None,
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             extended_json: None,
+            csv_delimiter: None,
         }
     }
 

@@ -8,6 +8,7 @@
 //! document and a complete set of tenants scales linearly. Any key not listed is bounded by a
 //! one-sided Poisson limit on its share.
 
+pub mod cluster;
 pub mod distinct;
 pub mod intervals;
 pub mod placement;
@@ -128,7 +129,8 @@ impl Projector {
                 estimators: Default::default(),
             };
         }
-        let (regime, regime_evidence) = classify(&profile, projected, one_item);
+        let (regime, regime_evidence) =
+            classify(&profile, projected.then_some(population), one_item);
         let heavy_scale = if projected { population / n } else { 1.0 };
         let (mut tail_docs, mut tail_keys, mut heavy_keys, mut tail_max) = (0u64, 0u64, 0u64, 0u64);
         for (&c, &k) in &profile.f {
@@ -181,7 +183,7 @@ impl Projector {
             return p;
         }
         p.sliced = true;
-        if one_item || p.regime == Regime::Unique {
+        if one_item || p.profile.f(1) == p.profile.n {
             // One document per key either way: only the prefixes and the traffic differ.
             return p;
         }
@@ -314,10 +316,22 @@ pub fn one_item_per_partition(cand: &crate::keys::spec::Candidate) -> bool {
     })
 }
 
-/// The regime from the profile: unique when no key repeats, saturated when the sample has seen
-/// nearly every document's key (coverage ≥ 0.9) and the accumulation curve is flat (α < 0.2),
-/// growing when most documents bring a new key (coverage < 0.5), mixed otherwise.
-pub fn classify(p: &FrequencyProfile, projected: bool, one_item: bool) -> (Regime, String) {
+/// The largest mean documents per key production could hold (95 %) when none of the sample's `n`
+/// documents repeats a key of production's `big_n`: keys of `m` documents put about
+/// `n² (m − 1) / 2N` pairs in a uniform sample, and no pair bounds that expectation by
+/// `UCL_Poisson(0)` = 2.996, so `m ≤ 1 + 2 × 2.996 × N / n²`.
+pub fn unseen_repeats_bound(n: f64, big_n: f64) -> f64 {
+    1.0 + 2.0 * poisson_ucl95(0) * big_n / (n * n)
+}
+
+/// The regime from the profile: unique when no key repeats and the sample is large enough to
+/// show it (production's keys could not average two documents: `n² ≥ 5.99 N`,
+/// [`unseen_repeats_bound`]), saturated when the sample has seen nearly every document's key
+/// (coverage ≥ 0.9) and the accumulation curve is flat (α < 0.2), growing when most documents
+/// bring a new key (coverage < 0.5), mixed otherwise. `population` is production's documents
+/// (`None`: nothing projected).
+pub fn classify(p: &FrequencyProfile, population: Option<f64>, one_item: bool) -> (Regime, String) {
+    let projected = population.is_some();
     let coverage = p.coverage();
     let alpha = p.accumulation_slope();
     let alpha_s = alpha.map_or("n/a".to_string(), |a| format!("{a:.2}"));
@@ -338,7 +352,21 @@ pub fn classify(p: &FrequencyProfile, projected: bool, one_item: bool) -> (Regim
     if !projected {
         return (Regime::Exact, format!("no production size declared: the input is judged as the whole population; {evidence}"));
     }
-    let regime = if p.n > 0 && p.f(1) == p.n {
+    let never_repeats = p.n > 0 && p.f(1) == p.n;
+    let bound = unseen_repeats_bound(p.n as f64, population.unwrap_or(0.0));
+    if never_repeats && bound >= 2.0 {
+        // Too small to tell: no repeat is what keys of several documents give such a sample.
+        return (
+            Regime::Growing,
+            format!(
+                "no key repeats, but a uniform sample of {} from {} documents cannot tell one document per key from up to {:.1} (95 %: keys of m documents put about n²(m − 1)/2N pairs in it, and none was seen); {evidence}",
+                crate::fmt::count(p.n as f64),
+                crate::fmt::approx_count(population.unwrap_or(0.0)),
+                bound
+            ),
+        );
+    }
+    let regime = if never_repeats {
         Regime::Unique
     } else if coverage >= 0.9 && alpha.is_none_or(|a| a < 0.2) {
         Regime::Saturated
@@ -373,12 +401,32 @@ mod tests {
 
     #[test]
     fn unique_keys_stay_one_document() {
+        // 3,000 of 10^6 documents: keys of two documents would put n²/2N = 4.5 pairs in the
+        // sample, and none came: at most 1 + 5.99 × 10^6 / 9·10^6 = 1.67 documents a key.
         let counts = vec![1u64; 3000];
-        let p = Projector::new(&counts, &target(1e9), false);
+        let p = Projector::new(&counts, &target(1e6), false);
         assert_eq!(p.regime, Regime::Unique);
         assert_eq!(p.documents(1), 1.0);
-        // Nothing repeats, so the tail bound is UCL(1) / n × N = 4.744 / 3000 × 1e9.
+        // Nothing repeats, so the tail bound is UCL(1) / n × N = 4.744 / 3000 × 1e6.
+        assert!((p.tail_bound_documents() - 4.744 / 3000.0 * 1e6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_sample_too_small_to_show_uniqueness_is_not_called_unique() {
+        // 3,000 of 10^9: keys of up to 1 + 2 × 2.996 × 10^9 / 9·10^6 = 666.8 documents would
+        // likely show no repeat either. The key is growing, one document at the point, bounded
+        // by the tail: UCL(1) / n × N.
+        let counts = vec![1u64; 3000];
+        let p = Projector::new(&counts, &target(1e9), false);
+        assert_eq!(p.regime, Regime::Growing);
+        assert!(
+            p.regime_evidence.contains("up to 666.8"),
+            "{}",
+            p.regime_evidence
+        );
+        assert_eq!(p.documents(1), 1.0);
         assert!((p.tail_bound_documents() - 4.744 / 3000.0 * 1e9).abs() < 1.0);
+        assert_eq!(p.documents_range(1), (1.0, 4.744 / 3000.0 * 1e9));
     }
 
     #[test]

@@ -28,6 +28,12 @@ struct LastByte<R> {
     max_record: u64,
     /// Set when the limit stopped the reading.
     over_limit: bool,
+    /// Offsets of the line feeds read but not yet behind a record's start: the csv parser's
+    /// own line count skips blank lines, so a record's line is counted here
+    /// ([`CsvReader::line_at`]).
+    newlines: std::collections::VecDeque<u64>,
+    /// Line feeds before the latest record's start.
+    lines_before: u64,
 }
 
 impl<R: Read> Read for LastByte<R> {
@@ -40,6 +46,9 @@ impl<R: Read> Read for LastByte<R> {
             ));
         }
         let n = self.inner.read(buf)?;
+        let at = self.consumed;
+        self.newlines
+            .extend(memchr::memchr_iter(b'\n', &buf[..n]).map(|i| at + i as u64));
         self.consumed += n as u64;
         if n > 0 {
             self.last.store(buf[n - 1], Ordering::Relaxed);
@@ -62,14 +71,31 @@ pub struct CsvReader<R: Read> {
     name: String,
     strings: bool,
     headers: Option<Vec<Vec<u8>>>,
+    /// Fields written `12,5` are numbers (a `;`- or tab-separated export from a locale that
+    /// writes decimal commas).
+    decimal_comma: bool,
+    delimiter: u8,
     terminator: u64,
     record: csv::ByteRecord,
     done: bool,
 }
 
 impl<R: BufRead + Send> CsvReader<R> {
-    /// Wraps a buffered reader; with `strings`, every field stays a string.
-    pub fn new(mut inner: R, file: u32, name: String, strings: bool) -> Self {
+    /// Wraps a buffered reader; with `strings`, every field stays a string. The delimiter is
+    /// sniffed from the header row (`sniff_delimiter`).
+    pub fn new(inner: R, file: u32, name: String, strings: bool) -> Self {
+        Self::with_delimiter(inner, file, name, strings, None)
+    }
+
+    /// [`CsvReader::new`] with the field delimiter given (`--delimiter`), or sniffed when `None`.
+    /// With a delimiter other than a comma, a field such as `12,5` is the number 12.5.
+    pub fn with_delimiter(
+        mut inner: R,
+        file: u32,
+        name: String,
+        strings: bool,
+        delimiter: Option<u8>,
+    ) -> Self {
         // Line terminator length, from the first line, so raw row sizes exclude it.
         let terminator = match inner.fill_buf() {
             Ok(buf) => match memchr::memchr(b'\n', buf) {
@@ -78,9 +104,14 @@ impl<R: BufRead + Send> CsvReader<R> {
             },
             Err(_) => 1,
         };
+        let delimiter = delimiter.unwrap_or_else(|| match inner.fill_buf() {
+            Ok(buf) => sniff_delimiter(buf),
+            Err(_) => b',',
+        });
         let last = Arc::new(AtomicU8::new(0));
         let last_content = Arc::new(AtomicU8::new(0));
         let rdr = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
             .has_headers(false)
             .flexible(true)
             .buffer_capacity(CSV_BUFFER_BYTES as usize)
@@ -92,6 +123,8 @@ impl<R: BufRead + Send> CsvReader<R> {
                 record_start: 0,
                 max_record: super::DEFAULT_MAX_RECORD_BYTES as u64,
                 over_limit: false,
+                newlines: Default::default(),
+                lines_before: 0,
             });
         CsvReader {
             rdr,
@@ -102,10 +135,17 @@ impl<R: BufRead + Send> CsvReader<R> {
             name,
             strings,
             headers: None,
+            decimal_comma: delimiter != b',',
+            delimiter,
             terminator,
             record: csv::ByteRecord::new(),
             done: false,
         }
+    }
+
+    /// The field delimiter, given or sniffed.
+    pub fn delimiter(&self) -> u8 {
+        self.delimiter
     }
 
     /// The longest row accepted, in bytes (default [`super::DEFAULT_MAX_RECORD_BYTES`]): a
@@ -115,14 +155,40 @@ impl<R: BufRead + Send> CsvReader<R> {
         self
     }
 
+    /// The 1-based line of the record whose reading started at byte `offset` (records come in
+    /// order): every line feed before it counted, and the blank lines the parser passed over
+    /// from there (each a bare line end at the offset it had reached).
+    /// With `\r\n` line ends the parser ends a record at the `\r`, so the next one starts at
+    /// the `\n` and a blank line is `\r\n` one byte on.
+    fn line_at(&mut self, mut offset: u64) -> u64 {
+        let crlf = self.terminator == 2;
+        let src = self.rdr.get_mut();
+        while src.newlines.front().is_some_and(|&nl| nl < offset) {
+            src.newlines.pop_front();
+            src.lines_before += 1;
+        }
+        while let Some(&nl) = src
+            .newlines
+            .front()
+            .filter(|&&nl| nl == offset || (crlf && nl == offset + 1))
+        {
+            src.newlines.pop_front();
+            src.lines_before += 1;
+            offset = nl + 1;
+        }
+        src.lines_before + 1
+    }
+
     fn read(&mut self) -> Result<bool, IngestError> {
         let at = self.rdr.position().clone();
         let read = self.rdr.read_byte_record(&mut self.record);
         let src = self.rdr.get_mut();
         if src.over_limit {
+            let line = self.line_at(at.byte());
+            let src = self.rdr.get_mut();
             return Err(IngestError::Structure {
                 file: self.name.clone(),
-                line: at.line(),
+                line,
                 column: 1,
                 message: format!(
                     "a CSV row longer than {} bytes: a Cosmos DB item is at most 2 MB, so this is not CSV text (a binary file? a quote never closed?); if it really is one row, raise --max-record-bytes",
@@ -132,11 +198,12 @@ impl<R: BufRead + Send> CsvReader<R> {
         }
         let next = self.rdr.position().byte();
         self.rdr.get_mut().record_start = next;
+        let line = match read.as_ref().err().and_then(|e| e.position()) {
+            Some(p) => self.line_at(p.byte()),
+            None => 0,
+        };
         read.map_err(|e| {
-            let (line, message) = match e.position() {
-                Some(p) => (p.line(), e.to_string()),
-                None => (0, e.to_string()),
-            };
+            let message = e.to_string();
             IngestError::Structure {
                 file: self.name.clone(),
                 line,
@@ -218,6 +285,51 @@ impl<R: BufRead + Send> CsvReader<R> {
     }
 }
 
+/// Delimiters a header row may use, in the order a tie is settled.
+const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
+
+/// The delimiter of a CSV file from its first line (in `head`): the one of `,` `;` tab `|` that
+/// occurs most often outside double quotes; a comma when none occurs (one column) or on a tie.
+pub fn sniff_delimiter(head: &[u8]) -> u8 {
+    let line = match memchr::memchr(b'\n', head) {
+        Some(i) => &head[..i],
+        None => head,
+    };
+    let mut counts = [0usize; DELIMITERS.len()];
+    let mut quoted = false;
+    for &b in line {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if !quoted {
+            if let Some(i) = DELIMITERS.iter().position(|&d| d == b) {
+                counts[i] += 1;
+            }
+        }
+    }
+    let mut best = 0;
+    for i in 1..DELIMITERS.len() {
+        if counts[i] > counts[best] {
+            best = i;
+        }
+    }
+    DELIMITERS[best]
+}
+
+/// A number written with a decimal comma (`-12,5`, `0,25`): digits, one comma, digits. The
+/// number it stands for is the same text with a point.
+fn is_decimal_comma(field: &[u8]) -> bool {
+    let digits = field.strip_prefix(b"-").unwrap_or(field);
+    let Some(at) = memchr::memchr(b',', digits) else {
+        return false;
+    };
+    let (int, frac) = (&digits[..at], &digits[at + 1..]);
+    !int.is_empty()
+        && !frac.is_empty()
+        && int.iter().all(u8::is_ascii_digit)
+        && frac.iter().all(u8::is_ascii_digit)
+        && is_json_number(int)
+}
+
 fn push_json_string(out: &mut Vec<u8>, field: &[u8]) {
     out.push(b'"');
     for &b in field {
@@ -267,7 +379,13 @@ fn row_problem(record: &csv::ByteRecord, headers: &[Vec<u8>]) -> Option<String> 
 /// Appends a row as the minified JSON object it would be stored as: header names as
 /// properties, a field that is a JSON number as a number unless `strings`.
 #[inline]
-fn push_row_json(data: &mut Vec<u8>, headers: &[Vec<u8>], record: &csv::ByteRecord, strings: bool) {
+fn push_row_json(
+    data: &mut Vec<u8>,
+    headers: &[Vec<u8>],
+    record: &csv::ByteRecord,
+    strings: bool,
+    decimal_comma: bool,
+) {
     data.push(b'{');
     for (i, (name, field)) in headers.iter().zip(record.iter()).enumerate() {
         if i > 0 {
@@ -277,6 +395,8 @@ fn push_row_json(data: &mut Vec<u8>, headers: &[Vec<u8>], record: &csv::ByteReco
         data.push(b':');
         if !strings && is_json_number(field) {
             data.extend_from_slice(field);
+        } else if !strings && decimal_comma && is_decimal_comma(field) {
+            data.extend(field.iter().map(|&b| if b == b',' { b'.' } else { b }));
         } else {
             push_json_string(data, field);
         }
@@ -312,19 +432,26 @@ impl<R: BufRead + Send> RecordReader for CsvReader<R> {
                 .saturating_sub(pos.byte())
                 .saturating_sub(self.terminator);
             let start = data.len();
+            let line = self.line_at(pos.byte());
             self.multiline_at = self
                 .record
                 .iter()
                 .any(|f| f.contains(&b'\n'))
-                .then(|| pos.line());
+                .then_some(line);
             if let Some(problem) = row_problem(&self.record, &headers) {
                 bad.push((spans.len(), problem));
             }
-            push_row_json(&mut data, &headers, &self.record, self.strings);
+            push_row_json(
+                &mut data,
+                &headers,
+                &self.record,
+                self.strings,
+                self.decimal_comma,
+            );
             spans.push(Span {
                 start,
                 end: data.len(),
-                line: pos.line(),
+                line,
                 column: 1,
                 raw_bytes: Some(raw),
                 error: None,
@@ -372,6 +499,79 @@ mod tests {
             e.starts_with("in.csv:3:1: a CSV row longer than 1000 bytes"),
             "{e}"
         );
+    }
+
+    /// Every record of a CSV text as (line, JSON).
+    fn rows(text: &str, delimiter: Option<u8>) -> Vec<(u64, String)> {
+        let mut r = CsvReader::with_delimiter(
+            BufReader::new(io::Cursor::new(text.as_bytes().to_vec())),
+            0,
+            "in.csv".into(),
+            false,
+            delimiter,
+        );
+        let mut out = Vec::new();
+        while let Some(b) = r.next_block().unwrap() {
+            let Framing::Spans(spans) = &b.framing else {
+                panic!()
+            };
+            for s in spans {
+                assert_eq!(s.error, None);
+                let json = String::from_utf8(b.data()[s.start..s.end].to_vec()).unwrap();
+                out.push((s.line, json));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_delimiter_is_sniffed_from_the_header() {
+        assert_eq!(sniff_delimiter(b"a,b,c\n1;2"), b',');
+        assert_eq!(sniff_delimiter(b"a;b;c\n1,5;2;3"), b';');
+        assert_eq!(sniff_delimiter(b"a\tb\n"), b'\t');
+        assert_eq!(sniff_delimiter(b"a|b|c"), b'|');
+        // Inside quotes a comma is data; one column is a comma file; a tie keeps the comma.
+        assert_eq!(sniff_delimiter(b"\"a,b\";c"), b';');
+        assert_eq!(sniff_delimiter(b"only\n"), b',');
+        assert_eq!(sniff_delimiter(b"a,b;c"), b',');
+    }
+
+    #[test]
+    fn a_semicolon_file_with_decimal_commas_reads_as_numbers_on_their_lines() {
+        let text = "customerId;amount;note\nc1;12,5;x\nc2;-0,25;a,b\n\nc3;7;1,2,3\n";
+        let got = rows(text, None);
+        assert_eq!(
+            got,
+            [
+                (
+                    2,
+                    r#"{"customerId":"c1","amount":12.5,"note":"x"}"#.to_owned()
+                ),
+                (
+                    3,
+                    r#"{"customerId":"c2","amount":-0.25,"note":"a,b"}"#.to_owned()
+                ),
+                (
+                    5,
+                    r#"{"customerId":"c3","amount":7,"note":"1,2,3"}"#.to_owned()
+                ),
+            ]
+        );
+        // Windows line ends, a blank line among them.
+        let got = rows("a;b\r\n1;2\r\n\r\n3;4\r\n", None);
+        assert_eq!(
+            got,
+            [
+                (2, r#"{"a":1,"b":2}"#.to_owned()),
+                (4, r#"{"a":3,"b":4}"#.to_owned())
+            ]
+        );
+        // A comma file keeps `12,5` a string (it would have been two fields).
+        let got = rows("a,b\n\"12,5\",1\n", None);
+        assert_eq!(got, [(2, r#"{"a":"12,5","b":1}"#.to_owned())]);
+        // --delimiter overrides the sniffing.
+        let got = rows("a;b,c\n1;2,3\n", Some(b','));
+        assert_eq!(got, [(2, r#"{"a;b":"1;2","c":3}"#.to_owned())]);
     }
 
     #[test]

@@ -39,13 +39,14 @@ pub fn discover(
 }
 
 /// [`discover_noting`] for a run: each note goes to stderr (`pkadvisor: note: …`), and every
-/// input gets the run's longest record and Extended JSON setting. Returns the inputs and the notes
+/// input gets the run's longest record, Extended JSON setting and CSV delimiter. Returns the inputs and the notes
 /// (which a report also lists).
 pub fn discover_announced(
     inputs: &[PathBuf],
     forced: Option<InputFormat>,
     max_record_bytes: usize,
     extended_json: Option<bool>,
+    csv_delimiter: Option<u8>,
 ) -> Result<(Vec<InputSource>, Vec<String>), IngestError> {
     let mut notes = Vec::new();
     let mut found = discover_noting(inputs, forced, &mut notes)?;
@@ -55,6 +56,7 @@ pub fn discover_announced(
     for i in found.iter_mut() {
         i.max_record_bytes = max_record_bytes;
         i.extended_json = extended_json;
+        i.csv_delimiter = csv_delimiter;
     }
     Ok((found, notes))
 }
@@ -79,6 +81,7 @@ pub fn discover_noting(
                 size_bytes: None,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                 extended_json: None,
+                csv_delimiter: None,
             });
             continue;
         }
@@ -133,9 +136,14 @@ fn directory_sources(
     out: &mut Vec<InputSource>,
 ) -> Result<(), IngestError> {
     let mut files = Vec::new();
-    walk(dir, &mut files, &mut Default::default(), notes)?;
+    let root = std::fs::canonicalize(dir).map_err(|e| IngestError::Io {
+        file: dir.display().to_string(),
+        cause: e,
+    })?;
+    walk(dir, &root, &mut files, &mut Default::default(), notes)?;
     files.sort();
     let before = out.len();
+    let (mut others, mut reports): (Vec<String>, Vec<String>) = Default::default();
     for f in files {
         if !seen.first_time(&f, notes) {
             continue;
@@ -144,6 +152,8 @@ fn directory_sources(
         let (compression, ext) = ext_of(&name);
         if is_delta_table(&f) {
             out.push(delta_source(f));
+        } else if compression == Compression::None && ext == "json" && is_our_report(&f) {
+            reports.push(name);
         } else if let Some(fmt) = format_for_ext(&ext) {
             let size = std::fs::metadata(&f).ok().map(|m| m.len());
             out.push(InputSource {
@@ -154,9 +164,13 @@ fn directory_sources(
                 size_bytes: size,
                 max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
                 extended_json: None,
+                csv_delimiter: None,
             });
+        } else {
+            others.push(name);
         }
     }
+    passed_over_notes(dir, &reports, &others, notes);
     if out.len() == before {
         return Err(IngestError::Input(format!(
             "{}: directory holds no .jsonl, .ndjson, .json, .csv (optionally .gz or .zst) or .parquet files, nor Delta tables",
@@ -164,6 +178,61 @@ fn directory_sources(
         )));
     }
     Ok(())
+}
+
+/// At most this many files are named in a note; the rest are counted.
+const NAMED: usize = 3;
+
+/// Notes for the files a folder walk passed over: pkadvisor's own reports and profiles, and files
+/// whose extension names no input format (`README.md`, `.txt`, `.html`).
+fn passed_over_notes(dir: &Path, reports: &[String], others: &[String], notes: &mut Vec<String>) {
+    let list = |names: &[String]| {
+        let mut s = names
+            .iter()
+            .take(NAMED)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        if names.len() > NAMED {
+            s.push_str(&format!(" and {} more", names.len() - NAMED));
+        }
+        s
+    };
+    if !reports.is_empty() {
+        notes.push(format!(
+            "{} passed over: a pkadvisor report or profile (JSON with a schema_version), not sample data",
+            list(reports)
+        ));
+    }
+    if !others.is_empty() {
+        notes.push(format!(
+            "{} passed over in {}: not an input by its extension (.jsonl, .ndjson, .json, .csv, .parquet, optionally .gz or .zst); name a file on the command line with --input-format to read it",
+            list(others),
+            dir.display()
+        ));
+    }
+}
+
+/// Whether a `.json` file is one of pkadvisor's own outputs (an analyze or check report, a
+/// baseline, a field profile): a pretty-printed object whose first property is
+/// `schema_version`. Such a file cannot be sample data: a pretty-printed object is neither a
+/// JSON array nor JSON Lines.
+fn is_our_report(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 64];
+    let Ok(n) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head[..n]);
+    let rest = text.trim_start();
+    let Some(rest) = rest.strip_prefix('{') else {
+        return false;
+    };
+    let (line_end, after) = match rest.split_once('\n') {
+        Some((first, after)) => (first, after),
+        None => return false,
+    };
+    line_end.trim().is_empty() && after.trim_start().starts_with("\"schema_version\"")
 }
 
 /// The input of a file named on the command line (`len` bytes): its format forced, or told by
@@ -193,6 +262,7 @@ fn file_source(
         size_bytes: Some(len),
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
         extended_json: None,
+        csv_delimiter: None,
     })
 }
 
@@ -205,14 +275,18 @@ pub(super) fn delta_source(dir: PathBuf) -> InputSource {
         size_bytes: None,
         max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
         extended_json: Some(false),
+        csv_delimiter: None,
     }
 }
 
-/// Collects the files below `dir`. Symbolic links are followed, but each directory is entered
-/// once (by its canonical path), so link loops end; anything that is not a regular file or a
-/// directory (FIFO, socket, device) is passed over with a note.
+/// Collects the files below `dir`, inside the canonical folder `root` that was named. Symbolic
+/// links are followed while they stay inside `root` (a link out of it, which a pull request can
+/// commit, is passed over with a note: it would put an outside file's values in the report), and
+/// each directory is entered once (by its canonical path), so link loops end; anything that is
+/// not a regular file or a directory (FIFO, socket, device) is passed over with a note.
 pub(super) fn walk(
     dir: &Path,
+    root: &Path,
     out: &mut Vec<PathBuf>,
     seen_dirs: &mut std::collections::HashSet<PathBuf>,
     notes: &mut Vec<String>,
@@ -233,6 +307,16 @@ pub(super) fn walk(
     for entry in rd {
         let entry = entry.map_err(io)?;
         let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_symlink())
+            && std::fs::canonicalize(&path).is_ok_and(|t| !t.starts_with(root))
+        {
+            notes.push(format!(
+                "{}: a symbolic link out of the folder named ({}): passed over",
+                path.display(),
+                root.display()
+            ));
+            continue;
+        }
         // `metadata` follows links; a dangling link has none.
         let Ok(meta) = std::fs::metadata(&path) else {
             notes.push(format!(
@@ -245,7 +329,7 @@ pub(super) fn walk(
             // A Delta table is read through its log, never as loose Parquet files.
             out.push(path);
         } else if meta.is_dir() {
-            walk(&path, out, seen_dirs, notes)?;
+            walk(&path, root, out, seen_dirs, notes)?;
         } else if meta.is_file() {
             out.push(path);
         } else if format_for_ext(&ext_of(&path.to_string_lossy()).1).is_some() {

@@ -15,6 +15,21 @@ use std::io::BufRead;
 
 use super::{Block, Framing, IngestError, RecordReader, Span, BLOCK_BYTES};
 
+/// Where the reader is in an object wrapping the array (`{"orders": [...]}`), when it reads one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wrapper {
+    /// A plain top-level array.
+    None,
+    /// Before the object's `{`.
+    Open,
+    /// In the property's name, up to its `:`.
+    Key,
+    /// In the array, or after it before the object's `}`.
+    Inside,
+    /// After the object's `}`.
+    Closed,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Before the opening `[`.
@@ -89,6 +104,9 @@ struct Scan {
     elem_column: u64,
     max_record: usize,
     elements: u64,
+    wrapper: Wrapper,
+    /// The wrapping object's property holding the array (for messages).
+    wrapper_key: String,
 }
 
 impl<R: BufRead + Send> JsonArrayReader<R> {
@@ -113,11 +131,22 @@ impl<R: BufRead + Send> JsonArrayReader<R> {
                 elem_column: 1,
                 max_record: super::DEFAULT_MAX_RECORD_BYTES,
                 elements: 0,
+                wrapper: Wrapper::None,
+                wrapper_key: String::new(),
             },
             carry: Vec::new(),
             block_bytes: BLOCK_BYTES,
             finished: false,
         }
+    }
+
+    /// Reads the array held by a one-property object (`{"orders": [...]}`) instead of a
+    /// top-level array: `ingest::wrapper_key` has checked the property's name is plain, so the
+    /// reader only steps over it.
+    pub fn wrapped(mut self, key: &str) -> Self {
+        self.scan.wrapper = Wrapper::Open;
+        self.scan.wrapper_key = key.to_owned();
+        self
     }
 
     /// The longest element accepted, in bytes (default [`super::DEFAULT_MAX_RECORD_BYTES`]).
@@ -247,6 +276,30 @@ impl Scan {
     /// The non-whitespace byte at `j` outside an element; the next byte to read.
     fn outside(&mut self, buf: &[u8], j: usize, cut: &mut Cut<'_>) -> Result<usize, IngestError> {
         let b = buf[j];
+        match (self.state, self.wrapper) {
+            (State::Start, Wrapper::Open) if b == b'{' => {
+                self.wrapper = Wrapper::Key;
+                return Ok(j + 1);
+            }
+            (State::Start, Wrapper::Key) => {
+                if b == b':' {
+                    self.wrapper = Wrapper::Inside;
+                }
+                return Ok(j + 1);
+            }
+            (State::Done, Wrapper::Inside) if b == b'}' => {
+                self.wrapper = Wrapper::Closed;
+                return Ok(j + 1);
+            }
+            (State::Done, Wrapper::Inside) if b == b',' => {
+                let msg = format!(
+                    "the object holding the array `{0}` has more properties after it: extract the array into JSON Lines (`jq -c '.{0}[]' {1} > {0}.jsonl`) and analyze that",
+                    self.wrapper_key, self.name
+                );
+                return Err(self.error_at(buf, j, &msg));
+            }
+            _ => {}
+        }
         match self.state {
             State::Start if b != b'[' => Err(self.error_at(
                 buf,
@@ -391,6 +444,12 @@ impl Scan {
     ) -> Result<Option<Block>, IngestError> {
         let (line, column) = (self.place.line, self.place.column);
         match self.state {
+            State::Done if self.wrapper == Wrapper::Inside => Err(structure(
+                &self.name,
+                line,
+                column,
+                "unexpected end of input: the `}` closing the object that holds the array is missing",
+            )),
             State::Done if spans.is_empty() => Ok(None),
             State::Done => Ok(Some(Block::new(file, data, Framing::Spans(spans)))),
             State::Start => Err(structure(

@@ -11,6 +11,7 @@ pub mod columnar;
 mod csv;
 mod discover;
 pub mod ejson;
+pub mod inflate;
 mod json_array;
 mod jsonl;
 pub mod key_table;
@@ -115,6 +116,8 @@ pub struct InputSource {
     /// MongoDB Extended JSON: `Some(true)` unwraps its type wrappers (`--extended-json`),
     /// `Some(false)` never, `None` when the first megabyte holds one (announced on stderr).
     pub extended_json: Option<bool>,
+    /// CSV field delimiter (`--delimiter`); `None` sniffs it from the header row.
+    pub csv_delimiter: Option<u8>,
 }
 
 /// Default longest record: 4 MiB, twice the 2 MB item limit (pretty-printed JSON is larger than
@@ -348,14 +351,24 @@ fn open_with(
         }
         None => Box::new(io::stdin()),
     };
-    let counted = CountingReader {
-        inner: raw,
-        counter,
+    let read = Arc::new(AtomicU64::new(0));
+    let counted = inflate::Compressed {
+        inner: CountingReader {
+            inner: raw,
+            counter,
+        },
+        read: Arc::clone(&read),
     };
     let decoded: Box<dyn Read + Send> = match src.compression {
         Compression::None => Box::new(counted),
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(counted))),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::new(counted).map_err(io_err)?),
+        Compression::Gzip => Box::new(inflate::Bounded::new(
+            flate2::read::MultiGzDecoder::new(BufReader::new(counted)),
+            read,
+        )),
+        Compression::Zstd => Box::new(inflate::Bounded::new(
+            zstd::stream::read::Decoder::new(counted).map_err(io_err)?,
+            read,
+        )),
     };
     reader_from(decoded, src, file_index, csv_strings).map_err(io_err)
 }
@@ -483,19 +496,69 @@ pub fn reader_from(
         Some(f) => f,
         None => sniff(&mut reader)?,
     };
+    // A `.json` file (or `--input-format json`) that is one object wrapping the array of
+    // documents (`{"orders": [...]}`, as some APIs and exports write them) is that array.
+    let wrapped = match (src.format, format) {
+        (None | Some(InputFormat::Json), InputFormat::Json | InputFormat::Jsonl) => {
+            wrapper_key(reader.fill_buf()?)
+        }
+        _ => None,
+    };
+    let format = if wrapped.is_some() {
+        InputFormat::Json
+    } else {
+        format
+    };
+    if src.format.is_none() && wrapped.is_none() {
+        let file = if src.path.is_some() {
+            src.display.as_str()
+        } else {
+            "FILE"
+        };
+        if let Some(msg) = envelope_error(reader.fill_buf()?, file) {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, msg));
+        }
+    }
     let name = src.display.clone();
     let extended = extended_json(src, format, reader.fill_buf()?);
     let inner: Box<dyn RecordReader> = match format {
         InputFormat::Jsonl => Box::new(
             JsonLinesReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
         ),
-        InputFormat::Json => Box::new(
-            JsonArrayReader::new(reader, file_index, name).max_record_bytes(src.max_record_bytes),
-        ),
-        InputFormat::Csv => Box::new(
-            CsvReader::new(reader, file_index, name, csv_strings)
-                .max_record_bytes(src.max_record_bytes),
-        ),
+        InputFormat::Json => {
+            let r = JsonArrayReader::new(reader, file_index, name)
+                .max_record_bytes(src.max_record_bytes);
+            match wrapped {
+                Some(key) => {
+                    if first_announcement(&format!("wrapper:{}", src.display)) {
+                        eprintln!(
+                            "pkadvisor: note: {}: one JSON object holding the array `{}`: its elements are read as the documents",
+                            crate::neutralise::terminal(&src.display),
+                            crate::neutralise::terminal(&key)
+                        );
+                    }
+                    Box::new(r.wrapped(&key))
+                }
+                None => Box::new(r),
+            }
+        }
+        InputFormat::Csv => {
+            let r =
+                CsvReader::with_delimiter(reader, file_index, name, csv_strings, src.csv_delimiter);
+            let d = r.delimiter();
+            if src.csv_delimiter.is_none()
+                && d != b','
+                && first_announcement(&format!("csv:{}", src.display))
+            {
+                eprintln!(
+                    "pkadvisor: note: {}: fields separated by `{}` (sniffed from the header row; --delimiter to choose another){}",
+                    crate::neutralise::terminal(&src.display),
+                    if d == b'\t' { "\\t".to_owned() } else { (d as char).to_string() },
+                    if csv_strings { "" } else { "; numbers written with a decimal comma (12,5) are read as numbers" }
+                );
+            }
+            Box::new(r.max_record_bytes(src.max_record_bytes))
+        }
         InputFormat::Parquet | InputFormat::Delta => {
             return Err(io::Error::other(format!(
                 "{name}: Parquet and Delta are read from files, not from a byte stream"
@@ -510,6 +573,86 @@ pub fn reader_from(
 }
 
 /// `[` first means a JSON array; anything else is read as JSON Lines.
+/// A `.json` input that is one document of several properties, one of them an array of
+/// objects (`{"count": 2, "orders": [{…}, {…}]}`): an export wrapped in an envelope, which read
+/// as it is would be one document. The error names the array and how to extract it.
+pub fn envelope_error(head: &[u8], file: &str) -> Option<String> {
+    let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
+    if !head[end..].iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let Ok(serde_json::Value::Object(m)) = value::from_slice(&head[..end]) else {
+        return None;
+    };
+    let (key, n) = m.iter().find_map(|(k, v)| match v {
+        serde_json::Value::Array(a) if a.len() > 1 && a.iter().all(|x| x.is_object()) => {
+            Some((k.clone(), a.len()))
+        }
+        _ => None,
+    })?;
+    (m.len() > 1).then(|| {
+        format!(
+            "one JSON object whose property `{key}` holds {n} objects: read as it is, the whole file would be one document. If those are the documents, extract them into JSON Lines (`jq -c '.{key}[]' {file} > {key}.jsonl`) and analyze that; if the file really is one document, name it .jsonl"
+        )
+    })
+}
+
+/// The property name of a one-property object wrapping an array of documents at the start of
+/// `head` (`{"orders": [{...`, or an empty array): such a file is that array. Only plain names
+/// (letters, digits, `_`, `-`, `$`, `.`) are recognised.
+pub fn wrapper_key(head: &[u8]) -> Option<String> {
+    let mut i = 0;
+    let skip_ws = |i: &mut usize| {
+        while head.get(*i).is_some_and(|b| b.is_ascii_whitespace()) {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    if head.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    skip_ws(&mut i);
+    if head.get(i) != Some(&b'"') {
+        return None;
+    }
+    let start = i + 1;
+    let len = head[start..].iter().position(|&b| b == b'"')?;
+    let key = &head[start..start + len];
+    let plain = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'$' | b'.');
+    if key.is_empty() || !key.iter().all(plain) {
+        return None;
+    }
+    i = start + len + 1;
+    skip_ws(&mut i);
+    if head.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    skip_ws(&mut i);
+    if head.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    skip_ws(&mut i);
+    if !matches!(head.get(i), Some(b'{' | b']')) {
+        return None;
+    }
+    // JSON Lines whose first document opens with an array of objects (`{"items":[{…}],"id":…}`)
+    // is not a wrapper: a first line that is a whole value is one only when it has that one
+    // property and nothing follows it.
+    let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
+    let alone = match value::from_slice(&head[..end]) {
+        Ok(serde_json::Value::Object(m)) => {
+            m.len() == 1 && head[end..].iter().all(u8::is_ascii_whitespace)
+        }
+        Ok(_) => false,
+        // Pretty-printed (`{` alone on the first line), or a line longer than the buffer.
+        Err(_) => true,
+    };
+    alone.then(|| String::from_utf8_lossy(key).into_owned())
+}
+
 fn sniff<R: BufRead>(r: &mut R) -> io::Result<InputFormat> {
     let buf = r.fill_buf()?;
     // Only the first buffer is looked at: leading whitespace longer than 1 MiB reads as lines.

@@ -48,6 +48,10 @@ pub enum RecommendationStatus {
     /// Every candidate fails: `spec` is the least bad, `fixes` says what would help. (A key
     /// short only of throughput warns and is recommended with what to provision as its fix.)
     NonePasses,
+    /// No workload was given: `spec` is first by storage safety and spread, but the query
+    /// pattern decides; the first reason lists the keys safe for storage and the key each likely
+    /// access pattern would take.
+    StorageOnly,
 }
 
 /// The runner-up and why it lost.

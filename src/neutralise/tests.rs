@@ -76,6 +76,10 @@ const PIECES: &[&str] = &[
     "\"]; click A call evil()",
     "task.setvariable variable=x]y",
     "add-mask::z",
+    "\u{200b}",
+    "\u{2060}",
+    "\u{feff}",
+    "\u{e0041}\u{e0042}",
 ];
 
 /// A xorshift generator: deterministic, no dependency.
@@ -185,6 +189,17 @@ fn markdown_decode(md: &str) -> Result<String, String> {
                 Some('u') => {
                     let hex: String = (0..4).filter_map(|_| it.next()).collect();
                     let n = u32::from_str_radix(&hex, 16).map_err(|e| format!("{e}: {md}"))?;
+                    // A character above U+FFFF is two escapes, its UTF-16 surrogates.
+                    let n = if (0xd800..0xdc00).contains(&n) {
+                        let rest: String = (0..6).filter_map(|_| it.next()).collect();
+                        let low = rest
+                            .strip_prefix("\\u")
+                            .and_then(|h| u32::from_str_radix(h, 16).ok())
+                            .ok_or_else(|| format!("a lone surrogate in {md:?}"))?;
+                        0x10000 + ((n - 0xd800) << 10) + (low - 0xdc00)
+                    } else {
+                        n
+                    };
                     out.push(char::from_u32(n).ok_or("bad escape")?);
                 }
                 Some(p) if p.is_ascii_punctuation() => out.push(p),
@@ -431,4 +446,19 @@ fn long_values_take_linear_time() {
     timed(&|s| ci_lines(s).into_owned(), " \\u003a:x");
     timed(&|s| markdown_line(s), " \\::x");
     timed(&html, " &#58;:x");
+}
+
+/// Invisible characters (zero-width, word joiner, byte order mark, tag characters that spell
+/// hidden ASCII) are escaped in the terminal, Markdown and HTML, never passed on raw.
+#[test]
+fn invisible_characters_are_shown_escaped() {
+    let value = "ad\u{200b}min\u{e0069}\u{e0067}\u{feff}";
+    assert_eq!(
+        terminal(value),
+        "ad\\u200bmin\\udb40\\udc69\\udb40\\udc67\\ufeff"
+    );
+    for out in [markdown_text(value), html(value)] {
+        assert!(out.starts_with("ad\\u200bmin\\udb40\\udc69"), "{out}");
+        assert!(!out.chars().any(is_hazard), "{out}");
+    }
 }

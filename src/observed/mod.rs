@@ -39,6 +39,8 @@ pub struct ObservedOptions {
     pub filter: ObservedFilter,
     /// `--window`: the seconds the RU rows cover (None: their span plus one row's granularity).
     pub window: Option<f64>,
+    /// The most bytes the aggregates may hold (`--memory-limit`); 0: no bound.
+    pub memory_limit: u64,
 }
 
 /// A bad export.
@@ -121,26 +123,45 @@ struct Acc {
     traffic: Option<Traffic>,
 }
 
+/// Memory charged for one aggregate entry besides its key's and name's bytes: the table slot at
+/// worst load and the allocations' headers, twice, for the per-key and per-range sums the
+/// report makes from it (measured: 1,000,000 keys of one operation peaked at 540 MB, about
+/// 270 bytes an entry).
+pub(crate) const COST_PER_ENTRY: u64 = 2 * crate::stats::sampling::COST_PER_KEY;
+
 impl Acc {
-    fn add(&mut self, m: Measurement) {
+    /// Adds one measurement; returns the bytes its new entries hold (0 when it only adds to
+    /// entries already there).
+    fn add(&mut self, m: Measurement) -> u64 {
+        use hashbrown::hash_map::Entry;
         match m.kind {
             Kind::Size { bytes } => {
                 self.storage_rows += 1;
-                let e = self.latest.entry(m.key).or_insert((bytes, m.time));
-                // The latest report wins; two at the same time (one per replica read): the larger.
-                if m.time > e.1 || (m.time == e.1 && bytes > e.0) {
-                    *e = (bytes, m.time);
+                match self.latest.entry(m.key) {
+                    Entry::Vacant(v) => {
+                        let held = v.key().len() as u64 + COST_PER_ENTRY;
+                        v.insert((bytes, m.time));
+                        held
+                    }
+                    Entry::Occupied(mut o) => {
+                        let e = o.get_mut();
+                        // The latest report wins; two at the same time (one per replica read):
+                        // the larger.
+                        if m.time > e.1 || (m.time == e.1 && bytes > e.0) {
+                            *e = (bytes, m.time);
+                        }
+                        0
+                    }
                 }
             }
             Kind::Charge {
                 ru,
                 range,
                 operation,
-            } => {
-                self.traffic
-                    .get_or_insert_with(|| Traffic::starting_at(m.time))
-                    .add(m.time, m.key, range, operation, ru);
-            }
+            } => self
+                .traffic
+                .get_or_insert_with(|| Traffic::starting_at(m.time))
+                .add(m.time, m.key, range, operation, ru),
         }
     }
 }
@@ -163,6 +184,7 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
     let mut accs: Accs = BTreeMap::new();
     let mut seen: BTreeMap<(String, String, String), Seen> = BTreeMap::new();
     let mut rows_read = 0u64;
+    let mut held = 0u64;
     let filter = &opts.filter;
     for path in &opts.files {
         let file = path.display().to_string();
@@ -178,7 +200,10 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
                 head.container.clone(),
                 head.region.clone(),
             );
-            let s = seen.entry(at.clone()).or_default();
+            let s = seen.entry(at.clone()).or_insert_with(|| {
+                held += (at.0.len() + at.1.len() + at.2.len()) as u64 + COST_PER_ENTRY;
+                Seen::default()
+            });
             s.rows += 1;
             let wanted = filter
                 .container
@@ -189,9 +214,19 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
                 return Ok(());
             }
             match rows::measurement(row, &head, levels) {
-                Ok(Some(m)) => accs.entry(at).or_default().add(m),
+                Ok(Some(m)) => held += accs.entry(at).or_default().add(m),
                 Ok(None) => accs.entry(at).or_default().empty_key += 1,
                 Err(message) => s.error = Some(row_error(message)),
+            }
+            if opts.memory_limit > 0 && held > opts.memory_limit {
+                return Err(ObservedError::Row {
+                    file: file.clone(),
+                    row: row.number,
+                    message: format!(
+                        "the exports' distinct partition keys, operations, physical partitions and seconds need more than --memory-limit ({}) to aggregate; raise --memory-limit, or export one container and region over a shorter window, or summarised per minute (docs/calibration.md)",
+                        crate::fmt::human_bytes(opts.memory_limit as f64)
+                    ),
+                });
             }
             Ok(())
         })?;
@@ -248,11 +283,7 @@ fn pick_container(
         .keys()
         .map(|(d, c, _)| (d.clone(), c.clone()))
         .collect();
-    let list = found
-        .iter()
-        .map(|(d, c)| format!("{d}/{c}"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = listed(found.iter().map(|(d, c)| format!("{d}/{c}")), found.len());
     match &filter.container {
         Some(want) if found.contains(want) => Ok(want.clone()),
         Some((d, c)) => Err(ObservedError::Selection(format!(
@@ -264,6 +295,21 @@ fn pick_container(
             found.len()
         ))),
     }
+}
+
+/// The first 20 of `n` names, joined, and how many more: an export of 300,000 containers
+/// made a 3.2 MB error line.
+fn listed(names: impl Iterator<Item = String>, n: usize) -> String {
+    const SHOWN: usize = 20;
+    let mut list = names
+        .take(SHOWN)
+        .map(|s| crate::small_file::quote(&s, 200))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if n > SHOWN {
+        list.push_str(&format!(" and {} more", n - SHOWN));
+    }
+    list
 }
 
 /// The region to read: `--region`, or the only one of the container's rows.
@@ -278,7 +324,7 @@ fn pick_region(
         .filter(|(d, c, _)| d == database && c == container)
         .map(|(_, _, r)| r.as_str())
         .collect();
-    let list = found.iter().copied().collect::<Vec<_>>().join(", ");
+    let list = listed(found.iter().map(|r| r.to_string()), found.len());
     match &filter.region {
         Some(r) if found.contains(r.as_str()) => Ok(r.clone()),
         Some(r) => Err(ObservedError::Selection(format!(

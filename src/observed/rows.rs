@@ -118,13 +118,26 @@ pub fn parse_time(s: &str) -> Option<i64> {
     crate::keys::time::parse_iso8601(&format!("{date} {h}:{ms}"))
 }
 
-/// A non-negative finite number of a cell.
+/// The largest value one export cell may hold (`SizeKb`: a petabyte, 50,000 times a logical
+/// partition's 20 GB; `RequestCharge`: 1e12 RU, 10^8 seconds of a physical partition's
+/// 10,000 RU/s). Every sum of the export's rows then stays finite: an export of 1 GiB holds
+/// fewer than 10^9 rows, so no sum passes 1e21, where two cells of 1.7e308 used to add up to
+/// infinity, written as JSON `null`, which `pkadvisor report` then refused.
+pub const MAX_CELL: f64 = 1e12;
+
+/// A non-negative finite number of a cell, at most [`MAX_CELL`].
 fn amount(name: &str, text: &str, what: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-        Ok(_) => Err(format!(
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_nan() || x.is_infinite() => Err(format!(
+            "{name} `{text}` is not a number of {what}; export the column unchanged"
+        )),
+        Ok(x) if x < 0.0 => Err(format!(
             "{name} is {text}: {what} cannot be negative; export the column unchanged"
         )),
+        Ok(x) if x > MAX_CELL => Err(format!(
+            "{name} is {text}: more {what} than one row can measure (at most {MAX_CELL:e}); export the column unchanged"
+        )),
+        Ok(x) => Ok(x),
         Err(_) => Err(format!("{name} `{text}` is not a number of {what}")),
     }
 }

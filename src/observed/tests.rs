@@ -12,6 +12,7 @@ fn opts(files: Vec<PathBuf>) -> ObservedOptions {
         files,
         filter: ObservedFilter::default(),
         window: None,
+        memory_limit: 0,
     }
 }
 
@@ -78,6 +79,7 @@ fn err(files: Vec<PathBuf>, filter: ObservedFilter) -> String {
             files,
             filter,
             window: None,
+            memory_limit: 0,
         },
         1,
     )
@@ -153,6 +155,7 @@ fn several_containers_or_regions_are_listed_until_one_is_chosen() {
                 region: None,
             },
             window: None,
+            memory_limit: 0,
         },
         1,
     )
@@ -239,4 +242,63 @@ fn sums_over_keys_and_operations_are_the_same_in_every_run() {
         assert_eq!(t.per_key()[&b"k".to_vec()], 0.0);
         assert_eq!(t.per_range(), vec![("0".to_string(), 0.0)]);
     }
+}
+
+/// Cells past `rows::MAX_CELL`, NaN and infinity are refused at their row with what they are,
+/// so no sum of an export becomes infinity (two charges of 1.7e308 used to, written as `null`).
+#[test]
+fn cells_past_the_largest_measurement_are_refused_and_sums_stay_finite() {
+    let dir = tempfile::tempdir().unwrap();
+    let row = |charge: &str| {
+        format!(
+            r#"{{"TimeGenerated":"2026-01-01T00:00:00Z","DatabaseName":"db","CollectionName":"c","RegionName":"r","PartitionKey":"[\"a\"]","PartitionKeyRangeId":"0","OperationName":"Create","RequestCharge":"{charge}"}}"#
+        )
+    };
+    for (charge, want) in [
+        ("1.7e308", "row 2: RequestCharge is 1.7e308: more request units than one row can measure (at most 1e12)"),
+        ("NaN", "row 2: RequestCharge `NaN` is not a number of request units"),
+        ("inf", "row 2: RequestCharge `inf` is not a number of request units"),
+        ("-1", "row 2: RequestCharge is -1: request units cannot be negative"),
+    ] {
+        let text = format!("[{},{}]", row("1"), row(charge));
+        let e = read_observed(&opts(vec![file(&dir, "x.json", &text)]), 1)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{charge}: {e}");
+    }
+    // At the bound, a thousand rows of one key sum to a finite 1e15.
+    let rows: Vec<String> = (0..1000).map(|_| row("1e12")).collect();
+    let mut text = format!("[{}", rows.join(","));
+    text.push_str(&format!(",{}]", row("0").replace("00:00:00", "01:00:00")));
+    let o = read_observed(&opts(vec![file(&dir, "y.json", &text)]), 1).unwrap();
+    let t = o.traffic.unwrap();
+    assert_eq!(t.by_key_op.values().sum::<f64>(), 1e15);
+}
+
+/// The aggregates stay under `--memory-limit`: an export of ever-new keys stops at the row that
+/// passes it, naming the flag; the same export is read under a larger limit.
+#[test]
+fn the_aggregates_stay_under_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("TimeGenerated,DatabaseName,CollectionName,RegionName,PartitionKey,PartitionKeyRangeId,OperationName,RequestCharge\n");
+    for i in 0..2000 {
+        text.push_str(&format!(
+            "2026-01-01T00:{:02}:00Z,db,c,r,\"[\"\"k{i}\"\"]\",0,Create,1\n",
+            i % 60
+        ));
+    }
+    let f = file(&dir, "keys.csv", &text);
+    // Each new key holds two entries, by range and by operation, each charged 256 bytes plus
+    // its name (`0` or `Create`) and the key's encoded bytes (3 to 6 here): about 528 bytes a
+    // key, so 102,400 bytes pass at the 194th key.
+    let mut o = opts(vec![f]);
+    o.memory_limit = 100 * 1024;
+    let e = read_observed(&o, 1).unwrap_err().to_string();
+    assert!(
+        e.contains("keys.csv: row 194:") && e.contains("need more than --memory-limit (102.4 KB)"),
+        "{e}"
+    );
+    o.memory_limit = 2 << 20;
+    let got = read_observed(&o, 1).unwrap();
+    assert_eq!(got.traffic.unwrap().by_key_op.len(), 2000);
 }

@@ -88,7 +88,8 @@ impl Traffic {
         }
     }
 
-    /// Adds one RU row.
+    /// Adds one RU row; returns the bytes its new entries hold (see
+    /// [`super::COST_PER_ENTRY`]).
     pub(crate) fn add(
         &mut self,
         time: i64,
@@ -96,7 +97,15 @@ impl Traffic {
         range: String,
         operation: String,
         ru: f64,
-    ) {
+    ) -> u64 {
+        let cost = super::COST_PER_ENTRY;
+        let before = (
+            self.ranges.len() + self.keys.len(),
+            self.range_bins.len() + self.key_bins.len(),
+            self.by_range_key.len(),
+            self.by_key_op.len(),
+        );
+        let sizes = (range.len() + key.len(), operation.len() + key.len());
         self.rows += 1;
         self.first = self.first.min(time);
         self.last = self.last.max(time);
@@ -106,6 +115,11 @@ impl Traffic {
         *self.key_bins.entry((k, time)).or_default() += ru;
         *self.by_range_key.entry((range, key.clone())).or_default() += ru;
         *self.by_key_op.entry((key, operation)).or_default() += ru;
+        let new = |after: usize, before: usize| (after - before) as u64;
+        new(self.ranges.len() + self.keys.len(), before.0) * (sizes.0 as u64 + cost)
+            + new(self.range_bins.len() + self.key_bins.len(), before.1) * cost / 4
+            + new(self.by_range_key.len(), before.2) * (sizes.0 as u64 + cost)
+            + new(self.by_key_op.len(), before.3) * (sizes.1 as u64 + cost)
     }
 
     /// Fixes the window: `given` seconds, or the span of the row times plus one row's

@@ -17,7 +17,7 @@
 //! Every column left out is named under the table, so nothing disappears silently.
 
 /// Narrow headers of the ranking: the columns a choice is made on, with their short headers.
-const COMPACT_COLUMNS: [(&str, &str); 11] = [
+const COMPACT_COLUMNS: [(&str, &str); 14] = [
     ("#", "#"),
     ("candidate", "candidate"),
     ("verdict", "verdict"),
@@ -26,10 +26,20 @@ const COMPACT_COLUMNS: [(&str, &str); 11] = [
     ("score", "score"),
     ("logical partitions", "logical"),
     ("largest partition", "est. max"),
+    (SAMPLE_PARTITIONS, "sample"),
+    (PRODUCTION_PARTITIONS, "prod. est."),
+    (PRODUCTION_LARGEST, "est. max"),
     ("% of limit", "% limit"),
     ("hottest RU/s", "hot RU/s"),
     ("hottest physical", "hot phys."),
 ];
+
+/// The ranking's header of the sample's logical partitions when the sample was projected.
+pub const SAMPLE_PARTITIONS: &str = "logical partitions (sample)";
+/// The ranking's header of the production estimate of logical partitions.
+pub const PRODUCTION_PARTITIONS: &str = "logical partitions (production, est.)";
+/// The ranking's header of the production estimate of the largest logical partition.
+pub const PRODUCTION_LARGEST: &str = "largest partition (production, est.)";
 
 /// Short headers of the field profile's narrow layout.
 const FIELDS_SHORT: [(&str, &str); 4] = [
@@ -41,18 +51,20 @@ const FIELDS_SHORT: [(&str, &str); 4] = [
 
 /// Columns left out first when a table cannot fit, in this order (each is repeated in the
 /// details below the table, or is the least needed to choose).
-pub const DROP_FIRST: [&str; 13] = [
+pub const DROP_FIRST: [&str; 14] = [
     "score",
-    "USD/mo",
+    "sample",
     "bytes",
     "time",
     "top value",
     "miss/null",
     "types",
-    "hot phys.",
     "% limit",
+    "hot phys.",
     "present",
     "hot RU/s",
+    // The ranking is by cost when a workload is given: the bill goes late.
+    "USD/mo",
     "looks",
     "logical",
 ];
@@ -226,8 +238,12 @@ fn compact_ranking(
                 .map(|&(_, short)| (i, short))
         })
         .collect();
-    let point_only = headers.iter().position(|h| h == "largest partition");
-    let counts = headers.iter().position(|h| h == "logical partitions");
+    let point_only = headers
+        .iter()
+        .position(|h| h == "largest partition" || h == PRODUCTION_LARGEST);
+    let counts = headers
+        .iter()
+        .position(|h| h == "logical partitions" || h == PRODUCTION_PARTITIONS);
     let rows = rows
         .into_iter()
         .map(|r| {

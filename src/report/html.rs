@@ -55,10 +55,10 @@ section.candidate { margin: 1.2em 0; padding: 14px 18px; border: 1px solid var(-
 .badge.fail { background: var(--fail); } .badge.info { background: var(--info); }
 a { color: inherit; }
 td.pass { color: var(--pass); } td.warn { color: var(--warn); } td.fail { color: var(--fail); }
-.table { overflow-x: auto; margin: .6em 0; }
-table { border-collapse: collapse; font-size: .9em; }
+.table { max-width: 100%; margin: .6em 0; }
+table { border-collapse: collapse; font-size: .9em; max-width: 100%; }
 th, td { border: 1px solid var(--line); padding: 3px 7px; text-align: left; vertical-align: top; }
-td { overflow-wrap: break-word; }
+td, th { overflow-wrap: anywhere; }
 th { background: var(--soft); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: var(--soft); padding: 8px 12px; border-radius: 6px; font-size: .85em;
@@ -82,12 +82,16 @@ svg .equality { stroke: var(--muted); stroke-dasharray: 4 4; }
 svg .curve { fill: none; stroke: var(--bar); stroke-width: 2.5; }
 svg .gap { fill: var(--bar); fill-opacity: .15; stroke: none; }
 .note { color: var(--muted); font-size: .9em; }
+svg .verdict { font-size: 12px; font-weight: 700; }
+svg .verdict.pass { fill: var(--pass); } svg .verdict.warn { fill: var(--warn); }
+svg .verdict.fail { fill: var(--fail); }
+figure.comparison { margin: .8em 0 1.2em; max-width: 1000px; }
 @media print {
   body { font-size: 10pt; } main { max-width: none; padding: 0; }
   .charts { grid-template-columns: 1fr 1fr; }
   figure, tr, pre, .summary { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
-  .table { overflow: visible; } table { font-size: 8.5pt; }
+  table { font-size: 8.5pt; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
 @page { margin: 14mm; }
@@ -294,6 +298,15 @@ fn title_heading(out: &mut String, text: &str, report: Option<&Report>, gate: Op
             .or(r.candidates.first().map(|c| c.verdict))
             .map_or(String::new(), |v| format!(" {v}"));
         let _ = writeln!(out, "<p class=\"summary{class}\">{}</p>", esc(&line));
+        // The one picture a reader wants first: the candidates side by side.
+        if let Some(svg) = super::compare::comparison_chart(r) {
+            let cost = r.candidates.iter().any(|c| c.cost.is_some());
+            let _ = writeln!(
+                out,
+                "<figure class=\"comparison\"><figcaption>The candidates in rank order: verdict, largest logical partition against the limit{}</figcaption>{svg}</figure>",
+                if cost { ", and the RU/s each needs provisioned" } else { " (no workload given: throughput not compared)" }
+            );
+        }
     }
 }
 
@@ -344,10 +357,27 @@ fn figure(out: &mut String, caption: &str, svg: &str) {
     );
 }
 
+/// Below this Gini the Lorenz curve is the diagonal to the eye.
+const INFORMATIVE_GINI: f64 = 0.02;
+
+/// Whether the largest logical partitions' chart says something: not when each holds one
+/// document (a unique key), nor when the largest is under 1% of the limit (the bars would be
+/// scaled to themselves with the limit "off the scale": the text says it better).
+fn largest_chart_informs(r: &Report, c: &CandidateReport) -> bool {
+    let largest = c.top_partitions.iter().map(|t| t.bytes).fold(0.0, f64::max);
+    !c.top_partitions.is_empty()
+        && c.logical_partitions < c.documents
+        && c.top_partitions.iter().any(|t| t.documents > 1.0)
+        && largest >= 0.01 * r.limits.logical_partition_bytes
+}
+
 /// A candidate's charts.
 fn charts(r: &Report, c: &CandidateReport) -> String {
     let mut out = String::from("<div class=\"charts\">\n");
-    if c.lorenz.len() >= 2 {
+    // An even spread (a unique key: every partition one document) draws the diagonal: nothing
+    // the Gini in the text does not say.
+    let unique = c.logical_partitions == c.documents;
+    if c.lorenz.len() >= 2 && c.skew.gini >= INFORMATIVE_GINI && !unique {
         figure(
             &mut out,
             &format!(
@@ -359,7 +389,7 @@ fn charts(r: &Report, c: &CandidateReport) -> String {
             &lorenz_chart(&c.lorenz, &format!("Lorenz curve of {}", c.spec)),
         );
     }
-    if !c.top_partitions.is_empty() {
+    if largest_chart_informs(r, c) {
         let bars = c
             .top_partitions
             .iter()

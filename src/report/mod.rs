@@ -3,6 +3,7 @@
 //! versioned by [`crate::model::SCHEMA_VERSION`] and documented field by field in
 //! `docs/json-schema.md`. Change it deliberately.
 
+pub mod compare;
 pub mod fields;
 pub mod fit;
 pub mod gate;
@@ -17,6 +18,8 @@ pub mod svg;
 pub mod table;
 
 use crate::model::Report;
+
+pub use sections::View;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +68,13 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
 /// ([`crate::neutralise::ci_lines`]): each renderer neutralises data for its sink, and this
 /// guard holds whatever a layout puts at a line's start (a wrapped line, a cut cell).
 pub fn render_styled(report: &Report, format: OutputFormat, color: bool) -> String {
-    let table = table::TableRenderer { color };
+    render_view(report, format, color, View::Summary)
+}
+
+/// [`render_styled`] showing `view` of the report in the terminal table (`-q`: the headline;
+/// `--detail`: every section). Markdown, HTML and JSON always carry the whole report.
+pub fn render_view(report: &Report, format: OutputFormat, color: bool, view: View) -> String {
+    let table = table::TableRenderer { color, view };
     let gate = report.check.as_ref();
     let (width, given) = table::given_width();
     let gate_text = |g| {

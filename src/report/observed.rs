@@ -170,6 +170,14 @@ fn traffic_lines(o: &ObservedReport, t: &crate::model::MeasuredTraffic) -> Vec<S
         ),
         if t.carried {
             "The current key's RU/s are measured; every other candidate's are carried over: each production document carries its current key's measured RU/s divided among that key's projected production documents, so a finer key's partition takes its own production documents' worth, not the sample's few.".into()
+        } else if o
+            .hot_partitions
+            .as_ref()
+            .is_some_and(|h| h.candidates.len() <= 1)
+        {
+            // One candidate, the current key: there is nothing to carry to (a regular file
+            // used to be blamed as standard input here).
+            "The current key's RU/s are measured; there is no other candidate to carry them to.".into()
         } else {
             "The current key's RU/s are measured; they were not carried to the other candidates (the inputs came from standard input and cannot be read again).".into()
         },

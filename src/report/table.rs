@@ -8,7 +8,7 @@ use comfy_table::{
     Table, Width,
 };
 
-use super::sections::{blocks, Block};
+use super::sections::{blocks_view, Block, View};
 use super::Renderer;
 use crate::model::Report;
 
@@ -126,11 +126,13 @@ pub fn paint_lines(text: &str) -> String {
 pub struct TableRenderer {
     /// Paint verdicts and severities.
     pub color: bool,
+    /// How much of the report to show.
+    pub view: View,
 }
 
 impl Renderer for TableRenderer {
     fn render(&self, report: &Report) -> String {
-        render_blocks_styled(blocks(report), self.color)
+        render_blocks_styled(blocks_view(report, self.view), self.color)
     }
 }
 
@@ -177,14 +179,38 @@ pub fn wrap_text(text: &str, width: usize) -> String {
     out
 }
 
+/// Units that stay on the line of the number before them (`14.0 GB`, `1,663 RU/s`).
+const UNITS: [&str; 9] = ["B", "KB", "MB", "GB", "TB", "PB", "RU/s", "RU", "USD"];
+
+/// The words of `text`, a unit joined to the number before it so wrapping never parts them.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        let bare = word.trim_end_matches([',', ';', ':', '.', ')', ']']);
+        let after_number = out
+            .last()
+            .and_then(|w| w.chars().last())
+            .is_some_and(|c| c.is_ascii_digit());
+        match out.last_mut() {
+            Some(prev) if after_number && UNITS.contains(&bare) => {
+                prev.push(' ');
+                prev.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
+    }
+    out
+}
+
 /// Wraps `text` on spaces so no line passes `width` columns (a longer word keeps its own
-/// line): the first line starts with `first`, the others with `indent`.
+/// line; a number keeps its unit): the first line starts with `first`, the others with `indent`.
 pub fn wrap(text: &str, width: usize, first: &str, indent: &str) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = first.to_string();
     let mut len = first.chars().count();
     let mut empty = true;
-    for word in text.split(' ') {
+    for word in words(text) {
+        let word = word.as_str();
         let w = word.chars().count();
         if !empty && len + 1 + w > width {
             lines.push(std::mem::replace(&mut line, indent.to_string()));
@@ -383,6 +409,15 @@ mod tests {
         assert_eq!(wrap("abcdefghijkl x", 5, "", ""), ["abcdefghijkl", "x"]);
         assert_eq!(wrap("short", 80, "", ""), ["short"]);
         assert_eq!(wrap("a b", usize::MAX, "", ""), ["a b"]);
+        // A number keeps its unit: `14.0 GB` is never split across lines.
+        assert_eq!(
+            wrap("alert level is 14.0 GB, at 1,663 RU/s", 18, "", ""),
+            ["alert level is", "14.0 GB, at", "1,663 RU/s"]
+        );
+        assert_eq!(
+            wrap("level is 14.0 GB.", 15, "", ""),
+            ["level is", "14.0 GB."]
+        );
     }
 
     #[test]

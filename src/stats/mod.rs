@@ -195,6 +195,9 @@ pub struct Accumulator {
     pub minified_bytes: u64,
     /// The largest analyzed document: minified bytes and where it starts (earliest on ties).
     pub largest_document: Option<(u64, Position)>,
+    /// The [`LARGEST_KEPT`] largest analyzed documents, largest first (earliest on ties): how
+    /// many pass the item limit, whatever `--limit item_bytes` says.
+    pub largest_documents: Vec<(u64, Position)>,
     /// Malformed records (skipped with `--skip-invalid`, otherwise the first one is fatal).
     pub invalid_records: IssueLog,
     /// Time-field values seen: (min, max, documents without a usable value).
@@ -206,6 +209,20 @@ pub struct Accumulator {
     /// Lines counted in blocks read with provisional line numbers: the positions above are
     /// numbered from them after the scan ([`Accumulator::number_lines`]).
     pub block_lines: BlockLines,
+}
+
+/// How many of the largest documents the scan keeps (enough to count the items over the
+/// limit in any sample worth analyzing, and to say "at least" past it).
+pub const LARGEST_KEPT: usize = 16;
+
+/// Inserts `d` into `list` (largest first, earliest position on ties), keeping at most
+/// [`LARGEST_KEPT`].
+fn keep_largest(list: &mut Vec<(u64, Position)>, d: (u64, Position)) {
+    let at = list.partition_point(|x| x.0 > d.0 || (x.0 == d.0 && x.1 < d.1));
+    if at < LARGEST_KEPT {
+        list.insert(at, d);
+        list.truncate(LARGEST_KEPT);
+    }
 }
 
 impl Accumulator {
@@ -229,6 +246,15 @@ impl Accumulator {
         };
         if bigger {
             self.largest_document = Some((minified_bytes, pos));
+        }
+        let full = self.largest_documents.len() >= LARGEST_KEPT;
+        if !full
+            || self
+                .largest_documents
+                .last()
+                .is_some_and(|l| minified_bytes > l.0)
+        {
+            keep_largest(&mut self.largest_documents, (minified_bytes, pos));
         }
     }
 
@@ -261,6 +287,9 @@ impl Accumulator {
         self.records_analyzed += o.records_analyzed;
         self.raw_bytes += o.raw_bytes;
         self.minified_bytes += o.minified_bytes;
+        for d in o.largest_documents {
+            keep_largest(&mut self.largest_documents, d);
+        }
         if let Some((b, p)) = o.largest_document {
             self.largest_document = match self.largest_document {
                 Some((a, q)) if a > b || (a == b && q < p) => Some((a, q)),
@@ -294,6 +323,9 @@ impl Accumulator {
             }
         };
         if let Some((_, p)) = &mut self.largest_document {
+            *p = table.number(*p);
+        }
+        for (_, p) in &mut self.largest_documents {
             *p = table.number(*p);
         }
         number_log(&mut self.invalid_records);

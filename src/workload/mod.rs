@@ -20,7 +20,7 @@ pub use file::{
 pub use routing::{point_read_route, route, Routing, RoutingClass, RoutingContext};
 pub use temporal::{
     auto_bucket_secs, growth_rate_from_factor, parse_duration, parse_growth, spearman,
-    time_to_limit, TimeToLimit,
+    time_to_limit, time_to_limit_kept, ttl_steady_factor, TimeToLimit,
 };
 
 #[cfg(test)]

@@ -146,6 +146,31 @@ pub fn time_to_limit(
     }
 }
 
+/// Under a time to live, what the sample's time span accumulated levels off at ingest × TTL: a
+/// partition keeps at most `max(1, TTL / span)` times what it holds now (a sample spanning the
+/// TTL or more is at its steady state already).
+pub fn ttl_steady_factor(ttl_secs: i64, span_secs: i64) -> f64 {
+    (ttl_secs as f64 / span_secs.max(1) as f64).max(1.0)
+}
+
+/// [`time_to_limit`] of storage that levels off at `ceiling` bytes (a TTL's steady state): a
+/// level above the ceiling is never reached.
+pub fn time_to_limit_kept(
+    current_bytes: f64,
+    bytes_per_day: f64,
+    (limit_bytes, warn_fraction): (f64, f64),
+    ceiling: Option<f64>,
+) -> TimeToLimit {
+    let t = time_to_limit(current_bytes, bytes_per_day, limit_bytes, warn_fraction);
+    let reached = |level: f64| ceiling.is_none_or(|c| c >= level);
+    TimeToLimit {
+        days_to_warn: t
+            .days_to_warn
+            .filter(|_| reached(limit_bytes * warn_fraction)),
+        days_to_limit: t.days_to_limit.filter(|_| reached(limit_bytes)),
+    }
+}
+
 /// Bytes per day for storage multiplying by `factor_per_year` each year, approximated linearly
 /// from now: `current_bytes × (factor − 1) / 365`. This underestimates compound growth late in
 /// the year (a 3x/year partition reaches 3x, not more, after 365 days), which is adequate for
@@ -272,6 +297,19 @@ mod tests {
         let t = time_to_limit(1e9, -5.0, 20e9, 0.7);
         assert_eq!(t.days_to_limit, None);
         assert_eq!(time_to_limit(f64::NAN, 1.0, 20e9, 0.7).days_to_limit, None);
+    }
+
+    #[test]
+    fn a_ttl_levels_storage_off() {
+        // 3 days of sample under a 7-day TTL: 7/3 of today at most; a 10-day sample: today.
+        close(ttl_steady_factor(7 * DAY, 3 * DAY), 7.0 / 3.0);
+        close(ttl_steady_factor(7 * DAY, 10 * DAY), 1.0);
+        // 6 GB growing 2 GB/day reach 14 GB in 4 days and 20 GB in 7; kept at 6 × 7/3 = 14 GB
+        // the warning level is reached (in 4 days), the limit never.
+        let t = time_to_limit_kept(6e9, 2e9, (20e9, 0.7), Some(14e9));
+        assert_eq!((t.days_to_warn, t.days_to_limit), (Some(4.0), None));
+        let t = time_to_limit_kept(6e9, 2e9, (20e9, 0.7), None);
+        assert_eq!(t.days_to_limit, Some(7.0));
     }
 
     #[test]

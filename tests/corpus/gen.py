@@ -39,8 +39,11 @@ case("bom.jsonl", '\ufeff{"a":1}\n{"a":2}\n', 2, 2)
 case("no_final_newline.jsonl", '{"a":1}\n{"a":2}', 2, 2)
 case("unicode_escapes.jsonl", '{"a":"\\u00e9t\\u00e9"}\n{"a":"\\ud83d\\ude00"}\n', 2, 2)
 case("duplicate_keys.jsonl", '{"a":1,"a":2}\n', 1, 1)
-case("overwritten_parent.jsonl", '{"a":{"b":"x"},"a":5}\n', 1, 1, cands="/a/b")
-case("nested_missing.jsonl", '{"a":{"c":1}}\n{"b":2}\n', 2, 2, cands="/a/b")
+# A key path no document holds is a mistake, not a key to rank: exit 2 naming the nearest path.
+case("overwritten_parent.jsonl", '{"a":{"b":"x"},"a":5}\n', None, None, 2,
+     "the one document read does not hold /a/b; did you mean /a?", cands="/a/b")
+case("nested_missing.jsonl", '{"a":{"c":1}}\n{"b":2}\n', None, None, 2,
+     "none of the 2 documents read holds /a/b; did you mean /a/c", cands="/a/b")
 case("null_key.jsonl", '{"a":null}\n{"a":1}\n', 2, 2)
 case("bool_key.jsonl", '{"a":true}\n{"a":false}\n', 2, 2)
 case("number_forms.jsonl", '{"a":1.0}\n{"a":1e0}\n{"a":1}\n{"a":-0}\n{"a":0}\n', 5, 5)

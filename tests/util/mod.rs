@@ -51,11 +51,20 @@ impl Test {
             args: Vec::new(),
             stdin: None,
             current_dir: root(),
-            // Colour is decided by the environment: tests start from none of its variables.
-            env: ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE"]
-                .into_iter()
-                .map(|k| (k.into(), None))
-                .collect(),
+            // Colour is decided by the environment, and so is whether the run is a CI job
+            // (which reads no configuration file it is not named): tests start from none of
+            // these variables, so they behave the same in a CI job; the CI tests set them.
+            env: [
+                "NO_COLOR",
+                "CLICOLOR",
+                "CLICOLOR_FORCE",
+                "CI",
+                "GITHUB_ACTIONS",
+                "TF_BUILD",
+            ]
+            .into_iter()
+            .map(|k| (k.into(), None))
+            .collect(),
         }
     }
 
@@ -154,6 +163,16 @@ impl Output {
         assert_eq!(
             self.status, 0,
             "expected success; stderr:\n{}\nstdout:\n{}",
+            self.stderr, self.stdout
+        );
+        self
+    }
+
+    /// Asserts exit code 1 (a gate that fails its policy).
+    pub fn failure(self) -> Self {
+        assert_eq!(
+            self.status, 1,
+            "expected exit code 1; stderr:\n{}\nstdout:\n{}",
             self.stderr, self.stdout
         );
         self

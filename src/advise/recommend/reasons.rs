@@ -59,8 +59,8 @@ pub(super) fn fact_reasons(r: &CandidateReport, l: &Limits) -> Vec<String> {
         ""
     };
     out.push(format!(
-        "cardinality: {sampled}{} logical partitions in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
-        crate::fmt::count(r.logical_partitions as f64),
+        "cardinality: {sampled}{} in the sample, about {} in production (range {} – {}); the docs ask for hundreds to thousands at a minimum (partitioning-overview)",
+        crate::fmt::plural(r.logical_partitions as f64, "logical partition"),
         crate::fmt::count(d.estimate),
         crate::fmt::count(d.low),
         crate::fmt::count(d.high),
@@ -245,5 +245,54 @@ pub(super) fn cost_reason(c: &crate::model::CostEval) -> String {
         count(c.monthly_storage_usd),
         count(c.demand_ru_per_sec),
         others.join("; ")
+    )
+}
+
+/// Without a workload, the answer is conditional: the keys safe for storage, and for each likely
+/// access pattern (the first path of a safe key, in rank order) the key it would take; the
+/// workload decides between them.
+pub(super) fn conditional_reason(reports: &[CandidateReport]) -> String {
+    let mut safe: Vec<&CandidateReport> = reports
+        .iter()
+        .filter(|r| r.verdict != Verdict::Fail)
+        .collect();
+    safe.sort_by_key(|r| r.rank);
+    let listed: Vec<String> = safe
+        .iter()
+        .take(6)
+        .map(|r| format!("`{}` ({})", r.spec, r.verdict.to_string().to_uppercase()))
+        .collect();
+    let mut patterns: Vec<(String, &str)> = Vec::new();
+    for r in &safe {
+        let lead = r
+            .spec
+            .split(['>', '+'])
+            .next()
+            .unwrap_or(&r.spec)
+            .trim()
+            .to_owned();
+        if !patterns.iter().any(|(p, _)| *p == lead) {
+            patterns.push((lead, r.spec.as_str()));
+        }
+    }
+    let by: Vec<String> = patterns
+        .iter()
+        .take(4)
+        .map(|(p, spec)| format!("if most queries filter on `{p}`, `{spec}`"))
+        .collect();
+    let more = if safe.len() > listed.len() {
+        format!(" and {} more", safe.len() - listed.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "no workload was given, so this is not a recommendation: {} safe for storage ({}{more}, in storage order); which serves best depends on the queries: {}. Give --workload (or --query and --writes-per-sec) to decide",
+        if safe.len() == 1 {
+            "1 key is".to_owned()
+        } else {
+            format!("{} keys are", crate::fmt::count(safe.len() as f64))
+        },
+        listed.join(", "),
+        by.join("; ")
     )
 }

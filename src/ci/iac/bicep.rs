@@ -189,6 +189,17 @@ impl Parser<'_> {
             };
             match key {
                 Some(key) if is_punct(self.toks.get(self.pos + 1), ':') => {
+                    // Bicep refuses a property declared twice (BCP025); reading the first
+                    // would gate a key the deployment never gets.
+                    if members.iter().any(|(k, _)| *k == key) {
+                        return Err(self.error(
+                            t.start,
+                            format!(
+                                "the property `{}` is declared twice in this object (Bicep refuses it: BCP025); keep one",
+                                crate::small_file::quote(&key, 80)
+                            ),
+                        ));
+                    }
                     self.pos += 2;
                     let v = self.value(parent)?;
                     members.push((key, v));

@@ -18,7 +18,7 @@ use crate::keys::spec::{parse_candidates, Candidate};
 use crate::report::OutputFormat;
 
 /// Splits a candidate list at commas outside quoted path segments.
-fn split_top_level(s: &str) -> Vec<String> {
+pub(crate) fn split_top_level(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (mut cur, mut quoted, mut escaped) = (String::new(), false, false);
     for c in s.chars() {
@@ -69,8 +69,9 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
     let cost_basis = cost_basis(&a, provisioning)?;
     let workload = workload(&a)?;
     let (time_field, time_bucket_secs, growth_per_year) = time_settings(&a)?;
-    let observed = observed(&a)?;
+    let observed = observed(&a, memory_limit)?;
     let sample = sample(&a, projection.as_ref())?;
+    let ttl_secs = ttl_setting(&a)?;
     Ok(AnalyzeOptions {
         inputs: a.inputs,
         key_stats: a.key_stats,
@@ -83,6 +84,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         separator: a.separator,
         input_format: a.input_format.map(InputFormat::from),
         csv_strings: a.csv_strings,
+        csv_delimiter: a.delimiter,
         extended_json: extended_json(a.extended_json, a.no_extended_json),
         skip_invalid: a.skip_invalid,
         threads,
@@ -90,6 +92,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         memory_limit,
         progress: !a.quiet && std::io::stderr().is_terminal(),
         format,
+        view: crate::report::View::from_flags(a.quiet, a.detail),
         output: a.output.filter(|p| p.as_os_str() != "-"),
         top: a.top,
         projection,
@@ -107,6 +110,7 @@ pub(in crate::cli) fn analyze_config(a: AnalyzeArgs) -> Result<AnalyzeOptions, C
         time_field,
         time_bucket_secs,
         growth_per_year,
+        ttl_secs,
         sample,
     })
 }
@@ -183,7 +187,10 @@ fn sample_relation(s: &str) -> Result<crate::estimate::SampleRelation, ConfigErr
 }
 
 /// `--observed`, `--container` and `--region` as the observed stage's options.
-fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
+fn observed(
+    a: &AnalyzeArgs,
+    memory_limit: u64,
+) -> Result<Option<crate::observed::ObservedOptions>, ConfigError> {
     if a.observed.is_empty() {
         return match &a.container {
             Some(c) => Err(ConfigError::Invalid(format!(
@@ -226,6 +233,7 @@ fn observed(a: &AnalyzeArgs) -> Result<Option<crate::observed::ObservedOptions>,
             container,
             region: a.region.clone(),
         },
+        memory_limit,
     }))
 }
 
@@ -237,6 +245,15 @@ fn candidates(a: &AnalyzeArgs) -> Result<(Vec<Candidate>, bool, Option<Candidate
     // `auto` as a list item asks for the automatic search next to explicit candidates; no
     // candidates at all means the search alone.
     let items: Vec<String> = all.iter().flat_map(|x| split_top_level(x)).collect();
+    // Each candidate is measured over the whole sample: 20,000 of them on 1,000 documents took
+    // 683 MB and 34 s (and a config a pull request changed could list them).
+    if items.len() > crate::cli::MAX_CANDIDATES {
+        return Err(ConfigError::Invalid(format!(
+            "{} candidates: at most {} are measured in one run; list the ones you would choose between, or let the automatic search pick them (--max-candidates)",
+            items.len(),
+            crate::cli::MAX_CANDIDATES
+        )));
+    }
     let auto = all.is_empty() || items.iter().any(|i| i.trim() == "auto");
     let joined = items
         .iter()
@@ -446,6 +463,20 @@ fn output_format(a: &AnalyzeArgs) -> Result<OutputFormat, ConfigError> {
 /// The largest `--growth`, as a factor per year (a billion times; beyond, projected sizes
 /// overflow).
 const MAX_GROWTH_PER_YEAR: f64 = 1e9;
+
+/// `--ttl`, in seconds.
+fn ttl_setting(a: &AnalyzeArgs) -> Result<Option<i64>, ConfigError> {
+    a.ttl
+        .as_deref()
+        .map(|t| {
+            crate::workload::parse_duration(t).ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "--ttl: cannot read `{t}`; use a duration like 12h, 7d or 4w (the container's default time to live)"
+                ))
+            })
+        })
+        .transpose()
+}
 
 /// `--time-field`, `--time-bucket` and `--growth`.
 #[allow(clippy::type_complexity)]

@@ -17,6 +17,9 @@ use crate::cli::{
 };
 use crate::commands::check::CheckOptions;
 
+/// Most keys `check` compares the gated key with: each is measured over the whole sample.
+pub const MAX_COMPARE: usize = 100;
+
 /// Validates `check` flags, merged over `pkadvisor.toml`.
 pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let (config, mut file, base) = config_file(&c)?;
@@ -38,6 +41,15 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     let mut compare = c.compare;
     if compare.is_empty() {
         compare = file.compare;
+    }
+    let compared: usize = compare
+        .iter()
+        .map(|k| crate::cli::analyze::split_top_level(k).len())
+        .sum();
+    if compared > MAX_COMPARE {
+        return Err(ConfigError::Invalid(format!(
+            "{compared} keys to compare with (--compare, or `compare` in pkadvisor.toml): at most {MAX_COMPARE}; the gate judges one key, the others are shown beside it"
+        )));
     }
     // The key under check is the container's key today: what --observed measured.
     if !a.observed.is_empty() && a.current_key.is_none() {
@@ -68,16 +80,24 @@ pub fn check_config(mut c: CheckArgs) -> Result<CheckOptions, ConfigError> {
     })
 }
 
-/// The configuration file (`--config`, else `./pkadvisor.toml` when present), read, with the
-/// folder its paths are relative to.
+/// The configuration file (`--config`; else, unless --no-config or under CI, the nearest
+/// `pkadvisor.toml` up to the repository root), read, with the folder its paths are relative to.
 fn config_file(
     c: &CheckArgs,
 ) -> Result<(Option<PathBuf>, CheckFile, Option<PathBuf>), ConfigError> {
-    let default_file = PathBuf::from("pkadvisor.toml");
     let config = match &c.config {
         Some(p) => Some(p.clone()),
-        None if default_file.is_file() => Some(default_file),
-        None => None,
+        None if c.no_config => None,
+        None => match nearest_config() {
+            Some(p) if crate::ci::confine::under_ci() => {
+                eprintln!(
+                    "pkadvisor: note: {} not read: under CI a configuration file is read only when the workflow names it (--config), since a pull request can add one",
+                    crate::neutralise::terminal(&p.display().to_string())
+                );
+                None
+            }
+            found => found,
+        },
     };
     let (file, base) = match &config {
         Some(p) => (read_file(p)?, p.parent().map(Path::to_path_buf)),
@@ -87,6 +107,26 @@ fn config_file(
         count_in(&format!("{}: top =", p.display()), top, 0, MAX_TOP)?;
     }
     Ok((config, file, base))
+}
+
+/// The nearest `pkadvisor.toml` from the working directory up, as ruff finds its
+/// configuration: the search stops at the repository root (the folder holding `.git`), never
+/// above it; outside a repository only the working directory's. Named relative to the working
+/// directory (`pkadvisor.toml`, `../pkadvisor.toml`).
+fn nearest_config() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let top = crate::ci::confine::repository_root(&cwd).unwrap_or_else(|| cwd.clone());
+    let mut rel = PathBuf::new();
+    for dir in cwd.ancestors() {
+        if dir.join("pkadvisor.toml").is_file() {
+            return Some(rel.join("pkadvisor.toml"));
+        }
+        if dir == top {
+            return None;
+        }
+        rel.push("..");
+    }
+    None
 }
 
 /// The folder the configuration file's paths must stay in (none without a file, or with
@@ -133,7 +173,7 @@ fn key(
     container: Option<&str>,
 ) -> Result<(String, Option<IacKey>), ConfigError> {
     Ok(match (key, from_iac) {
-        (Some(k), None) => (k, None),
+        (Some(k), None) => (one_key(k)?, None),
         (_, Some(path)) => {
             let found = iac::read_key(&path, container)
                 .map_err(|e| ConfigError::Invalid(e.to_string()))?;
@@ -148,6 +188,26 @@ fn key(
             ))
         }
     })
+}
+
+/// The gated key as given: one key, not the automatic search (`auto` used to panic, and with
+/// --compare gate the first compared key) nor a list (`/k,/id` gated `/k` and compared `/id`).
+fn one_key(k: String) -> Result<String, ConfigError> {
+    let items = crate::cli::analyze::split_top_level(&k);
+    if items.iter().any(|i| i.trim() == "auto") {
+        return Err(ConfigError::Invalid(format!(
+            "--key {}: check gates the container's one key; `auto` is analyze's search (pkadvisor analyze SAMPLE), then gate the key it recommends",
+            crate::small_file::quote(&k, 200)
+        )));
+    }
+    if items.len() != 1 {
+        return Err(ConfigError::Invalid(format!(
+            "--key {}: check gates one key, this lists {}; gate the container's key and pass the others with --compare",
+            crate::small_file::quote(&k, 200),
+            items.len()
+        )));
+    }
+    Ok(k)
 }
 
 /// `--write-baseline` must name neither an input nor the report's output file.
@@ -340,7 +400,8 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
     if before.len() > TOML_QUOTE_CHARS {
         quote.push('…');
     }
-    quote.extend(before.iter().rev().take(TOML_QUOTE_CHARS).rev());
+    // `before` runs from the error backwards: its first characters are the nearest.
+    quote.extend(before.iter().take(TOML_QUOTE_CHARS).rev());
     quote.extend(after.iter().take(TOML_QUOTE_CHARS));
     if after.len() > TOML_QUOTE_CHARS {
         quote.push('…');

@@ -219,6 +219,18 @@ fn unreadable_declarations_are_refused_with_their_line() {
         e,
         "main.bicep:7: a partition key needs 1 to 3 paths, found 4"
     );
+    // A partitionKey declared twice (the first `/a`, the second `/b`): Bicep refuses it, so
+    // gating either would gate a key nobody deploys.
+    let twice = bicep_container(
+        "c",
+        "orders",
+        "{\n        paths: [ '/a' ]\n      }\n      partitionKey: {\n        paths: [ '/b' ]\n      }",
+    );
+    let e = read("main.bicep", &twice, None).unwrap_err();
+    assert_eq!(
+        e,
+        "main.bicep:9: cannot read this Bicep: the property `partitionKey` is declared twice in this object (Bicep refuses it: BCP025); keep one"
+    );
     let two = bicep_container("c", "orders", "{\n        paths: [ '/a', '/b' ]\n      }");
     let e = read("main.bicep", &two, None).unwrap_err();
     assert_eq!(e, "main.bicep:7: 2 paths need kind MultiHash, found Hash");
