@@ -288,14 +288,15 @@ fn the_aggregates_stay_under_the_memory_limit() {
         ));
     }
     let f = file(&dir, "keys.csv", &text);
-    // Each new key holds two entries, by range and by operation, each charged 256 bytes plus
-    // its name (`0` or `Create`) and the key's encoded bytes (3 to 6 here): about 528 bytes a
-    // key, so 102,400 bytes pass at the 194th key.
+    // Each new key holds four entries: its interned key, its sums by range and by operation,
+    // each charged 256 bytes plus the key's and name's bytes, and its second's bin (a quarter
+    // of that); the first 60 rows open a range bin too (one per minute). About 855 bytes a key
+    // past the hundredth, so 102,400 bytes pass at the 115th row.
     let mut o = opts(vec![f]);
     o.memory_limit = 100 * 1024;
     let e = read_observed(&o, 1).unwrap_err().to_string();
     assert!(
-        e.contains("keys.csv: row 194:") && e.contains("need more than --memory-limit (102.4 KB)"),
+        e.contains("keys.csv: row 115:") && e.contains("need more than --memory-limit (102.4 KB)"),
         "{e}"
     );
     o.memory_limit = 2 << 20;
