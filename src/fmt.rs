@@ -108,6 +108,17 @@ pub fn ru(x: f64) -> String {
     }
 }
 
+/// RU/s as [`ru`], but a figure under 0.1 with two significant digits (`0.00022`), not `0.0`:
+/// a carried per-document rate is that small and still means something.
+pub fn ru_fine(x: f64) -> String {
+    if x != 0.0 && x.abs() < 0.1 {
+        let digits = (-x.abs().log10().floor()) as usize + 1;
+        format!("{:.*}", digits.min(12), x)
+    } else {
+        ru(x)
+    }
+}
+
 /// ISO date of `epoch_secs + days`.
 pub fn date_after(epoch_secs: i64, days: f64) -> Option<String> {
     if !days.is_finite() || days > 3_650_000.0 {
@@ -133,6 +144,15 @@ pub fn iso(epoch_secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fine_ru_keeps_two_significant_digits_under_a_tenth() {
+        assert_eq!(ru_fine(0.000216216), "0.00022");
+        assert_eq!(ru_fine(0.05), "0.050");
+        assert_eq!(ru_fine(0.0), "0.0");
+        assert_eq!(ru_fine(31.12), "31.1");
+        assert_eq!(ru_fine(1234.0), "1,234");
+    }
 
     #[test]
     fn estimates_keep_two_significant_figures() {

@@ -1352,7 +1352,7 @@ fn output_file_gets_the_json_report() {
         .success();
     assert_eq!(out.stdout, "", "the report goes to the file, not stdout");
     let written = read_json(&dir.path().join("report.json"));
-    assert_eq!(u(&written["schema_version"]), 4);
+    assert_eq!(u(&written["schema_version"]), 5);
     assert_eq!(s(&written["tool"]["name"]), "pkadvisor");
     let t = candidate(&written, "/tenantId");
     assert_eq!(u(&t["logical_partitions"]), 5);

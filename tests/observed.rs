@@ -3,12 +3,12 @@
 //! portal), against a sample whose keys are strings, numbers, booleans, null and Undefined.
 //!
 //! The traffic is built so every figure can be computed by hand: 600 RU over a 600-second
-//! window (00:00:00 to 00:10:00).
+//! window (per-second rows from 00:00:00 to 00:09:59: the span plus one row's second).
 //!
 //! | key       | rows                               | RU/s  | range |
 //! |-----------|------------------------------------|-------|-------|
 //! | "a"       | Create 300 at 0:00, Read 60 at 0:05 | 0.6   | 0     |
-//! | 7         | Upsert 120 at 0:10                  | 0.2   | 1     |
+//! | 7         | Upsert 120 at 0:09:59               | 0.2   | 1     |
 //! | true      | Create 30                           | 0.05  | 1     |
 //! | null      | Create 30                           | 0.05  | 2     |
 //! | Undefined | Create 60                           | 0.1   | 2     |
@@ -44,7 +44,7 @@ fn sample() -> tempfile::NamedTempFile {
 const RU_ROWS: [(&str, &str, &str, &str, f64); 6] = [
     ("2026-03-01T00:00:00Z", r#"["a"]"#, "0", "Create", 300.0),
     ("2026-03-01T00:05:00Z", r#"["a"]"#, "0", "Read", 60.0),
-    ("2026-03-01T00:10:00Z", "[7]", "1", "Upsert", 120.0),
+    ("2026-03-01T00:09:59Z", "[7]", "1", "Upsert", 120.0),
     ("2026-03-01T00:03:00Z", "[true]", "1", "Create", 30.0),
     ("2026-03-01T00:04:00Z", "[null]", "2", "Create", 30.0),
     ("2026-03-01T00:06:00Z", "[{}]", "2", "Create", 60.0),
@@ -259,6 +259,10 @@ fn check_figures(r: &serde_json::Value) {
     assert_eq!(o["findings"][0]["code"], "OBSERVED_SIZE_OUTSIDE_INTERVAL");
     let t = &o["traffic"];
     assert_eq!(t["window_secs"], 600.0);
+    assert_eq!(
+        (&t["granularity_secs"], &t["window_source"]),
+        (&1.into(), &"detected".into())
+    );
     assert!(close(&t["total_ru_per_sec"], 1.0), "{t}");
     let top = &t["top_keys"];
     assert_eq!(top[0]["key"], "a");
@@ -324,11 +328,11 @@ fn hierarchical_keys_map_level_by_level() {
             (c[7], ru.to_string()),
         ]
     };
-    // 100 s window: ["t1","u0"] 50 RU → 0.5 RU/s, ["t2","u1"] 20 RU → 0.2 RU/s.
+    // 100 s window (per-second rows, 00:00:00 to 00:01:39): ["t1","u0"] 50 RU → 0.5 RU/s, ["t2","u1"] 20 RU → 0.2 RU/s.
     let ru = write(
         &[
             row("2026-03-01T00:00:00Z", r#"["t1","u0"]"#, "50"),
-            row("2026-03-01T00:01:40Z", r#"["t2","u1"]"#, "20"),
+            row("2026-03-01T00:01:39Z", r#"["t2","u1"]"#, "20"),
         ],
         Format::Json,
     );
@@ -439,9 +443,9 @@ fn carried_traffic_adds_up_across_the_batches_of_the_second_read() {
             (c[7], "60".into()),
         ]
     };
-    // 120 RU over 100 s.
+    // 120 RU over 100 s (per-second rows from 00:00:00 to 00:01:39).
     let ru = write(
-        &[row("2026-03-01T00:00:00Z"), row("2026-03-01T00:01:40Z")],
+        &[row("2026-03-01T00:00:00Z"), row("2026-03-01T00:01:39Z")],
         Format::Json,
     );
     let r = Test::new()
@@ -474,3 +478,4 @@ fn carried_traffic_adds_up_across_the_batches_of_the_second_read() {
 }
 
 mod errors;
+mod population;

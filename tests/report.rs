@@ -174,7 +174,7 @@ fn bad_reports_get_clear_errors() {
     assert!(o.stderr.contains("schema_version 1 is not"), "{}", o.stderr);
     // The right version with a field missing names the field and where.
     let o =
-        run("{\"schema_version\": 4,\n \"tool\": {\"name\": \"pkadvisor\", \"version\": \"0\"}}");
+        run("{\"schema_version\": 5,\n \"tool\": {\"name\": \"pkadvisor\", \"version\": \"0\"}}");
     let o = o.bad_input();
     assert!(
         o.stderr.contains("missing field `input` at line 2"),

@@ -31,6 +31,10 @@ pub(super) struct CandidateContext<'a> {
     pub(super) ops: Option<&'a crate::ops::OpsCounts>,
     /// `--observed`: RU/s per logical partition, measured (current key) or carried (the others).
     pub(super) demand: Option<&'a [f64]>,
+    /// `--observed`: RU/s of production keys the sample lacks (spread like their documents).
+    pub(super) demand_unseen: f64,
+    /// `--observed`: findings the service's measurements decide for this candidate.
+    pub(super) measured: Vec<crate::model::Finding>,
     pub(super) time: Option<TimeInput<'a>>,
     /// Under `--sample slice:/entity`, a key that is not the entity: its largest partition
     /// projected on the entities holding each value.
@@ -52,11 +56,12 @@ fn one_item_cap(ctx: &CandidateContext<'_>) -> Option<(f64, &'static str)> {
 fn shares(
     stats: &CandidateStats,
     ops: Option<&crate::ops::OpsCounts>,
-    demand: Option<&[f64]>,
+    demand: Option<(&[f64], f64)>,
     sampled: f64,
 ) -> (Vec<f64>, Vec<f64>) {
-    if let Some(d) = demand {
-        let total: f64 = d.iter().sum();
+    if let Some((d, unseen)) = demand {
+        // Shares of all the measured traffic: production's keys the sample lacks take the rest.
+        let total: f64 = d.iter().sum::<f64>() + unseen;
         if total > 0.0 {
             let s: Vec<f64> = d.iter().map(|x| x / total).collect();
             return (s.clone(), s);
@@ -175,6 +180,7 @@ pub(super) fn evaluate_candidate(
         findings.extend(current_bucket_demand(ctx, cw, &mut summary));
     }
     findings.extend(advise::throughput_findings(&summary, l));
+    advise::observed::merge_measured(&mut findings, ctx.measured.clone());
     let ttl = if follows_time {
         None
     } else {
@@ -258,6 +264,7 @@ fn traffic(
                 summary.hottest_logical = hottest_logical(stats, d);
                 let load = Demand {
                     per_key: d,
+                    unseen: ctx.demand_unseen,
                     ..Demand::default()
                 };
                 Some(layout_for(cand.kind, stats, ctx.proj, load, cfg, None))
@@ -351,12 +358,26 @@ fn workload_eval(
     let mut summary = DemandSummary::default();
     // Measured traffic (an access log, `--observed`) is what it is; traffic that follows
     // documents is a slice's keys' share of production's.
-    let sampled = if ctx.ops.is_none() && ctx.demand.is_none() {
-        ctx.proj.sampled_traffic_share()
-    } else {
-        1.0
+    let sampled = match ctx.demand {
+        // The sample's keys' share of the measured traffic.
+        Some(d) => {
+            let seen: f64 = d.iter().sum();
+            let all = seen + ctx.demand_unseen;
+            if all > 0.0 {
+                seen / all
+            } else {
+                1.0
+            }
+        }
+        None if ctx.ops.is_none() => ctx.proj.sampled_traffic_share(),
+        None => 1.0,
     };
-    let (ws, rs) = shares(stats, ctx.ops, ctx.demand, sampled);
+    let (ws, rs) = shares(
+        stats,
+        ctx.ops,
+        ctx.demand.map(|d| (d, ctx.demand_unseen)),
+        sampled,
+    );
     let (partitions, means) = match shape {
         Some(s) => (
             s.physical_partitions as u32,

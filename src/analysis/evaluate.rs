@@ -31,24 +31,16 @@ pub(super) fn evaluate_all(
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
     let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
     crate::timing::mark("estimate: projected and summarised");
-    let demand = observed.and_then(|o| super::observed::demand(cfg, inputs, &all_stats, o));
     let current = super::observed::current_index(cfg);
+    let (carry, mut measured_findings) =
+        super::observed::prepare(cfg, inputs, &all_stats, &projectors, observed);
     let mut section = None;
     let ops = match &cfg.ops {
         Some(path) => Some(crate::ops::read_ops(path, plan)?),
         None => None,
     };
     let time = time_buckets(acc, cfg, fine_bucket);
-    // A key path missing from most documents is explained with the paths that do exist: peek at
-    // the first records again, only then.
-    let peek = if all_stats
-        .iter()
-        .any(|s| s.undefined_documents * 2 >= s.documents.max(1))
-    {
-        ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings)
-    } else {
-        Default::default()
-    };
+    let peek = peek(&all_stats, inputs, cfg);
     let locate = locator(inputs);
     let mut reports = Vec::with_capacity(cfg.candidates.len());
     for (i, (stats, proj)) in all_stats.into_iter().zip(&projectors).enumerate() {
@@ -63,7 +55,9 @@ pub(super) fn evaluate_all(
             peek: &peek,
             cfg,
             ops: ops.as_ref().map(|o| &o[i]),
-            demand: demand.as_ref().and_then(|d| d.per_candidate[i].as_deref()),
+            demand: carry.as_ref().and_then(|d| d.demand[i].as_deref()),
+            demand_unseen: carry.as_ref().map_or(0.0, |d| d.unseen[i]),
+            measured: std::mem::take(&mut measured_findings[i]),
             time: time.as_ref().map(|t| TimeInput {
                 buckets: &t.0[i],
                 bucket_secs: t.1,
@@ -84,7 +78,7 @@ pub(super) fn evaluate_all(
                         .as_ref()
                         .map(|l| l.physical_partitions as usize),
                 ),
-                demand.as_ref().is_some_and(|d| d.carried),
+                carry.as_ref().is_some_and(|d| d.carried),
             ));
         }
         report.findings.append(&mut group_findings[i]);
@@ -92,7 +86,30 @@ pub(super) fn evaluate_all(
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
     }
+    if let (Some(hp), Some(k)) = (
+        section.as_mut().and_then(|s| s.hot_partitions.as_mut()),
+        &carry,
+    ) {
+        super::observed::stash_ranges(hp, cfg, k);
+    }
     Ok((reports, section))
+}
+
+/// A key path missing from most documents is explained with the paths that do exist: peek at
+/// the first records again, only then.
+fn peek(
+    all_stats: &[CandidateStats],
+    inputs: &[InputSource],
+    cfg: &AnalyzeOptions,
+) -> ingest::peek::PathPeek {
+    if all_stats
+        .iter()
+        .any(|s| s.undefined_documents * 2 >= s.documents.max(1))
+    {
+        ingest::peek::peek_paths(inputs, 2_000, cfg.csv_strings)
+    } else {
+        Default::default()
+    }
 }
 
 /// Where a record issue is: its file's name, line and column.

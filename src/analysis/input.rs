@@ -191,7 +191,7 @@ pub(super) fn estimates(cfg: &AnalyzeOptions, sampled: bool) -> Vec<String> {
         ));
     }
     if cfg.observed.is_some() {
-        e.push("--observed (docs/calibration.md): sizes are the service's estimates for its largest keys; RU/s are the export's RequestCharge over its window (last minus first TimeGenerated), measured for the current key and carried over for the others (each sample document carries its current key's RU/s divided among that key's documents); queries are not in the service's per-key RU table".into());
+        e.push("--observed (docs/calibration.md): sizes are the service's estimates for its largest keys, judged as a floor under the projection (for the current key, and for a candidate key that holds every sample document of a measured key); RU/s are the export's RequestCharge (point operations, queries and stored procedures) over its window (the rows' span plus one row's granularity, or --window), measured for the current key and carried over for the others: each production document carries its current key's RU/s divided among that key's projected production documents, and a candidate's key takes its own projected production documents' worth; peaks are the busiest row (a second in the raw table) and the 99th percentile over the window".into());
     }
     if cfg.time_field.is_some() || cfg.growth_per_year.is_some() {
         e.push("time to limits: linear growth (the sample's bytes accrued over its time span, or --growth); dates count from the end of the sample".into());

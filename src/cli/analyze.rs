@@ -217,6 +217,17 @@ pub struct AnalyzeArgs {
     )]
     pub region: Option<String>,
 
+    /// The time the --observed RU rows cover (30m, 1h, 7d). Default: from the first row time to
+    /// the last, plus one row's granularity (a second for the raw table, the bin of a summary),
+    /// detected from the row times.
+    #[arg(
+        help_heading = "Workload",
+        long,
+        value_name = "DURATION",
+        requires = "observed"
+    )]
+    pub window: Option<String>,
+
     /// Property holding each document's time (ISO 8601 or epoch seconds/millis): enables hot
     /// spots in time, monotonic-key detection and time to the 20 GB limit.
     #[arg(help_heading = "Workload", long, value_name = "PATH")]

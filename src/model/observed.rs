@@ -24,6 +24,12 @@ pub struct ObservedReport {
     pub rows_other_containers: u64,
     /// Rows of other regions, left out by `--region`.
     pub rows_other_regions: u64,
+    /// Rows of the container and region with an empty `PartitionKey` or `PartitionKeyRangeId`
+    /// (Microsoft's queries leave them out with `isnotempty`): skipped.
+    pub rows_empty_key: u64,
+    /// For the current key, what the service measured and whether it agrees with the
+    /// projection, in one sentence (the report's headline).
+    pub headline: String,
     /// Storage calibration (absent when the exports hold no storage rows).
     pub calibration: Option<Calibration>,
     /// Measured traffic (absent when the exports hold no RU rows).
@@ -100,6 +106,10 @@ pub struct KeyRu {
     pub key: serde_json::Value,
     /// Measured RU/s over the window, all operations.
     pub ru_per_sec: f64,
+    /// Its busiest row's RU/s (a second, or the export's bin: `granularity_secs`).
+    pub peak_ru_per_sec: f64,
+    /// The 99th percentile of its RU/s over the window's rows (rows without traffic count 0).
+    pub p99_ru_per_sec: f64,
     /// By operation, largest first.
     pub operations: Vec<OperationRu>,
     /// Sample documents of the key (0: its traffic cannot be carried to the candidates).
@@ -113,8 +123,18 @@ pub struct MeasuredTraffic {
     pub first: String,
     /// Last `TimeGenerated` of the RU rows.
     pub last: String,
-    /// The window RU/s are over: last − first, seconds.
+    /// The window RU/s are over, seconds: last − first plus one row's granularity, or
+    /// `--window`.
     pub window_secs: f64,
+    /// `detected` (the rows' span plus one row's granularity) or `given` (`--window`).
+    pub window_source: String,
+    /// Seconds one row covers, detected from the row times (1: the raw per-second table; 60:
+    /// a per-minute summary). Peaks are over one row.
+    pub granularity_secs: i64,
+    /// The container's busiest row, RU/s (all keys and partitions).
+    pub peak_ru_per_sec: f64,
+    /// RU/s of queries (`OperationName` Query): the table has logged them since 2023.
+    pub query_ru_per_sec: f64,
     /// RU rows read for the container and region.
     pub rows: u64,
     /// Measured RU/s, all keys.
@@ -139,6 +159,12 @@ pub struct RangeRu {
     pub range_id: String,
     /// Measured RU/s over the window.
     pub ru_per_sec: f64,
+    /// Its busiest row's RU/s (a second, or the export's bin).
+    pub peak_ru_per_sec: f64,
+    /// The 99th percentile of its RU/s over the window's rows.
+    pub p99_ru_per_sec: f64,
+    /// When its busiest row started (ISO 8601).
+    pub peak_at: String,
     /// Logical keys measured in it.
     pub keys: u64,
     /// Its key with the most RU.
@@ -159,8 +185,12 @@ pub struct CandidateHot {
     pub hottest_ru_per_sec: f64,
     /// That over today's measured hottest partition (below 1: the key cools it).
     pub versus_today: f64,
-    /// RU/s of its hottest logical partition.
+    /// RU/s of its hottest logical partition (the average over the window).
     pub hottest_logical_ru_per_sec: f64,
+    /// The 95 % interval of that figure from the projections it rests on (the current key's
+    /// production documents; the candidate's): a tenant's RU spread over its production
+    /// documents, each key's share by its own.
+    pub hottest_logical_ru_range: Option<[f64; 2]>,
 }
 
 /// The physical partitions today, measured, and the projection of the current key beside them.

@@ -10,7 +10,7 @@ use crate::keys::spec::KeyKind;
 use crate::stats::summary::{Distribution, LevelStats, Skew};
 
 /// Version of the JSON document. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Everything an analysis produced, in rank order.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]

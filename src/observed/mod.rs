@@ -11,6 +11,7 @@
 
 mod rows;
 pub mod table;
+mod traffic;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 use hashbrown::HashMap;
 
 pub use rows::{parse_key, parse_time, Kind};
+pub use traffic::{detect_granularity, Peak, Traffic, WindowSource, GRANULARITIES};
 
 /// Which container and region of an export to read.
 #[derive(Debug, Clone, Default)]
@@ -35,6 +37,8 @@ pub struct ObservedOptions {
     pub files: Vec<PathBuf>,
     /// Container and region.
     pub filter: ObservedFilter,
+    /// `--window`: the seconds the RU rows cover (None: their span plus one row's granularity).
+    pub window: Option<f64>,
     /// The most bytes the aggregates may hold (`--memory-limit`); 0: no bound.
     pub memory_limit: u64,
 }
@@ -73,13 +77,10 @@ pub enum ObservedError {
     Selection(String),
 }
 
-/// One measurement, after parsing (before the container filter).
+/// One measurement of the container and region read, after parsing.
 #[derive(Debug, Clone)]
 pub(crate) struct Measurement {
     pub(crate) time: i64,
-    pub(crate) database: String,
-    pub(crate) container: String,
-    pub(crate) region: String,
     pub(crate) key: Vec<u8>,
     pub(crate) kind: Kind,
 }
@@ -103,6 +104,9 @@ pub struct Observed {
     pub rows_other_regions: u64,
     /// Storage rows of this container and region.
     pub storage_rows: u64,
+    /// Rows of this container and region with an empty `PartitionKey` or
+    /// `PartitionKeyRangeId` (Microsoft's queries filter them with `isnotempty`): skipped.
+    pub rows_empty_key: u64,
     /// Each key's latest storage report: (encoded key, bytes = SizeKb × 1024, epoch seconds),
     /// largest first.
     pub sizes: Vec<(Vec<u8>, f64, i64)>,
@@ -110,78 +114,11 @@ pub struct Observed {
     pub traffic: Option<Traffic>,
 }
 
-/// RU consumption of one container in one region over the export's window.
-#[derive(Debug, Clone, Default)]
-pub struct Traffic {
-    /// RU rows read.
-    pub rows: u64,
-    /// First and last `TimeGenerated` of the RU rows (epoch seconds).
-    pub first: i64,
-    /// See `first`.
-    pub last: i64,
-    /// RU per (key, operation).
-    pub by_key_op: HashMap<(Vec<u8>, String), f64>,
-    /// RU per (physical partition, key).
-    pub by_range_key: HashMap<(String, Vec<u8>), f64>,
-}
-
-impl Traffic {
-    /// The window RU/s are over, seconds: last − first `TimeGenerated`.
-    pub fn window_secs(&self) -> f64 {
-        (self.last - self.first) as f64
-    }
-
-    /// RU/s per key, all operations.
-    pub fn per_key(&self) -> HashMap<Vec<u8>, f64> {
-        let w = self.window_secs();
-        let mut out: HashMap<Vec<u8>, f64> = HashMap::new();
-        for ((k, _), ru) in in_key_order(&self.by_key_op) {
-            *out.entry(k.clone()).or_default() += ru;
-        }
-        out.values_mut().for_each(|v| *v /= w);
-        out
-    }
-
-    /// RU/s per operation, largest first (ties by name).
-    pub fn per_operation(&self) -> Vec<(String, f64)> {
-        let w = self.window_secs();
-        let mut m: BTreeMap<&str, f64> = BTreeMap::new();
-        for ((_, op), ru) in in_key_order(&self.by_key_op) {
-            *m.entry(op).or_default() += ru;
-        }
-        let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
-    }
-
-    /// RU/s per physical partition (`PartitionKeyRangeId`), largest first (ties by id).
-    pub fn per_range(&self) -> Vec<(String, f64)> {
-        let w = self.window_secs();
-        let mut m: BTreeMap<&str, f64> = BTreeMap::new();
-        for ((r, _), ru) in in_key_order(&self.by_range_key) {
-            *m.entry(r).or_default() += ru;
-        }
-        let mut v: Vec<(String, f64)> = m.into_iter().map(|(k, v)| (k.to_owned(), v / w)).collect();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        v
-    }
-}
-
-/// The entries of `m` in key order. The sums above add them in this order: a hash map's order
-/// changes from run to run, and with it a float sum's last digits (a report's RU/s differed in
-/// its 14th digit between two runs of the same command).
-fn in_key_order<K: Ord, V>(m: &HashMap<K, V>) -> Vec<(&K, &V)> {
-    let mut v: Vec<(&K, &V)> = m.iter().collect();
-    // Keys are distinct: one order.
-    v.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    v
-}
-
 /// The measurements of one (database, container, region), aggregated as rows arrive.
 #[derive(Default)]
 struct Acc {
-    rows: u64,
     storage_rows: u64,
+    empty_key: u64,
     latest: HashMap<Vec<u8>, (f64, i64)>,
     traffic: Option<Traffic>,
 }
@@ -190,21 +127,19 @@ struct Acc {
 /// worst load and the allocations' headers, twice, for the per-key and per-range sums the
 /// report makes from it (measured: 1,000,000 keys of one operation peaked at 540 MB, about
 /// 270 bytes an entry).
-const COST_PER_ENTRY: u64 = 2 * crate::stats::sampling::COST_PER_KEY;
+pub(crate) const COST_PER_ENTRY: u64 = 2 * crate::stats::sampling::COST_PER_KEY;
 
 impl Acc {
     /// Adds one measurement; returns the bytes its new entries hold (0 when it only adds to
     /// entries already there).
     fn add(&mut self, m: Measurement) -> u64 {
         use hashbrown::hash_map::Entry;
-        self.rows += 1;
-        let entry = |len: usize| len as u64 + COST_PER_ENTRY;
         match m.kind {
             Kind::Size { bytes } => {
                 self.storage_rows += 1;
                 match self.latest.entry(m.key) {
                     Entry::Vacant(v) => {
-                        let held = entry(v.key().len());
+                        let held = v.key().len() as u64 + COST_PER_ENTRY;
                         v.insert((bytes, m.time));
                         held
                     }
@@ -223,61 +158,72 @@ impl Acc {
                 ru,
                 range,
                 operation,
-            } => {
-                let t = self.traffic.get_or_insert_with(|| Traffic {
-                    first: m.time,
-                    last: m.time,
-                    ..Default::default()
-                });
-                t.rows += 1;
-                t.first = t.first.min(m.time);
-                t.last = t.last.max(m.time);
-                let mut held = 0;
-                let size = range.len() + m.key.len();
-                match t.by_range_key.entry((range, m.key.clone())) {
-                    Entry::Vacant(v) => {
-                        held += entry(size);
-                        v.insert(ru);
-                    }
-                    Entry::Occupied(mut o) => *o.get_mut() += ru,
-                }
-                let size = operation.len() + m.key.len();
-                match t.by_key_op.entry((m.key, operation)) {
-                    Entry::Vacant(v) => {
-                        held += entry(size);
-                        v.insert(ru);
-                    }
-                    Entry::Occupied(mut o) => *o.get_mut() += ru,
-                }
-                held
-            }
+            } => self
+                .traffic
+                .get_or_insert_with(|| Traffic::starting_at(m.time))
+                .add(m.time, m.key, range, operation, ru),
         }
     }
 }
 
-/// Reads the exports for a key of `levels` paths: every row parsed and validated as it is
-/// read, aggregated per database, container and region; then the one container and region
-/// kept (the others counted).
+/// Every (database, container, region) of the exports: its rows, and the first error of a row
+/// of it (raised only if it is the one read: rows of other containers and regions are left out
+/// before they are judged).
+#[derive(Default)]
+struct Seen {
+    rows: u64,
+    error: Option<ObservedError>,
+}
+
+/// Reads the exports for a key of `levels` paths, streaming: each row's container and region
+/// read first, the rows `--container` and `--region` leave out counted and skipped unjudged
+/// (an account-wide export may hold containers of another key depth), the others parsed and
+/// aggregated per database, container and region. A bad row is remembered for its container
+/// and region and raised if that is the one read; then the one container and region kept.
 pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, ObservedError> {
-    let mut accs: BTreeMap<(String, String, String), Acc> = BTreeMap::new();
+    let mut accs: Accs = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String, String), Seen> = BTreeMap::new();
     let mut rows_read = 0u64;
     let mut held = 0u64;
+    let filter = &opts.filter;
     for path in &opts.files {
         let file = path.display().to_string();
         let n = table::for_each_row(path, &mut |row| {
-            let m = rows::measurement(row, levels).map_err(|message| ObservedError::Row {
+            let row_error = |message| ObservedError::Row {
                 file: file.clone(),
                 row: row.number,
                 message,
-            })?;
-            let at = (m.database.clone(), m.container.clone(), m.region.clone());
-            held += accs.entry(at).or_default().add(m);
+            };
+            let head = rows::head(row).map_err(row_error)?;
+            let at = (
+                head.database.clone(),
+                head.container.clone(),
+                head.region.clone(),
+            );
+            let s = seen.entry(at.clone()).or_insert_with(|| {
+                held += (at.0.len() + at.1.len() + at.2.len()) as u64 + COST_PER_ENTRY;
+                Seen::default()
+            });
+            s.rows += 1;
+            let wanted = filter
+                .container
+                .as_ref()
+                .is_none_or(|(d, c)| *d == at.0 && *c == at.1)
+                && filter.region.as_ref().is_none_or(|r| *r == at.2);
+            if !wanted || s.error.is_some() {
+                return Ok(());
+            }
+            match rows::measurement(row, &head, levels) {
+                Ok(Some(m)) => held += accs.entry(at).or_default().add(m),
+                Ok(None) => accs.entry(at).or_default().empty_key += 1,
+                Err(message) => s.error = Some(row_error(message)),
+            }
             if opts.memory_limit > 0 && held > opts.memory_limit {
                 return Err(ObservedError::Row {
                     file: file.clone(),
                     row: row.number,
                     message: format!(
-                        "the exports' distinct partition keys, operations and physical partitions need more than --memory-limit ({}) to aggregate; raise --memory-limit, or export one container and region over a shorter window (docs/calibration.md)",
+                        "the exports' distinct partition keys, operations, physical partitions and seconds need more than --memory-limit ({}) to aggregate; raise --memory-limit, or export one container and region over a shorter window, or summarised per minute (docs/calibration.md)",
                         crate::fmt::human_bytes(opts.memory_limit as f64)
                     ),
                 });
@@ -292,31 +238,47 @@ pub fn read_observed(opts: &ObservedOptions, levels: usize) -> Result<Observed, 
         }
         rows_read += n;
     }
-    let (database, container) = pick_container(&accs, &opts.filter)?;
-    let in_container: u64 = accs
+    let files = file_list(opts);
+    let (database, container) = pick_container(&seen, &opts.filter, &files)?;
+    let in_container: u64 = seen
         .iter()
         .filter(|((d, c, _), _)| *d == database && *c == container)
         .map(|(_, a)| a.rows)
         .sum();
-    let region = pick_region(&accs, (&database, &container), &opts.filter)?;
-    let acc = accs
-        .remove(&(database.clone(), container.clone(), region.clone()))
-        .unwrap_or_default();
-    let mut out = finish(acc, opts)?;
+    let region = pick_region(&seen, (&database, &container), &opts.filter, &files)?;
+    let at = (database.clone(), container.clone(), region.clone());
+    if let Some(e) = seen.get_mut(&at).and_then(|s| s.error.take()) {
+        return Err(e);
+    }
+    let acc = accs.remove(&at).unwrap_or_default();
+    let mut out = finish(acc, opts, &files)?;
     out.rows_read = rows_read;
     out.rows_other_containers = rows_read - in_container;
-    out.rows_other_regions =
-        in_container - out.storage_rows - out.traffic.as_ref().map_or(0, |t| t.rows);
+    out.rows_other_regions = in_container - seen.get(&at).map_or(0, |s| s.rows);
     out.database = database;
     out.container = container;
     out.region = region;
     Ok(out)
 }
 
+/// The files, for a message.
+fn file_list(opts: &ObservedOptions) -> String {
+    opts.files
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 type Accs = BTreeMap<(String, String, String), Acc>;
+type SeenMap = BTreeMap<(String, String, String), Seen>;
 
 /// The database and container to read: `--container`, or the only one of the export.
-fn pick_container(accs: &Accs, filter: &ObservedFilter) -> Result<(String, String), ObservedError> {
+fn pick_container(
+    accs: &SeenMap,
+    filter: &ObservedFilter,
+    files: &str,
+) -> Result<(String, String), ObservedError> {
     let found: std::collections::BTreeSet<(String, String)> = accs
         .keys()
         .map(|(d, c, _)| (d.clone(), c.clone()))
@@ -325,11 +287,11 @@ fn pick_container(accs: &Accs, filter: &ObservedFilter) -> Result<(String, Strin
     match &filter.container {
         Some(want) if found.contains(want) => Ok(want.clone()),
         Some((d, c)) => Err(ObservedError::Selection(format!(
-            "--container {d}/{c}: the exports hold no rows of it; they hold {list}"
+            "{files}: --container {d}/{c}: the exports hold no rows of it; they hold {list}"
         ))),
         None if found.len() == 1 => Ok(found.into_iter().next().unwrap_or_default()),
         None => Err(ObservedError::Selection(format!(
-            "the exports hold {} containers ({list}); choose one with --container DB/NAME",
+            "{files}: the exports hold {} containers ({list}); choose one with --container DB/NAME",
             found.len()
         ))),
     }
@@ -352,9 +314,10 @@ fn listed(names: impl Iterator<Item = String>, n: usize) -> String {
 
 /// The region to read: `--region`, or the only one of the container's rows.
 fn pick_region(
-    accs: &Accs,
+    accs: &SeenMap,
     (database, container): (&str, &str),
     filter: &ObservedFilter,
+    files: &str,
 ) -> Result<String, ObservedError> {
     let found: std::collections::BTreeSet<&str> = accs
         .keys()
@@ -365,31 +328,27 @@ fn pick_region(
     match &filter.region {
         Some(r) if found.contains(r.as_str()) => Ok(r.clone()),
         Some(r) => Err(ObservedError::Selection(format!(
-            "--region {r}: the container's rows hold no rows of it; they hold {list}"
+            "{files}: --region {r}: the container's rows hold no rows of it; they hold {list}"
         ))),
         None if found.len() == 1 => Ok(found.into_iter().next().unwrap_or_default().to_owned()),
         None => Err(ObservedError::Selection(format!(
-            "the container's rows come from {} regions ({list}); each region measures its own replica, so choose one with --region NAME",
+            "{files}: the container's rows come from {} regions ({list}); each region measures its own replica, so choose one with --region NAME",
             found.len()
         ))),
     }
 }
 
 /// The chosen container's and region's sizes, largest first, and traffic (which needs a window).
-fn finish(acc: Acc, opts: &ObservedOptions) -> Result<Observed, ObservedError> {
-    if let Some(t) = &acc.traffic {
-        if t.last == t.first {
-            let files = opts
-                .files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
+fn finish(acc: Acc, opts: &ObservedOptions, files: &str) -> Result<Observed, ObservedError> {
+    let mut traffic = acc.traffic;
+    if let Some(t) = traffic.as_mut() {
+        if t.last == t.first && opts.window.is_none() {
             return Err(ObservedError::Selection(format!(
-                "{files}: every RU row has the same TimeGenerated ({}), so there is no window to divide the RU by; export at least an hour (docs/calibration.md)",
+                "{files}: every RU row has the same TimeGenerated ({}), so there is no window to divide the RU by; export at least an hour (docs/calibration.md), or give the seconds the rows cover with --window",
                 crate::fmt::iso(t.first)
             )));
         }
+        t.fix_window(opts.window);
     }
     let mut sizes: Vec<(Vec<u8>, f64, i64)> = acc
         .latest
@@ -400,8 +359,9 @@ fn finish(acc: Acc, opts: &ObservedOptions) -> Result<Observed, ObservedError> {
     Ok(Observed {
         files: opts.files.iter().map(|p| p.display().to_string()).collect(),
         storage_rows: acc.storage_rows,
+        rows_empty_key: acc.empty_key,
         sizes,
-        traffic: acc.traffic,
+        traffic,
         ..Default::default()
     })
 }

@@ -60,7 +60,9 @@ const LEGACY: Columns = Columns {
     size: &["sizeKb_d", "sizeKb_s"],
     charge: &["requestCharge_s", "requestCharge_d"],
     range: &["partitionKeyRangeId_s"],
-    operation: &["OperationName", "operationName_s"],
+    // Microsoft's own legacy queries read `operationType_s`; AzureDiagnostics' `OperationName`
+    // may name the category instead, so it comes last.
+    operation: &["operationType_s", "operationName_s", "OperationName"],
 };
 
 /// Parses a partition key as the service writes it (a JSON array, one component per path:
@@ -140,44 +142,88 @@ fn amount(name: &str, text: &str, what: &str) -> Result<f64, String> {
     }
 }
 
-/// One row as a measurement, or what is wrong with it and the fix.
-pub(crate) fn measurement(row: &Row, levels: usize) -> Result<Measurement, String> {
+/// What every row says before it is judged: its table and where it was measured.
+pub(crate) struct Head {
+    cols: &'static Columns,
+    size_row: bool,
+    pub(crate) database: String,
+    pub(crate) container: String,
+    pub(crate) region: String,
+}
+
+/// The non-empty cell of `names`; `None` as `az` prints a null reads as empty.
+fn cell<'r>(row: &'r Row, names: &[&'static str]) -> Option<(&'static str, &'r str)> {
+    row.get(names).filter(|(_, v)| *v != "None")
+}
+
+/// The value of `names`, or the fix.
+fn need<'r>(row: &'r Row, names: &'static [&'static str]) -> Result<&'r str, String> {
+    cell(row, names)
+        .map(|(_, v)| v)
+        .ok_or_else(|| missing(names))
+}
+
+/// What a row without a value in `names` is told.
+fn missing(names: &[&str]) -> String {
+    format!(
+        "no value in column `{}`; export it with the query of docs/calibration.md",
+        names[0]
+    )
+}
+
+/// A row's table, database, container and region: all `--container` and `--region` need.
+pub(crate) fn head(row: &Row) -> Result<Head, String> {
     let (cols, size_row) = table_of(row)?;
-    let need = |names: &'static [&'static str]| -> Result<&str, String> {
-        row.get(names).map(|(_, v)| v).ok_or_else(|| {
-            format!(
-                "no value in column `{}`; export it with the query of docs/calibration.md",
-                names[0]
-            )
-        })
-    };
-    let time_text = need(cols.time)?;
+    Ok(Head {
+        cols,
+        size_row,
+        database: need(row, cols.database)?.to_owned(),
+        container: need(row, cols.container)?.to_owned(),
+        region: need(row, cols.region)?.to_owned(),
+    })
+}
+
+/// One row as a measurement (`None`: its `PartitionKey` or `PartitionKeyRangeId` is empty, a
+/// row Microsoft's queries leave out with `isnotempty`), or what is wrong with it and the fix.
+pub(crate) fn measurement(
+    row: &Row,
+    head: &Head,
+    levels: usize,
+) -> Result<Option<Measurement>, String> {
+    let cols = head.cols;
+    let time_text = need(row, cols.time)?;
     let time = parse_time(time_text)
         .ok_or_else(|| format!("TimeGenerated `{time_text}` is not a time (ISO 8601 expected)"))?;
-    let key = parse_key(need(cols.key)?, levels)?;
-    let kind = if size_row {
-        let (name, v) = row.get(cols.size).ok_or("no value in column `SizeKb`")?;
+    // An empty cell is a row to skip; a column the export lacks is an export to fix.
+    let Some((_, key_text)) = cell(row, cols.key) else {
+        return if row.has(cols.key) {
+            Ok(None)
+        } else {
+            Err(missing(cols.key))
+        };
+    };
+    let key = parse_key(key_text, levels)?;
+    let kind = if head.size_row {
+        let (name, v) = cell(row, cols.size).ok_or("no value in column `SizeKb`")?;
         Kind::Size {
             bytes: amount(name, v, "kilobytes")? * 1024.0,
         }
     } else {
-        let (name, v) = row
-            .get(cols.charge)
-            .ok_or("no value in column `RequestCharge`")?;
+        let (name, v) = cell(row, cols.charge).ok_or("no value in column `RequestCharge`")?;
+        let Some((_, range)) = cell(row, cols.range) else {
+            return if row.has(cols.range) {
+                Ok(None)
+            } else {
+                Err(missing(cols.range))
+            };
+        };
         Kind::Charge {
             ru: amount(name, v, "request units")?,
-            range: need(cols.range)?.to_owned(),
-            operation: need(cols.operation)?.to_owned(),
+            range: range.to_owned(),
+            operation: need(row, cols.operation)?.to_owned(),
         }
     };
-    Ok(Measurement {
-        time,
-        database: need(cols.database)?.to_owned(),
-        container: need(cols.container)?.to_owned(),
-        region: need(cols.region)?.to_owned(),
-        key,
-        kind,
-    })
+    Ok(Some(Measurement { time, key, kind }))
 }
 
 /// The table mode and table of a row: a `Category` column means `AzureDiagnostics`; otherwise

@@ -11,6 +11,7 @@ fn opts(files: Vec<PathBuf>) -> ObservedOptions {
     ObservedOptions {
         files,
         filter: ObservedFilter::default(),
+        window: None,
         memory_limit: 0,
     }
 }
@@ -24,9 +25,23 @@ const RU_JSON: &str = r#"[
 #[test]
 fn resource_specific_json_sums_ru_over_the_window() {
     let dir = tempfile::tempdir().unwrap();
-    let o = read_observed(&opts(vec![file(&dir, "ru.json", RU_JSON)]), 1).unwrap();
+    let path = file(&dir, "ru.json", RU_JSON);
+    // First 00:00:00, last 00:01:40, every time a multiple of 10 s: rows of 10 s, a window
+    // of 100 + 10 seconds.
+    let detected = read_observed(&opts(vec![path.clone()]), 1).unwrap();
+    let t = detected.traffic.unwrap();
+    assert_eq!((t.granularity, t.window_secs()), (10, 110.0));
+    assert_eq!(t.window_source, WindowSource::Detected);
+    // `--window 100s`: 100 seconds.
+    let o = read_observed(
+        &ObservedOptions {
+            window: Some(100.0),
+            ..opts(vec![path])
+        },
+        1,
+    )
+    .unwrap();
     let t = o.traffic.unwrap();
-    // First 00:00:00, last 00:01:40: a 100-second window.
     assert_eq!(t.window_secs(), 100.0);
     let per_key = t.per_key();
     let a = parse_key(r#"["a"]"#, 1).unwrap();
@@ -63,6 +78,7 @@ fn err(files: Vec<PathBuf>, filter: ObservedFilter) -> String {
         &ObservedOptions {
             files,
             filter,
+            window: None,
             memory_limit: 0,
         },
         1,
@@ -82,13 +98,34 @@ fn bad_exports_name_the_file_the_row_and_the_fix() {
     assert!(e.contains("neg.json: row 3: RequestCharge is -2"), "{e}");
     let missing = RU_JSON.replace("\"PartitionKeyRangeId\":\"1\",", "");
     let e = err(
-        vec![file(&dir, "miss.json", &missing)],
+        vec![file(
+            &dir,
+            "miss.json",
+            &missing.replace("\"CollectionName\"", "\"Coll\""),
+        )],
         ObservedFilter::default(),
     );
     assert!(
-        e.contains("miss.json: row 3: no value in column `PartitionKeyRangeId`"),
+        e.contains("miss.json: row 1: no value in column `CollectionName`"),
         "{e}"
     );
+    // An empty PartitionKeyRangeId or PartitionKey (`None` as az prints a null): the row is
+    // counted and skipped, as Microsoft's queries' `isnotempty` would.
+    let empty = RU_JSON
+        .replace(
+            "\"PartitionKeyRangeId\":\"1\",",
+            "\"PartitionKeyRangeId\":\"\",",
+        )
+        .replacen(r#""[\"a\"]""#, r#""None""#, 1);
+    let o = read_observed(
+        &ObservedOptions {
+            window: Some(60.0),
+            ..opts(vec![file(&dir, "empty.json", &empty)])
+        },
+        1,
+    )
+    .unwrap();
+    assert_eq!((o.rows_empty_key, o.traffic.unwrap().rows), (2, 1));
     let bad_key = RU_JSON.replace(r#""[\"b\"]""#, r#""b""#);
     let e = err(
         vec![file(&dir, "key.json", &bad_key)],
@@ -117,6 +154,7 @@ fn several_containers_or_regions_are_listed_until_one_is_chosen() {
                 container: Some(("db".into(), "c".into())),
                 region: None,
             },
+            window: None,
             memory_limit: 0,
         },
         1,
@@ -131,6 +169,47 @@ fn several_containers_or_regions_are_listed_until_one_is_chosen() {
     );
     assert!(e.contains("2 regions (North Europe, West Europe)"), "{e}");
     assert!(e.contains("--region"), "{e}");
+    assert!(
+        e.starts_with(&dir.path().join("regions.json").display().to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn rows_of_other_containers_are_left_out_before_they_are_judged() {
+    // Another container of a two-path key, with a bad charge too: neither stops the read of
+    // `db/c` once it is chosen, and both are raised when `db/d` is.
+    let dir = tempfile::tempdir().unwrap();
+    let other = r#"{"TimeGenerated":"2026-01-01T00:00:00Z","DatabaseName":"db","CollectionName":"d","RegionName":"West Europe","PartitionKey":"[\"dev-0\",\"u\"]","PartitionKeyRangeId":"0","OperationName":"Read","RequestCharge":"x"}"#;
+    let text = RU_JSON.replacen("[\n", &format!("[\n {other},\n"), 1);
+    let f = file(&dir, "account.json", &text);
+    let pick = |c: &str| ObservedOptions {
+        filter: ObservedFilter {
+            container: Some(("db".into(), c.into())),
+            region: None,
+        },
+        ..opts(vec![f.clone()])
+    };
+    let o = read_observed(&pick("c"), 1).unwrap();
+    assert_eq!((o.rows_read, o.rows_other_containers), (4, 1));
+    let e = read_observed(&pick("d"), 1).unwrap_err().to_string();
+    assert!(e.contains("account.json: row 1: PartitionKey"), "{e}");
+    assert!(e.contains("has 2 component(s)"), "{e}");
+}
+
+#[test]
+fn legacy_rows_take_their_operation_from_operation_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let legacy = r#"[
+ {"TimeGenerated":"2026-01-01T00:00:00Z","Category":"PartitionKeyRUConsumption","OperationName":"PartitionKeyRUConsumption","databaseName_s":"db","collectionName_s":"c","regionName_s":"r","partitionKey_s":"[\"a\"]","partitionKeyRangeId_s":"0","operationType_s":"Query","requestCharge_s":"30"},
+ {"TimeGenerated":"2026-01-01T00:00:09Z","Category":"PartitionKeyRUConsumption","databaseName_s":"db","collectionName_s":"c","regionName_s":"r","partitionKey_s":"[\"a\"]","partitionKeyRangeId_s":"0","operationType_s":"Create","requestCharge_s":"10"}
+]"#;
+    let o = read_observed(&opts(vec![file(&dir, "legacy.json", legacy)]), 1).unwrap();
+    // Per-second rows: a window of 9 + 1 seconds.
+    assert_eq!(
+        o.traffic.unwrap().per_operation(),
+        vec![("Query".to_string(), 3.0), ("Create".to_string(), 1.0)]
+    );
 }
 
 #[test]
@@ -149,11 +228,7 @@ fn sums_over_keys_and_operations_are_the_same_in_every_run() {
     // would give both results over 40 maps.
     let charges = [(b"a", 1e16), (b"b", 1.0), (b"c", -1e16)];
     for _ in 0..40 {
-        let mut t = Traffic {
-            first: 0,
-            last: 1,
-            ..Default::default()
-        };
+        let mut t = Traffic::starting_at(0);
         for (k, ru) in charges {
             t.by_key_op.insert((k.to_vec(), "Read".into()), ru);
             // One key's charges under three operations, in the same order.
@@ -161,6 +236,7 @@ fn sums_over_keys_and_operations_are_the_same_in_every_run() {
             t.by_key_op.insert((b"k".to_vec(), op), ru);
             t.by_range_key.insert(("0".into(), k.to_vec()), ru);
         }
+        t.fix_window(Some(1.0));
         let read = t.per_operation().into_iter().find(|(op, _)| op == "Read");
         assert_eq!(read, Some(("Read".to_string(), 0.0)));
         assert_eq!(t.per_key()[&b"k".to_vec()], 0.0);
@@ -212,14 +288,15 @@ fn the_aggregates_stay_under_the_memory_limit() {
         ));
     }
     let f = file(&dir, "keys.csv", &text);
-    // Each new key holds two entries, by range and by operation, each charged 256 bytes plus
-    // its name (`0` or `Create`) and the key's encoded bytes (3 to 6 here): about 528 bytes a
-    // key, so 102,400 bytes pass at the 194th key.
+    // Each new key holds four entries: its interned key, its sums by range and by operation,
+    // each charged 256 bytes plus the key's and name's bytes, and its second's bin (a quarter
+    // of that); the first 60 rows open a range bin too (one per minute). About 855 bytes a key
+    // past the hundredth, so 102,400 bytes pass at the 115th row.
     let mut o = opts(vec![f]);
     o.memory_limit = 100 * 1024;
     let e = read_observed(&o, 1).unwrap_err().to_string();
     assert!(
-        e.contains("keys.csv: row 194:") && e.contains("need more than --memory-limit (102.4 KB)"),
+        e.contains("keys.csv: row 115:") && e.contains("need more than --memory-limit (102.4 KB)"),
         "{e}"
     );
     o.memory_limit = 2 << 20;

@@ -3,7 +3,7 @@
 //! the exports (untrusted): the renderers neutralise every block for their sink.
 
 use super::sections::Block;
-use crate::fmt::{count, human_bytes, key_text, pct, ru};
+use crate::fmt::{count, human_bytes, key_text, pct, ru, ru_fine};
 use crate::model::{CalibrationVerdict, ObservedReport};
 
 /// The section's blocks.
@@ -87,36 +87,7 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
     let Some(t) = &o.traffic else {
         return Vec::new();
     };
-    let ops = t
-        .operations
-        .iter()
-        .map(|x| format!("{} {}", x.operation, ru(x.ru_per_sec)))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut lines = vec![
-        format!(
-            "Measured: {} RU/s over {} s ({} to {}: the window is the last TimeGenerated minus the first), {} rows, {} keys; by operation: {ops}. The service logs point reads, point writes and stored procedures only: queries are not in these figures.",
-            ru(t.total_ru_per_sec),
-            count(t.window_secs),
-            t.first,
-            t.last,
-            count(t.rows as f64),
-            count(t.keys_measured as f64),
-        ),
-        if t.carried {
-            "The current key's RU/s are measured; every other candidate's are carried over: each sample document carries its current key's measured RU/s divided among that key's sample documents.".into()
-        } else if o
-            .hot_partitions
-            .as_ref()
-            .is_some_and(|h| h.candidates.len() <= 1)
-        {
-            // One candidate, the current key: there is nothing to carry to (a regular file
-            // used to be blamed as standard input here).
-            "The current key's RU/s are measured; there is no other candidate to carry them to.".into()
-        } else {
-            "The current key's RU/s are measured; they were not carried to the other candidates (the inputs came from standard input and cannot be read again).".into()
-        },
-    ];
+    let mut lines = traffic_lines(o, t);
     if t.not_in_sample_ru_per_sec > 0.0 {
         lines.push(format!(
             "{} RU/s were measured on keys the sample has no document of: they are in the current key's figures but carried to no candidate.",
@@ -130,6 +101,8 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
             vec![
                 key_text(&k.key),
                 ru(k.ru_per_sec),
+                ru(k.peak_ru_per_sec),
+                ru(k.p99_ru_per_sec),
                 pct(k.ru_per_sec / t.total_ru_per_sec.max(f64::MIN_POSITIVE)),
                 k.operations
                     .iter()
@@ -147,6 +120,8 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
             headers: [
                 "key",
                 "RU/s (measured)",
+                "peak",
+                "p99",
                 "share",
                 "by operation",
                 "sample docs",
@@ -156,6 +131,64 @@ fn traffic_blocks(o: &ObservedReport) -> Vec<Block> {
             rows,
         },
     ]
+}
+
+/// The traffic section's sentences: totals, window, peak, operations, how figures were carried.
+fn traffic_lines(o: &ObservedReport, t: &crate::model::MeasuredTraffic) -> Vec<String> {
+    let ops = t
+        .operations
+        .iter()
+        .map(|x| format!("{} {}", x.operation, ru(x.ru_per_sec)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let window = match t.window_source.as_str() {
+        "given" => "the window given with --window".to_string(),
+        _ => format!(
+            "the window is the last TimeGenerated minus the first plus one row's {} s, detected from the row times",
+            t.granularity_secs
+        ),
+    };
+    let peak = if t.granularity_secs <= 1 {
+        "in one second".to_string()
+    } else {
+        format!(
+            "over one {}-second row (an average: a second inside it can be higher)",
+            t.granularity_secs
+        )
+    };
+    let mut lines = vec![
+        format!(
+            "Measured: {} RU/s on average over {} s ({} to {}: {window}), {} rows, {} keys; the container's busiest row {} RU/s {peak}; by operation: {ops}. The table logs point reads and writes, queries and stored procedures (queries: {} RU/s): query RU charged to one key value is evidence the queries filter on the current key.",
+            ru(t.total_ru_per_sec),
+            count(t.window_secs),
+            t.first,
+            t.last,
+            count(t.rows as f64),
+            count(t.keys_measured as f64),
+            ru(t.peak_ru_per_sec),
+            ru(t.query_ru_per_sec),
+        ),
+        if t.carried {
+            "The current key's RU/s are measured; every other candidate's are carried over: each production document carries its current key's measured RU/s divided among that key's projected production documents, so a finer key's partition takes its own production documents' worth, not the sample's few.".into()
+        } else if o
+            .hot_partitions
+            .as_ref()
+            .is_some_and(|h| h.candidates.len() <= 1)
+        {
+            // One candidate, the current key: there is nothing to carry to (a regular file
+            // used to be blamed as standard input here).
+            "The current key's RU/s are measured; there is no other candidate to carry them to.".into()
+        } else {
+            "The current key's RU/s are measured; they were not carried to the other candidates (the inputs came from standard input and cannot be read again).".into()
+        },
+    ];
+    if o.rows_empty_key > 0 {
+        lines.push(format!(
+            "{} rows with an empty PartitionKey or PartitionKeyRangeId were skipped (Microsoft's queries leave them out with isnotempty).",
+            count(o.rows_empty_key as f64)
+        ));
+    }
+    lines
 }
 
 /// Today's physical partitions, the prediction, and each candidate under the same load.
@@ -170,25 +203,15 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
             vec![
                 r.range_id.clone(),
                 ru(r.ru_per_sec),
+                ru(r.peak_ru_per_sec),
+                ru(r.p99_ru_per_sec),
+                r.peak_at.clone(),
                 count(r.keys as f64),
                 key_text(&r.hottest_key),
             ]
         })
         .collect();
-    let candidates = h
-        .candidates
-        .iter()
-        .map(|c| {
-            vec![
-                c.spec.clone(),
-                c.source.clone(),
-                count(c.physical_partitions as f64),
-                ru(c.hottest_ru_per_sec),
-                format!("{:.2}×", c.versus_today),
-                ru(c.hottest_logical_ru_per_sec),
-            ]
-        })
-        .collect();
+    let candidates = candidate_rows(h);
     vec![
         Block::Heading(3, "Hot physical partitions today".into()),
         Block::Text(vec![format!(
@@ -198,13 +221,21 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
             h.prediction
         )]),
         Block::Table {
-            headers: ["PartitionKeyRangeId", "RU/s (measured)", "keys", "hottest key"]
+            headers: [
+                "PartitionKeyRangeId",
+                "RU/s (measured)",
+                "peak",
+                "p99",
+                "peak at",
+                "keys",
+                "hottest key",
+            ]
                 .map(String::from)
                 .to_vec(),
             rows: ranges,
         },
         Block::Text(vec![
-            "Each candidate under today's load (measured for the current key, carried over for the others): its hottest projected physical partition against today's hottest.".into(),
+            "Each candidate under today's load (measured for the current key, carried over for the others): its hottest projected physical partition against today's hottest, on average over the window; a carried figure's 95% interval comes from the projections it rests on. Peaks are judged on the current key's measured partitions and, for another candidate, on a measured key whose documents it keeps together; a carried average says nothing of how its peaks coincide.".into(),
         ]),
         Block::Table {
             headers: [
@@ -220,4 +251,29 @@ fn hot_blocks(o: &ObservedReport) -> Vec<Block> {
             rows: candidates,
         },
     ]
+}
+
+/// Each candidate's row under today's load.
+fn candidate_rows(h: &crate::model::HotPartitions) -> Vec<Vec<String>> {
+    h.candidates
+        .iter()
+        .map(|c| {
+            vec![
+                c.spec.clone(),
+                c.source.clone(),
+                count(c.physical_partitions as f64),
+                ru(c.hottest_ru_per_sec),
+                format!("{:.2}×", c.versus_today),
+                match c.hottest_logical_ru_range {
+                    Some(r) if c.source != "measured" => format!(
+                        "{} ({} – {})",
+                        ru_fine(c.hottest_logical_ru_per_sec),
+                        ru_fine(r[0]),
+                        ru_fine(r[1])
+                    ),
+                    _ => ru_fine(c.hottest_logical_ru_per_sec),
+                },
+            ]
+        })
+        .collect()
 }

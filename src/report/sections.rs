@@ -205,6 +205,10 @@ fn build(r: &Report, view: View, full_ranking: bool) -> Vec<Block> {
         out.push(Block::Text(vec![summary_line(r)]));
     }
     out.push(input::input_block(&r.input));
+    // What the service measured for the current key comes before the answer it informs.
+    if let Some(o) = r.observed.as_ref().filter(|o| !o.headline.is_empty()) {
+        out.push(Block::Text(vec![o.headline.clone()]));
+    }
     if let Some(rec) = &r.recommendation {
         let gated = r.check.as_ref().map(|g| (g.key.as_str(), g.passed));
         out.extend(super::recommendation::blocks_view(rec, gated, detail));

@@ -220,7 +220,16 @@ fn observed(
                 .into(),
         ));
     }
+    let window = match &a.window {
+        None => None,
+        Some(w) => Some(crate::workload::temporal::parse_duration(w).ok_or_else(|| {
+            ConfigError::Invalid(format!(
+                "--window `{w}`: give a duration such as 3600s, 60m, 1h or 7d"
+            ))
+        })? as f64),
+    };
     Ok(Some(crate::observed::ObservedOptions {
+        window,
         files: a.observed.clone(),
         filter: crate::observed::ObservedFilter {
             container,

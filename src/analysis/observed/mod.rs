@@ -5,11 +5,15 @@
 
 use hashbrown::HashMap;
 
+pub(crate) mod carry;
+mod verdicts;
+
+pub(super) use verdicts::measured_findings;
+
 use super::AnalyzeError;
 use crate::analysis::AnalyzeOptions;
 use crate::estimate::{self, Projector};
-use crate::ingest::InputSource;
-use crate::keys::{self, KeyPlan};
+use crate::keys;
 use crate::model::{
     CalibratedKey, CandidateHot, CandidateReport, HotPartitions, KeyRu, MeasuredTraffic,
     ObservedReport, OperationRu, RangeRu,
@@ -25,163 +29,30 @@ pub(super) fn read(cfg: &AnalyzeOptions) -> Result<Option<Observed>, AnalyzeErro
     Ok(Some(read_observed(opts, current.levels.len())?))
 }
 
-/// RU/s per key, per candidate.
-type Carried = Vec<HashMap<Vec<u8>, f64>>;
-
-/// The measured traffic as every candidate's demand, RU/s per logical partition in
-/// `stats.partitions` order.
-pub(super) struct Demand {
-    /// Per candidate: its demand (None: not carried, the inputs could not be read again).
-    pub(super) per_candidate: Vec<Option<Vec<f64>>>,
-    /// Whether the traffic reached the other candidates.
-    pub(super) carried: bool,
+/// What `--observed` gives each candidate before it is evaluated: the carried measurements and
+/// the findings they decide (empty lists without exports).
+pub(super) fn prepare(
+    cfg: &AnalyzeOptions,
+    inputs: &[crate::ingest::InputSource],
+    all_stats: &[CandidateStats],
+    projectors: &[Projector],
+    observed: Option<&Observed>,
+) -> (Option<carry::Carry>, Vec<Vec<crate::model::Finding>>) {
+    let current = current_index(cfg);
+    let carried = observed
+        .zip(current)
+        .map(|(o, c)| carry::carry(cfg, inputs, all_stats, projectors, o, c));
+    let findings = match (observed, &carried, current) {
+        (Some(o), Some(k), Some(c)) => measured_findings(cfg, o, k, all_stats, c),
+        _ => vec![Vec::new(); cfg.candidates.len()],
+    };
+    (carried, findings)
 }
 
 /// The index of the current key among the candidates.
 pub(super) fn current_index(cfg: &AnalyzeOptions) -> Option<usize> {
     let current = cfg.current_key.as_ref()?;
     cfg.candidates.iter().position(|c| c.same_key(current))
-}
-
-/// Each candidate's demand from the measured RU/s per key: the current key's directly; the
-/// others' by one more read of the sample, where each document carries its current key's RU/s
-/// divided among that key's documents in the scan (a document's traffic follows its current
-/// key's share).
-pub(super) fn demand(
-    cfg: &AnalyzeOptions,
-    inputs: &[InputSource],
-    all_stats: &[CandidateStats],
-    obs: &Observed,
-) -> Option<Demand> {
-    let traffic = obs.traffic.as_ref()?;
-    let current = current_index(cfg)?;
-    let per_key = traffic.per_key();
-    // Each document's share of its current key's RU/s: the key's RU/s over its documents.
-    let cs = &all_stats[current];
-    let weight: HashMap<&[u8], f64> = cs
-        .partitions
-        .iter()
-        .filter_map(|p| {
-            let ru = per_key.get(cs.key_of(p))?;
-            Some((cs.key_of(p), ru / p.documents(&cs.keys).max(1) as f64))
-        })
-        .collect();
-    let (carried, read_any) = if cfg.candidates.len() > 1 {
-        carry(cfg, inputs, current, &weight)
-    } else {
-        (vec![HashMap::new()], false)
-    };
-    let per_candidate = all_stats
-        .iter()
-        .enumerate()
-        .map(|(c, s)| {
-            let from = if c == current { &per_key } else { &carried[c] };
-            (c == current || read_any).then(|| {
-                s.partitions
-                    .iter()
-                    .map(|p| from.get(s.key_of(p)).copied().unwrap_or(0.0))
-                    .collect()
-            })
-        })
-        .collect();
-    Some(Demand {
-        per_candidate,
-        carried: read_any,
-    })
-}
-
-/// The second read of the sample: records in batches, each batch's documents on the pool's
-/// threads, every candidate's key credited with its document's weight. Returns the carried
-/// RU/s per key of each candidate, and whether any record was read.
-fn carry(
-    cfg: &AnalyzeOptions,
-    inputs: &[InputSource],
-    current: usize,
-    weight: &HashMap<&[u8], f64>,
-) -> (Carried, bool) {
-    use rayon::prelude::*;
-    const BATCH_BYTES: usize = 16 << 20;
-    let n = cfg.candidates.len();
-    let plan = KeyPlan::new(&cfg.candidates, &cfg.separator);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(cfg.threads.max(1))
-        .build()
-        .ok();
-    let mut total: Carried = vec![HashMap::new(); n];
-    let mut batch: Vec<Vec<u8>> = Vec::new();
-    let mut bytes = 0usize;
-    let mut read_any = false;
-    let flush = |batch: &mut Vec<Vec<u8>>, total: &mut Carried| {
-        let run = || {
-            batch
-                .par_chunks(512)
-                .map(|docs| credit(&plan, current, weight, docs, n))
-                .reduce(|| vec![HashMap::new(); n], merge)
-        };
-        let got = match &pool {
-            Some(p) => p.install(run),
-            None => run(),
-        };
-        *total = merge(std::mem::take(total), got);
-        batch.clear();
-    };
-    crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
-        read_any = true;
-        bytes += rec.len();
-        batch.push(rec.to_vec());
-        if bytes >= BATCH_BYTES {
-            flush(&mut batch, &mut total);
-            bytes = 0;
-        }
-        true
-    });
-    flush(&mut batch, &mut total);
-    crate::timing::mark("observed: traffic carried");
-    (total, read_any)
-}
-
-/// Every candidate's key of each document credited with the document's weight (documents whose
-/// current key has no measured traffic, or no key, credit nothing).
-fn credit(
-    plan: &KeyPlan,
-    current: usize,
-    weight: &HashMap<&[u8], f64>,
-    docs: &[Vec<u8>],
-    n: usize,
-) -> Carried {
-    let mut out: Carried = vec![HashMap::new(); n];
-    let (mut cur, mut key) = (Vec::new(), Vec::new());
-    for rec in docs {
-        let mut values = Vec::new();
-        if keys::extract::scan_document(rec, &plan.trie, &mut values).is_err()
-            || plan.build_key(current, &values, &mut cur).is_err()
-        {
-            continue;
-        }
-        let Some(&w) = weight.get(&cur[..]) else {
-            continue;
-        };
-        for (c, m) in out.iter_mut().enumerate() {
-            if c != current && plan.build_key(c, &values, &mut key).is_ok() {
-                *m.entry_ref(&key[..]).or_default() += w;
-            }
-        }
-    }
-    out
-}
-
-/// The sum of two candidates' carried maps (the larger map absorbs the smaller).
-fn merge(a: Carried, b: Carried) -> Carried {
-    a.into_iter()
-        .zip(b)
-        .map(|(x, y)| {
-            let (mut big, small) = if x.len() >= y.len() { (x, y) } else { (y, x) };
-            for (k, v) in small {
-                *big.entry(k).or_default() += v;
-            }
-            big
-        })
-        .collect()
 }
 
 /// The section's numbers that need the current key's statistics: calibration, measured
@@ -208,27 +79,7 @@ pub(super) fn current_section(
             .get(k)
             .map_or(0, |&i| stats.partitions[i].documents(&stats.keys))
     };
-    let calibration = (!obs.sizes.is_empty()).then(|| {
-        let keys: Vec<CalibratedKey> = obs
-            .sizes
-            .iter()
-            .map(|(k, bytes, t)| {
-                let at = index.get(&k[..]).copied();
-                let range =
-                    at.map(|i| estimate::sizes::bytes_range(stats, &stats.partitions[i], proj));
-                CalibratedKey {
-                    key: key_json(k),
-                    measured_bytes: *bytes,
-                    reported: crate::fmt::iso(*t),
-                    projected_bytes: at.map(|i| stats.bytes_at(i)),
-                    projected_range: range,
-                    sample_documents: docs_of(k),
-                    verdict: crate::advise::observed::verdict(*bytes, range),
-                }
-            })
-            .collect();
-        crate::advise::observed::calibration(keys)
-    });
+    let calibration = calibrate(obs, stats, proj, &index, &key_json, &docs_of);
     let mut findings = Vec::new();
     findings.extend(
         calibration
@@ -257,10 +108,69 @@ pub(super) fn current_section(
         rows_read: obs.rows_read,
         rows_other_containers: obs.rows_other_containers,
         rows_other_regions: obs.rows_other_regions,
+        rows_empty_key: obs.rows_empty_key,
+        headline: crate::advise::observed::headline(
+            &cfg.current_key
+                .as_ref()
+                .map(|c| c.spec.clone())
+                .unwrap_or_default(),
+            calibration.as_ref(),
+            traffic.as_ref(),
+            hot_partitions.as_ref(),
+        ),
         calibration,
         traffic,
         hot_partitions,
         findings,
+    }
+}
+
+/// The measured sizes beside the projection of the same keys (None without storage rows).
+fn calibrate(
+    obs: &Observed,
+    stats: &CandidateStats,
+    proj: &Projector,
+    index: &HashMap<&[u8], usize>,
+    key_json: &dyn Fn(&[u8]) -> serde_json::Value,
+    docs_of: &dyn Fn(&[u8]) -> u64,
+) -> Option<crate::model::Calibration> {
+    (!obs.sizes.is_empty()).then(|| {
+        let keys: Vec<CalibratedKey> = obs
+            .sizes
+            .iter()
+            .map(|(k, bytes, t)| {
+                let at = index.get(&k[..]).copied();
+                let range =
+                    at.map(|i| estimate::sizes::bytes_range(stats, &stats.partitions[i], proj));
+                CalibratedKey {
+                    key: key_json(k),
+                    measured_bytes: *bytes,
+                    reported: crate::fmt::iso(*t),
+                    projected_bytes: at.map(|i| stats.bytes_at(i)),
+                    projected_range: range,
+                    sample_documents: docs_of(k),
+                    verdict: crate::advise::observed::verdict(*bytes, range),
+                }
+            })
+            .collect();
+        crate::advise::observed::calibration(keys)
+    })
+}
+
+/// RU/s of queries.
+fn query_ru(t: &crate::observed::Traffic) -> f64 {
+    t.per_operation()
+        .iter()
+        .filter(|(op, _)| crate::advise::observed::is_query(op))
+        .map(|(_, ru)| ru)
+        .sum()
+}
+
+/// Where the window came from, as the report writes it.
+fn window_source(t: &crate::observed::Traffic) -> &'static str {
+    match t.window_source {
+        crate::observed::WindowSource::Detected => "detected",
+        crate::observed::WindowSource::Given => "given",
     }
 }
 
@@ -274,6 +184,7 @@ fn measured_traffic(
 ) -> MeasuredTraffic {
     let w = t.window_secs();
     let per_key = t.per_key();
+    let peaks = t.key_peaks();
     let mut keys: Vec<(&Vec<u8>, f64)> = per_key.iter().map(|(k, v)| (k, *v)).collect();
     keys.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     // The top keys' operations, in one pass over the rows.
@@ -304,6 +215,10 @@ fn measured_traffic(
         first: crate::fmt::iso(t.first),
         last: crate::fmt::iso(t.last),
         window_secs: w,
+        window_source: window_source(t).into(),
+        granularity_secs: t.granularity,
+        peak_ru_per_sec: t.total_peak().map_or(0.0, |p| p.max),
+        query_ru_per_sec: query_ru(t),
         rows: t.rows,
         total_ru_per_sec: keys.iter().fold(0.0, |s, k| s + k.1),
         operations: t
@@ -321,6 +236,8 @@ fn measured_traffic(
             .map(|(k, ru)| KeyRu {
                 key: key_json(k),
                 ru_per_sec: *ru,
+                peak_ru_per_sec: peaks.get(*k).map_or(0.0, |p| p.max),
+                p99_ru_per_sec: peaks.get(*k).map_or(0.0, |p| p.p99),
                 operations: ops_of(k),
                 sample_documents: docs_of(k),
             })
@@ -354,15 +271,20 @@ fn hot_partitions(
             (e.1, e.2) = (&k[..], *ru);
         }
     }
+    let peaks = t.range_peaks();
     let ranges: Vec<RangeRu> = t
         .per_range()
         .into_iter()
         .map(|(range_id, ru_per_sec)| {
             let (keys, hottest, _) = per[range_id.as_str()];
+            let p = peaks[&range_id];
             RangeRu {
                 hottest_key: key_json(hottest),
                 range_id,
                 ru_per_sec,
+                peak_ru_per_sec: p.max,
+                p99_ru_per_sec: p.p99,
+                peak_at: crate::fmt::iso(p.at),
                 keys,
             }
         })
@@ -416,6 +338,11 @@ pub(super) fn candidates_hot(
     };
     let today = hp.ranges.first().map_or(0.0, |r| r.ru_per_sec);
     let carried = section.traffic.as_ref().is_some_and(|t| t.carried);
+    let ranges: HashMap<String, [f64; 2]> = hp
+        .candidates
+        .drain(..)
+        .filter_map(|c| Some((c.spec, c.hottest_logical_ru_range?)))
+        .collect();
     hp.candidates = ranked
         .iter()
         .filter(|c| c.spec == current || carried)
@@ -434,6 +361,29 @@ pub(super) fn candidates_hot(
                 hottest_ru_per_sec: hottest,
                 versus_today: hottest / today.max(f64::MIN_POSITIVE),
                 hottest_logical_ru_per_sec: c.hottest_logical_partition_ru_per_sec.unwrap_or(0.0),
+                hottest_logical_ru_range: ranges.get(&c.spec).copied(),
+            })
+        })
+        .collect();
+}
+
+/// Each carried candidate's hottest logical partition's interval, kept by spec in
+/// `hp.candidates` until [`candidates_hot`] fills the rest in rank order.
+pub(super) fn stash_ranges(hp: &mut HotPartitions, cfg: &AnalyzeOptions, carry: &carry::Carry) {
+    hp.candidates = cfg
+        .candidates
+        .iter()
+        .zip(&carry.hottest)
+        .filter_map(|(c, h)| {
+            let (_, range) = (*h)?;
+            Some(CandidateHot {
+                spec: c.spec.clone(),
+                source: String::new(),
+                physical_partitions: 0,
+                hottest_ru_per_sec: 0.0,
+                versus_today: 0.0,
+                hottest_logical_ru_per_sec: 0.0,
+                hottest_logical_ru_range: Some(range),
             })
         })
         .collect();
