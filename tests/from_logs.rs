@@ -11,7 +11,7 @@ use crate::util::Test;
 fn exports(dir: &std::path::Path) -> (String, String) {
     let (mut req, mut qs) = (String::from("["), String::from("["));
     let mut id = 0u64;
-    let mut row = |s: &mut String, text: String| {
+    let row = |s: &mut String, text: String| {
         if s.len() > 1 {
             s.push(',');
         }
@@ -26,7 +26,7 @@ fn exports(dir: &std::path::Path) -> (String, String) {
             t / 60 % 60,
             t % 60
         );
-        let mut op = |name: &str, ru: f64, part: u64, id: &mut u64| {
+        let op = |name: &str, ru: f64, part: u64, id: &mut u64| {
             *id += 1;
             format!(
                 r#"{{"TimeGenerated":"{at}",{base},"OperationName":"{name}","RequestCharge":{ru},"StatusCode":200,"ActivityId":"a{id}","PartitionId":"p{part}"}}"#
