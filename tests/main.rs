@@ -26,6 +26,7 @@ mod report;
 mod scale;
 mod scenarios;
 mod schema;
+mod search;
 mod shell;
 mod slice;
 mod snapshots;

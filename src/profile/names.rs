@@ -23,6 +23,9 @@ pub enum NameRole {
     /// A secret or credential (`password`, `salt`, `token`): partition key values show in
     /// diagnostics, logs and request headers.
     Secret,
+    /// An attribute that classifies or places a document (`status`, `category`, `city`,
+    /// `zipCode`, `phoneNumber`), not the entity the application works by.
+    Attribute,
     /// Nothing recognised.
     Other,
 }
@@ -114,6 +117,36 @@ const TIME: &[&str] = &[
     "expiry",
 ];
 const PATH: &[&str] = &["path", "url", "uri", "href", "link", "route", "endpoint"];
+/// Words that name an attribute of a document (what it is, where, how to reach someone), alone or
+/// before an id suffix (`statusCode`, `zipCode`, `categoryId`, `phoneNumber`).
+const ATTRIBUTE: &[&str] = &[
+    "status",
+    "state",
+    "stage",
+    "category",
+    "categories",
+    "type",
+    "kind",
+    "city",
+    "town",
+    "zip",
+    "zipcode",
+    "postal",
+    "postcode",
+    "phone",
+    "mobile",
+    "fax",
+    "tel",
+    "telephone",
+    "country",
+    "language",
+    "lang",
+    "locale",
+    "currency",
+    "gender",
+    "color",
+    "colour",
+];
 const SECRET: &[&str] = &[
     "password",
     "passwd",
@@ -189,6 +222,13 @@ pub fn role(path: &str) -> NameRole {
             NameRole::Other
         }
     };
+    if ATTRIBUTE.contains(&head) {
+        return NameRole::Attribute;
+    }
+    // `zipCode`, `statusId`, `phoneNumber`, `categoryRef`: an attribute's code is that attribute.
+    if ENTITY.contains(&head) && w.len() >= 2 && ATTRIBUTE.contains(&w[w.len() - 2].as_str()) {
+        return NameRole::Attribute;
+    }
     // `versionNumber`, `sequenceNo`: the number of a version or a sequence is that, not an id.
     if matches!(head, "number" | "no" | "nr" | "num") && w.len() >= 2 {
         let before = of(&w[w.len() - 2]);
@@ -214,6 +254,9 @@ pub fn says_not_a_key(role: NameRole) -> Option<&'static str> {
         NameRole::Secret => {
             Some("a secret or credential (key values show in logs and diagnostics)")
         }
+        NameRole::Attribute => Some(
+            "an attribute (a status, category, place or phone number): it classifies documents, it is not the entity the application works by",
+        ),
         NameRole::Entity | NameRole::Other => None,
     }
 }
@@ -221,6 +264,35 @@ pub fn says_not_a_key(role: NameRole) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Attributes are not keys, whatever id suffix they carry; entities stay entities.
+    #[test]
+    fn attributes_are_told_from_entities() {
+        for name in [
+            "status",
+            "orderStatus",
+            "statusCode",
+            "category",
+            "categoryId",
+            "shipTo/city",
+            "address/zipCode",
+            "postalCode",
+            "phoneNumber",
+            "mobile",
+            "countryCode",
+        ] {
+            assert_eq!(role(name), NameRole::Attribute, "{name}");
+        }
+        for name in [
+            "customerId",
+            "tenantId",
+            "orderNumber",
+            "staffRef",
+            "workspace_id",
+        ] {
+            assert_eq!(role(name), NameRole::Entity, "{name}");
+        }
+    }
 
     #[test]
     fn words_in_every_usual_casing() {
@@ -258,8 +330,8 @@ mod tests {
             ("/at", Other),
             ("/payload/path", Path),
             ("/\"image url\"", Path),
-            ("/status", Other),
-            ("/category", Other),
+            ("/status", Attribute),
+            ("/category", Attribute),
             ("/password/hash", Secret),
             ("/password/salt", Secret),
             ("/auth/refreshToken", Secret),
