@@ -117,7 +117,9 @@ fn analyze_fits_80_100_and_120_columns_without_breaking_a_candidate() {
         "{names:?}"
     );
     assert!(
-        !names.iter().any(|n| n.contains("city") || n.contains("zipcode")),
+        !names
+            .iter()
+            .any(|n| n.contains("city") || n.contains("zipcode")),
         "{names:?}"
     );
     for columns in [80u16, 100, 120] {

@@ -171,6 +171,19 @@ pub enum FormatArg {
     Sarif,
 }
 
+/// `--container DATABASE/CONTAINER` (of `--observed`, `--workload-from-logs` and `workload
+/// from-logs`): the database and the container's names.
+pub fn container_arg(c: &str) -> Result<(String, String), ConfigError> {
+    match c.split_once('/') {
+        Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
+            Ok((d.to_owned(), n.to_owned()))
+        }
+        _ => Err(ConfigError::Invalid(format!(
+            "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
+        ))),
+    }
+}
+
 /// `--throughput`: the provisioning mode the ranking prices candidates in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ThroughputArg {

@@ -54,19 +54,11 @@ pub struct FromLogsArgs {
 /// Validates `workload` arguments.
 pub fn workload_config(a: WorkloadArgs) -> Result<FromLogsOptions, ConfigError> {
     let WorkloadCommand::FromLogs(a) = a.command;
-    let container = match &a.container {
-        None => None,
-        Some(c) => match c.split_once('/') {
-            Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
-                Some((d.to_owned(), n.to_owned()))
-            }
-            _ => {
-                return Err(ConfigError::Invalid(format!(
-                    "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
-                )))
-            }
-        },
-    };
+    let container = a
+        .container
+        .as_deref()
+        .map(super::container_arg)
+        .transpose()?;
     if let Some(o) = &a.output {
         if super::is_an_input(o, &a.files) {
             return Err(ConfigError::Invalid(format!(

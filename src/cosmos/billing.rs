@@ -123,25 +123,30 @@ pub struct Bill {
 /// (`min_ru_per_gb` per GB) and the minimum, in steps of `manual_ru_step`.
 pub fn manual(per_partition: &[f64], storage_gb: f64, a: &Account, l: &Limits) -> Bill {
     let n = per_partition.len().max(1) as f64;
-    let (need, by) = largest([
+    manual_bill(
         (n * hottest(per_partition), RequiredBy::HottestPartition),
-        (storage_gb * l.min_ru_per_gb, RequiredBy::Storage),
-        (l.min_ru_per_sec, RequiredBy::Minimum),
-    ]);
-    let p = step_up(need, l.manual_ru_step);
-    Bill {
-        provisioned: p,
-        by,
-        billed: p,
-        monthly_usd: monthly(p, a.manual_price(l), a),
-    }
+        storage_gb,
+        a,
+        l,
+    )
 }
 
 /// Manual throughput redistributed across partitions (preview): each partition gets its own
 /// demand, so the container needs the sum, with the same floors and steps as [`manual`].
 pub fn redistributed(per_partition: &[f64], storage_gb: f64, a: &Account, l: &Limits) -> Bill {
-    let (need, by) = largest([
+    manual_bill(
         (per_partition.iter().sum(), RequiredBy::PartitionDemands),
+        storage_gb,
+        a,
+        l,
+    )
+}
+
+/// A manual bill for `demand` (RU/s and what it is), with the storage floor and the minimum,
+/// in steps of `manual_ru_step`.
+fn manual_bill(demand: (f64, RequiredBy), storage_gb: f64, a: &Account, l: &Limits) -> Bill {
+    let (need, by) = largest([
+        demand,
         (storage_gb * l.min_ru_per_gb, RequiredBy::Storage),
         (l.min_ru_per_sec, RequiredBy::Minimum),
     ]);

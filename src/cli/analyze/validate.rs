@@ -201,19 +201,11 @@ fn observed(
             None => Ok(None),
         };
     }
-    let container = match &a.container {
-        None => None,
-        Some(c) => match c.split_once('/') {
-            Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
-                Some((d.to_owned(), n.to_owned()))
-            }
-            _ => {
-                return Err(ConfigError::Invalid(format!(
-                    "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
-                )))
-            }
-        },
-    };
+    let container = a
+        .container
+        .as_deref()
+        .map(crate::cli::container_arg)
+        .transpose()?;
     if a.current_key.is_none() {
         return Err(ConfigError::Invalid(
             "--observed: the exports measure the container's key today; give it with --current-key"
@@ -407,19 +399,11 @@ fn provisioning(a: &AnalyzeArgs, limits: &Limits) -> Result<Option<Provisioning>
 /// `--workload-from-logs`: the workload derived from Azure Monitor exports as `workload
 /// from-logs` would write it (and read back the same way), and the sentence the report gives it.
 fn from_logs(a: &AnalyzeArgs) -> Result<(crate::workload::Workload, Option<String>), ConfigError> {
-    let container = match &a.container {
-        None => None,
-        Some(c) => match c.split_once('/') {
-            Some((d, n)) if !d.is_empty() && !n.is_empty() && !n.contains('/') => {
-                Some((d.to_owned(), n.to_owned()))
-            }
-            _ => {
-                return Err(ConfigError::Invalid(format!(
-                    "--container `{c}`: give DATABASE/CONTAINER, like shop/orders"
-                )))
-            }
-        },
-    };
+    let container = a
+        .container
+        .as_deref()
+        .map(crate::cli::container_arg)
+        .transpose()?;
     let opts = crate::workload::logs::LogsOptions {
         files: a.workload_from_logs.clone(),
         filter: crate::observed::ObservedFilter {
