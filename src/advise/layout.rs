@@ -194,7 +194,8 @@ pub fn min_ru_finding(
 pub const UNEVEN_FACTOR: f64 = 1.25;
 
 /// UNEVEN_PHYSICAL_PARTITIONS (info): throughput is divided evenly among physical partitions, so
-/// when the hottest needs a quarter more than the mean, the hottest sets the bill; partial splits
+/// when the hottest needs a quarter more than the mean, the hottest sets a manual bill (dynamic
+/// autoscale bills each partition for its own use); partial splits
 /// (ranges past 50 GB split, their neighbours not) leave ranges of unequal width. Names the
 /// documented remedies: redistributing throughput across physical partitions
 /// (distribute-throughput-across-partitions, preview, at most 10,000 RU/s a partition), or
@@ -226,7 +227,7 @@ pub fn uneven_partitions_finding(layout: &cosmos::Layout) -> Option<Finding> {
         "UNEVEN_PHYSICAL_PARTITIONS",
         Severity::Info,
         format!(
-            "the hottest of {n} physical partitions needs {} RU/s against a mean of {}: with throughput divided evenly it sets the bill ({} RU/s in all rather than {}){splits}. Remedies: redistribute throughput across physical partitions (distribute-throughput-across-partitions, preview; at most 10,000 RU/s a partition), or provision for the hottest, as the cost figures do",
+            "the hottest of {n} physical partitions needs {} RU/s against a mean of {}: with throughput divided evenly it sets a manual bill ({} RU/s in all rather than {}){splits}. Autoscale with dynamic scaling bills each partition for its own use, so it costs this layout much less (see the cost by mode); with manual throughput, redistribute throughput across physical partitions (distribute-throughput-across-partitions, preview; at most 10,000 RU/s a partition), or provision for the hottest",
             crate::fmt::count(hottest),
             crate::fmt::count(mean),
             crate::fmt::count(hottest * n as f64),
