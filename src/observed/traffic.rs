@@ -36,7 +36,7 @@ pub struct Traffic {
     key_ids: HashMap<Vec<u8>, u32>,
     /// Seconds one row covers, detected from the row times (see [`GRANULARITIES`]).
     pub granularity: i64,
-    /// The window RU/s are over, seconds (see [`Traffic::fix_window`]).
+    /// The window RU/s are over, seconds (see `Traffic::fix_window`).
     pub window: f64,
     /// Where the window came from.
     pub window_source: WindowSource,
