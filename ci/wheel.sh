@@ -74,7 +74,7 @@ if [ "$rc" != 0 ]; then
     cat "$VENV/../quickstart.err" >&2
     exit 1
 fi
-want='Recommendation: /userId (PASS)'
+want='No workload: keys safe for storage (first by storage: /userId); the queries decide'
 if ! grep -qxF "$want" "$VENV/../quickstart.txt"; then
     log "FAIL: the quick start's output lacks the line '$want':"
     head -20 "$VENV/../quickstart.txt" >&2
