@@ -195,18 +195,19 @@ fn parquet_lists_are_never_keys() {
     let recs = records(50, 3);
     let pq = dir.path().join("e.parquet");
     write_parquet(&pq, &recs);
-    let report = Test::new()
-        .args([
-            "analyze",
-            pq.to_str().unwrap(),
-            "-c",
-            "/tags",
-            "--format",
-            "json",
-            "-q",
-        ])
-        .json();
-    assert_eq!(report["candidates"][0]["invalid_key_documents"], 50);
+    // A path that holds a list in every document is a mistake, refused with the fix
+    // (tests/mistakes.rs has the JSON cases).
+    let o = Test::new()
+        .args(["analyze", pq.to_str().unwrap(), "-c", "/tags"])
+        .run()
+        .bad_input();
+    assert!(
+        o.stderr
+            .contains("/tags holds an object or an array in all 50 documents read")
+            && o.stderr.contains("an array cannot be a key"),
+        "{}",
+        o.stderr
+    );
 }
 
 fn commit(dir: &Path, version: u32, actions: &[Value]) {
