@@ -153,6 +153,7 @@ fn finish_report(
             kept: crate::stats::LARGEST_KEPT,
             place: &place,
             scale: (target.documents / analyzed).max(1.0),
+            analyzed: scanned.acc.records_analyzed,
         },
         &cfg.limits,
         notes,

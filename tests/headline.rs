@@ -73,7 +73,15 @@ fn an_item_over_the_limit_leads_every_format() {
         (production - scale).abs() < 1e-6 * scale,
         "{production} {scale}"
     );
+    // One in 2,500 is an estimate of production's share: its 95% Wilson range brackets it.
+    let range = &x["evidence"]["production_items_range"];
+    let (lo, hi) = (range[0].as_f64().unwrap(), range[1].as_f64().unwrap());
+    assert!(
+        lo < production && production < hi && hi < 10.0 * production,
+        "{range}"
+    );
     let msg = x["message"].as_str().unwrap();
+    assert!(msg.contains("(an estimate: 95% range "), "{msg}");
     assert!(
         msg.contains("claims.jsonl:2222") && msg.contains("Blob Storage"),
         "{msg}"

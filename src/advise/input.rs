@@ -17,6 +17,8 @@ pub struct LargestDocuments<'a> {
     pub place: &'a str,
     /// Production documents per sample document (1 without a projection).
     pub scale: f64,
+    /// Documents analyzed (the sample's size).
+    pub analyzed: u64,
 }
 
 /// Findings about the input itself: items over the size limit (`ITEM_TOO_LARGE`), and what
@@ -50,9 +52,23 @@ pub fn item_too_large(d: LargestDocuments<'_>, l: &Limits) -> Option<Finding> {
     }
     let at_least = if over >= d.kept { "at least " } else { "" };
     let production = over as f64 * d.scale;
+    // The share of such items is a binomial proportion of the sample: its 95 % Wilson interval
+    // times production's documents (the upper end unknown when the kept list is all over).
+    let n = d.analyzed.max(over as u64);
+    let (lo, hi) = crate::estimate::intervals::wilson(over as u64, n, 1.96);
+    let documents = d.scale * n as f64;
     let stands = if d.scale > 1.0 {
+        let range = if over >= d.kept {
+            format!("at least {}", crate::fmt::count(lo * documents))
+        } else {
+            format!(
+                "{} – {}",
+                crate::fmt::count(lo * documents),
+                crate::fmt::count(hi * documents)
+            )
+        };
         format!(
-            ", standing for about {}{} items in production",
+            ", standing for about {}{} items in production (an estimate: 95% range {range}, from the sample's share)",
             at_least,
             crate::fmt::count(production)
         )
@@ -70,7 +86,7 @@ pub fn item_too_large(d: LargestDocuments<'_>, l: &Limits) -> Option<Finding> {
             crate::fmt::count(largest as f64),
             d.place
         ),
-        serde_json::json!({"bytes": largest, "limit_bytes": l.item_bytes, "documents": over, "at_least": over >= d.kept, "production_items": production, "place": d.place}),
+        serde_json::json!({"bytes": largest, "limit_bytes": l.item_bytes, "documents": over, "at_least": over >= d.kept, "production_items": production, "production_items_range": [lo * documents, if over >= d.kept { f64::INFINITY } else { hi * documents }], "place": d.place}),
     ))
 }
 
