@@ -38,27 +38,31 @@ pub fn measure<'a>(keys: impl Iterator<Item = (&'a [u8], u64)>) -> GroupSplit {
     let mut per_group: hashbrown::HashMap<&[u8], (u64, u64)> = Default::default();
     for (k, docs) in keys {
         let cut = prefix_len(k, 1);
-        let group = &k[..cut];
-        let shape = key_shape(group);
-        if shape.undefined || shape.null {
-            continue;
-        }
-        let e = per_group.entry(group).or_default();
+        let e = per_group.entry(&k[..cut]).or_default();
         e.0 += 1;
         e.1 += docs;
     }
-    let mut out = GroupSplit {
-        groups: per_group.len() as u64,
-        ..GroupSplit::default()
-    };
+    measure_groups(per_group.into_iter().map(|(g, (n, docs))| (g, n, docs)))
+}
+
+/// [`measure`] from each group's counts already gathered: its encoded value (the hidden key's
+/// first component), its logical partitions and its documents, each group once, in any order.
+/// Groups whose value is Undefined or Null are no group.
+pub fn measure_groups<'a>(groups: impl Iterator<Item = (&'a [u8], u64, u64)>) -> GroupSplit {
+    let mut out = GroupSplit::default();
     let mut first: Option<&[u8]> = None;
-    for (g, &(n, docs)) in &per_group {
+    for (g, n, docs) in groups {
+        let shape = key_shape(g);
+        if shape.undefined || shape.null {
+            continue;
+        }
+        out.groups += 1;
         out.max_partitions = out.max_partitions.max(n);
         out.several += u64::from(docs > 1);
         out.sizes.push(docs);
         if n > 1 {
             out.split += 1;
-            if first.is_none_or(|f| *g < f) {
+            if first.is_none_or(|f| g < f) {
                 first = Some(g);
             }
         }
