@@ -79,3 +79,39 @@ fn the_search_proposes_no_attribute_and_leads_with_the_filtered_entity() {
         "{got:?}"
     );
 }
+
+/// The search profiles the first 100,000 documents, and twice as many when a field sits near
+/// the first-level rule (5 documents a value on average in the profile), so the candidates do
+/// not hinge on where the profile stopped. 150,000 orders (15 MB) cycle through 28,000
+/// customers: the first 100,000 (rounded up to the end of a 2 MiB block: 103,311) hold 3.7
+/// orders a customer, all of them 5.4, so `/customerId>/id` (a customer's orders spread for a
+/// 1 PB container) is generated only because the whole file was profiled, as a profile of
+/// 200,000 documents did.
+#[test]
+fn a_field_near_the_first_level_rule_is_profiled_on_twice_the_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = "x".repeat(48);
+    let mut data = String::with_capacity(150_000 * 102);
+    for i in 0..150_000u32 {
+        writeln!(
+            data,
+            r#"{{"id":"o{i}","customerId":"c{}","n":{},"note":"{pad}"}}"#,
+            i % 28_000,
+            i % 7
+        )
+        .unwrap();
+    }
+    let path = dir.path().join("orders.jsonl");
+    std::fs::write(&path, data).unwrap();
+    let r = Test::new()
+        .args(["analyze"])
+        .arg(&path)
+        .args(["--total-size", "1PB", "--format", "json"])
+        .json();
+    assert_eq!(r["discovery"]["profiled_documents"], 150_000);
+    let got = specs(&r);
+    assert!(
+        got.contains(&"/customerId>/id".to_owned()),
+        "no hierarchy led by /customerId: {got:?}"
+    );
+}

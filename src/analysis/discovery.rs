@@ -13,7 +13,12 @@ use crate::profile::{self, ProfileOptions, ScanConfig};
 
 /// Documents the search profiles: the first of the input (candidates are only generated from
 /// them; the analysis then reads everything).
-pub const DISCOVERY_DOCUMENTS: u64 = 200_000;
+pub const DISCOVERY_DOCUMENTS: u64 = 100_000;
+
+/// Documents the search profiles when the first [`DISCOVERY_DOCUMENTS`] leave a field near the
+/// first-level rule ([`crate::profile::discover::near_first_level_rule`]): the same first
+/// documents and more, so that the candidates do not hinge on where the profile stopped.
+pub const DISCOVERY_DOCUMENTS_NEAR_A_RULE: u64 = 2 * DISCOVERY_DOCUMENTS;
 
 /// The discovery stage: with `auto`, a config holding the explicit and generated candidates, and
 /// the search's account; without, nothing.
@@ -45,9 +50,9 @@ pub fn discover_candidates(
     cfg: &AnalyzeOptions,
     inputs: &[InputSource],
 ) -> Result<(Vec<crate::keys::spec::Candidate>, Discovery), ScanError> {
-    let opts = ProfileOptions {
+    let opts = |documents| ProfileOptions {
         scan: ScanConfig {
-            max_documents: Some(DISCOVERY_DOCUMENTS),
+            max_documents: Some(documents),
             ..ScanConfig::new(cfg.threads, cfg.skip_invalid, cfg.csv_strings, cfg.progress)
         },
         time_field: cfg.time_field.clone(),
@@ -55,7 +60,12 @@ pub fn discover_candidates(
         item_overhead_bytes: cfg.limits.item_overhead_bytes,
         top: 3,
     };
-    let fields = profile::run(inputs, &opts)?;
+    let mut fields = profile::run(inputs, &opts(DISCOVERY_DOCUMENTS))?;
+    if fields.documents >= DISCOVERY_DOCUMENTS
+        && crate::profile::discover::near_first_level_rule(&fields)
+    {
+        fields = profile::run(inputs, &opts(DISCOVERY_DOCUMENTS_NEAR_A_RULE))?;
+    }
     let total_bytes = match cfg.projection {
         Some(Projection::TotalSize(b)) => b,
         _ => fields.production_documents * fields.mean_stored_document_bytes,

@@ -13,8 +13,9 @@ pub struct Discovery {
     pub excluded: Vec<Excluded>,
     /// Paths profiled.
     pub fields_profiled: usize,
-    /// Documents profiled: the first of the input, 200,000 rounded up to the end of the block
-    /// (2 MiB of input) that reaches them, so the same ones in every run (the analysis reads all).
+    /// Documents profiled: the first of the input, 100,000 (200,000 when a field is near the
+    /// first-level rule at 100,000) rounded up to the end of the block (2 MiB of input) that
+    /// reaches them, so the same ones in every run (the analysis reads all).
     pub profiled_documents: u64,
     /// The bound applied.
     pub max_candidates: usize,

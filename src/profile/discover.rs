@@ -183,6 +183,23 @@ pub fn discover(input: &SearchInput) -> Discovery {
     out
 }
 
+/// Whether a profile of `report.documents` documents leaves a field near the first-level rule
+/// (each value holding [`FIRST_LEVEL_MIN_REPEAT`] documents on average in the sample), so that
+/// twice the documents could change the candidates generated: a field whose values all
+/// repeat reaches twice its ratio on twice the documents, one whose values are mostly new
+/// stays near its own, so only a ratio from half the threshold up to it can cross. The
+/// automatic search then profiles twice the documents (`analysis::discovery`).
+pub fn near_first_level_rule(report: &FieldsReport) -> bool {
+    let n = report.documents as f64;
+    report.fields.iter().any(|f| {
+        let ratio = n / f.distinct.max(1) as f64;
+        f.looks_like != "id"
+            && f.distinct >= FIRST_LEVEL_MIN_VALUES
+            && f.distinct_exact
+            && (FIRST_LEVEL_MIN_REPEAT / 2.0..FIRST_LEVEL_MIN_REPEAT).contains(&ratio)
+    })
+}
+
 /// The fields that may be a key (`/id` always may, as a last level or the point-read
 /// baseline); the others are added to `excluded` with the reason.
 fn eligible_fields<'a>(

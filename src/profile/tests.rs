@@ -198,3 +198,44 @@ fn ids_past_the_tracking_limit_are_not_called_repeats() {
     );
     assert!(id_property(&p).advice.starts_with("`id` repeats"));
 }
+
+/// The report of documents `docs`, as the search reads it.
+fn report_of(docs: Vec<serde_json::Value>) -> crate::model::FieldsReport {
+    let n = docs.len() as u64;
+    let p = profiler(docs, None);
+    crate::model::FieldsReport {
+        schema_version: crate::model::FIELDS_SCHEMA_VERSION,
+        documents: n,
+        records_skipped: 0,
+        non_objects: 0,
+        production_documents: n as f64,
+        mean_stored_document_bytes: 100.0,
+        id_property: id_property(&p),
+        fields: summarize(&p, n as f64, None, 3),
+        time_field: None,
+        untracked_paths: p.untracked_paths,
+        numbers_past_double: 0,
+        seconds: 0.0,
+    }
+}
+
+/// A field is near the first-level rule (5 documents a value on average) from 2.5 documents a
+/// value up to 5, whatever else the documents hold; an id-like field or one of fewer than 10
+/// values is never a first level, so never near it.
+#[test]
+fn near_the_first_level_rule_is_from_half_the_repeat_up_to_it() {
+    // 100 documents; `/c` takes `values` values in turn.
+    let near = |values: u64| {
+        let docs =
+            (0..100u64).map(|i| json!({ "id": format!("d{i}"), "c": format!("c{}", i % values) }));
+        super::discover::near_first_level_rule(&report_of(docs.collect()))
+    };
+    assert!(!near(20), "5 a value: over the rule");
+    assert!(near(21), "4.76 a value");
+    assert!(near(40), "2.5 a value");
+    assert!(!near(41), "2.44 a value: under half");
+    assert!(!near(50), "2 a value");
+    // 4 values (25 a value) are too few to lead; ids (one a value) never lead.
+    assert!(!near(4));
+    assert!(!near(100));
+}
