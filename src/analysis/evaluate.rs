@@ -25,12 +25,19 @@ pub(super) fn evaluate_all(
     plan: &KeyPlan,
     target: &estimate::Target,
     fine_bucket: i64,
-    mut group_findings: Vec<Vec<Finding>>,
+    (mut group_findings, natural): (Vec<Vec<Finding>>, &[String]),
     clustered: Vec<Option<estimate::cluster::ClusterSizes>>,
     observed: Option<&crate::observed::Observed>,
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
-    let (projectors, all_stats) = project_and_summarize(acc, cfg, target);
-    crate::timing::mark("estimate: projected and summarised");
+    // The natural groups (a pass over the first documents) are measured beside the summaries.
+    let ((projectors, all_stats), natural) = rayon::join(
+        || project_and_summarize(acc, cfg, target),
+        || super::groups::natural_findings(cfg, inputs, natural),
+    );
+    crate::timing::mark("estimate: projected and summarised; natural groups measured");
+    for (all, mut more) in group_findings.iter_mut().zip(natural) {
+        all.append(&mut more);
+    }
     let current = super::observed::current_index(cfg);
     let (carry, mut measured_findings) =
         super::observed::prepare(cfg, inputs, &all_stats, &projectors, observed);

@@ -18,8 +18,12 @@ pub(super) struct Scanned {
     pub plan: KeyPlan,
     /// Width of the fine write buckets, seconds.
     pub fine_bucket: i64,
-    /// Per candidate, the findings of the declared or natural groups.
+    /// Per candidate, the findings of the declared groups (the natural groups' are added when
+    /// measured: `natural_groups`).
     pub group_findings: Vec<Vec<Finding>>,
+    /// The natural groups the automatic search found, to be measured on the first documents
+    /// beside the summaries (`groups::natural_findings`); empty otherwise.
+    pub natural_groups: Vec<String>,
     /// Per candidate, under `--sample slice:/entity` for a key that is not the entity, its
     /// largest partition projected on the entities that hold each value.
     pub clustered: Vec<Option<crate::estimate::cluster::ClusterSizes>>,
@@ -89,6 +93,7 @@ pub(super) fn stage(
         plan,
         fine_bucket,
         group_findings,
+        natural_groups: Vec::new(),
         clustered,
     })
 }
@@ -111,6 +116,7 @@ pub(super) fn from_key_stats(
         plan: KeyPlan::new(&cfg.candidates, &cfg.separator),
         fine_bucket: cfg.time_bucket_secs.unwrap_or(60),
         group_findings: vec![Vec::new(); cfg.candidates.len()],
+        natural_groups: Vec::new(),
         clustered: vec![None; cfg.candidates.len()],
     };
     Ok((scanned, finding))
