@@ -110,7 +110,10 @@ pub(crate) fn carry(
             false,
         )
     };
-    let total: f64 = per_key.values().sum();
+    // Summed in key order: the same total in every run, whatever the map's order.
+    let mut measured: Vec<(&Vec<u8>, f64)> = per_key.iter().map(|(k, &v)| (k, v)).collect();
+    measured.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let total: f64 = measured.iter().map(|m| m.1).sum();
     let mut out = Carry {
         demand: Vec::with_capacity(n),
         unseen: Vec::with_capacity(n),
@@ -151,11 +154,23 @@ pub(crate) fn carry(
             })
             .collect();
         let seen: f64 = d.iter().sum();
-        out.unseen.push((total - seen).max(0.0));
+        out.unseen.push(unseen(total, seen));
         out.hottest.push(best);
         out.demand.push(Some(d));
     }
     out
+}
+
+/// The measured RU/s that no sampled key carries: `total - seen`, with what two sums of the same
+/// numbers in different orders leave (a few units in the last place: 2.8e-14 RU/s spread as
+/// demand on a partition that takes none) read as none.
+fn unseen(total: f64, seen: f64) -> f64 {
+    let rest = total - seen;
+    if rest <= total.abs() * 1e-9 {
+        0.0
+    } else {
+        rest
+    }
 }
 
 /// Each current key's RU/s per production document, at the point estimate of its documents and
@@ -247,11 +262,12 @@ fn read_again(
         one_item,
     };
     let flush = |batch: &mut Vec<Vec<u8>>, total: &mut Pass| {
+        // Each chunk's sums, then added up in the chunks' order: a reduction tree shaped by
+        // the threads' work stealing added the same RU in another order from run to run, and
+        // the report's RU/s differed in their last digits.
         let run = || {
-            batch
-                .par_chunks(512)
-                .map(|docs| ctx.credit(docs))
-                .reduce(empty, merge)
+            let parts: Vec<Pass> = batch.par_chunks(512).map(|docs| ctx.credit(docs)).collect();
+            parts.into_iter().fold(empty(), merge)
         };
         let got = match &pool {
             Some(p) => p.install(run),
