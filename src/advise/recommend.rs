@@ -115,10 +115,15 @@ pub fn recommend(
         ));
     }
     if let Some((bytes, ru)) = barely.filter(|_| status != RecommendationStatus::NonePasses) {
-        let throughput = if ru > 0.0 {
-            format!("{} RU/s", crate::fmt::count(ru))
-        } else {
-            "no stated throughput".to_owned()
+        let throughput = match ru {
+            reasons::Throughput::Measured(v) => format!(
+                "{} RU/s measured by the service (--observed)",
+                crate::fmt::count(v)
+            ),
+            reasons::Throughput::Stated(v) if v > 0.0 => {
+                format!("{} RU/s", crate::fmt::count(v))
+            }
+            reasons::Throughput::Stated(_) => "no stated throughput".to_owned(),
         };
         reasons.push(format!(
             "the choice barely matters for cost here: about {} projected and {throughput} are below the docs' 100 GB and 30,000 RU/s (partitioning-overview); it matters again if the container grows past them",

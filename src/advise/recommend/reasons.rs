@@ -163,19 +163,38 @@ pub(super) fn hierarchical_reason(r: &CandidateReport) -> Option<String> {
     ))
 }
 
+/// Where the RU/s [`barely_matters`] weighs came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Throughput {
+    /// The workload's demand or the declared throughput, whichever is larger (0: neither).
+    Stated(f64),
+    /// No workload: the service's measured RU/s (`--observed`) carried to the key's layout.
+    Measured(f64),
+}
+
 /// Projected bytes and RU/s when both are below the docs' "barely matters" levels.
-pub(super) fn barely_matters(win: &CandidateReport) -> Option<(f64, f64)> {
+pub(super) fn barely_matters(win: &CandidateReport) -> Option<(f64, Throughput)> {
     // Judged for the recommended key: a rejected candidate's fan-out demand says nothing about
     // what the chosen one costs (#31: it used to block the sentence).
     let bytes = win.total_bytes;
     let demand = win.workload.as_ref().map_or(0.0, |w| w.ru_demand.total);
-    let provisioned = win
-        .layout
-        .as_ref()
-        .and_then(|l| l.provisioned_ru_per_sec)
-        .unwrap_or(0.0);
-    let ru = demand.max(provisioned);
-    (bytes < BARELY_MATTERS_BYTES && ru < BARELY_MATTERS_RU).then_some((bytes, ru))
+    let layout = win.layout.as_ref();
+    let provisioned = layout.and_then(|l| l.provisioned_ru_per_sec).unwrap_or(0.0);
+    // Without a workload a layout carries demand only from the service's measurements: the
+    // container's traffic, which "no stated throughput" would hide.
+    let measured: f64 = match (&win.workload, layout) {
+        (None, Some(l)) => l.partitions.iter().map(|p| p.ru_demand).sum(),
+        _ => 0.0,
+    };
+    let ru = if measured > provisioned {
+        Throughput::Measured(measured)
+    } else {
+        Throughput::Stated(demand.max(provisioned))
+    };
+    let value = match ru {
+        Throughput::Stated(v) | Throughput::Measured(v) => v,
+    };
+    (bytes < BARELY_MATTERS_BYTES && value < BARELY_MATTERS_RU).then_some((bytes, ru))
 }
 
 /// The winner's cost, as the reasons quote it: the ranking's mode first, then the others.

@@ -132,6 +132,45 @@ fn a_sampled_largest_partition_is_the_largest_kept_one() {
     );
 }
 
+/// Without a workload, a layout's demand is the service's measured traffic (`--observed`,
+/// carried to the key): the sentence weighs it and says where it came from, rather than "no
+/// stated throughput"; 30,000 RU/s measured is no longer a choice that barely matters.
+#[test]
+fn barely_matters_weighs_the_measured_traffic_without_a_workload() {
+    let mut c = pair();
+    set(&mut c[0], "/a", KeyKind::Single, Verdict::Pass, 90.0);
+    set(&mut c[1], "/b", KeyKind::Single, Verdict::Pass, 80.0);
+    let Some(layout) = c[0].layout.as_mut() else {
+        panic!("the hand report's first candidate has a layout");
+    };
+    layout.provisioned_ru_per_sec = None;
+    let n = layout.partitions.len() as f64;
+    for p in layout.partitions.iter_mut() {
+        p.ru_demand = 579.0 / n;
+    }
+    for r in c.iter_mut() {
+        r.total_bytes = 13.6e9;
+        r.workload = None;
+    }
+    let rec = recommend(&c, &Limits::default(), "-").unwrap();
+    assert!(rec.choice_barely_matters);
+    assert!(
+        rec.reasons
+            .iter()
+            .any(|r| r.contains("13.6 GB projected and 579 RU/s measured by the service")),
+        "{:?}",
+        rec.reasons
+    );
+    for p in c[0].layout.as_mut().unwrap().partitions.iter_mut() {
+        p.ru_demand = 30_000.0 / n;
+    }
+    assert!(
+        !recommend(&c, &Limits::default(), "-")
+            .unwrap()
+            .choice_barely_matters
+    );
+}
+
 #[test]
 fn barely_matters_below_100_gb_and_30000_ru() {
     let mut c = pair();
