@@ -29,15 +29,8 @@ pub(super) fn evaluate_all(
     clustered: Vec<Option<estimate::cluster::ClusterSizes>>,
     observed: Option<&crate::observed::Observed>,
 ) -> Result<(Vec<CandidateReport>, Option<ObservedReport>), AnalyzeError> {
-    // The natural groups (a pass over the first documents) are measured beside the summaries.
-    let ((projectors, all_stats), natural) = rayon::join(
-        || project_and_summarize(acc, cfg, target),
-        || super::groups::natural_findings(cfg, inputs, natural),
-    );
-    crate::timing::mark("estimate: projected and summarised; natural groups measured");
-    for (all, mut more) in group_findings.iter_mut().zip(natural) {
-        all.append(&mut more);
-    }
+    let (projectors, all_stats) =
+        summarize_beside_natural(acc, cfg, target, inputs, (&mut group_findings, natural));
     let current = super::observed::current_index(cfg);
     let (carry, mut measured_findings) =
         super::observed::prepare(cfg, inputs, &all_stats, &projectors, observed);
@@ -100,6 +93,27 @@ pub(super) fn evaluate_all(
         super::observed::stash_ranges(hp, cfg, k);
     }
     Ok((reports, section))
+}
+
+/// The projections and statistics ([`project_and_summarize`]), with the natural groups (a pass
+/// over the first documents, `groups::natural_findings`) measured beside them and their
+/// findings added to `group_findings`.
+fn summarize_beside_natural(
+    acc: &mut Accumulator,
+    cfg: &AnalyzeOptions,
+    target: &estimate::Target,
+    inputs: &[InputSource],
+    (group_findings, natural): (&mut [Vec<Finding>], &[String]),
+) -> (Vec<Projector>, Vec<CandidateStats>) {
+    let (summarized, natural) = rayon::join(
+        || project_and_summarize(acc, cfg, target),
+        || super::groups::natural_findings(cfg, inputs, natural),
+    );
+    crate::timing::mark("estimate: projected and summarised; natural groups measured");
+    for (all, mut more) in group_findings.iter_mut().zip(natural) {
+        all.append(&mut more);
+    }
+    summarized
 }
 
 /// A key path missing from most documents is explained with the paths that do exist: peek at

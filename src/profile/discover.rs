@@ -184,7 +184,7 @@ pub fn discover(input: &SearchInput) -> Discovery {
 }
 
 /// Whether a profile of `report.documents` documents leaves a field near the first-level rule
-/// (each value holding [`FIRST_LEVEL_MIN_REPEAT`] documents on average in the sample), so that
+/// (each value holding 5 documents on average in the sample, `FIRST_LEVEL_MIN_REPEAT`), so that
 /// twice the documents could change the candidates generated: a field whose values all
 /// repeat reaches twice its ratio on twice the documents, one whose values are mostly new
 /// stays near its own, so only a ratio from half the threshold up to it can cross. The
