@@ -45,28 +45,13 @@ else
 fi
 PKADVISOR_BIN="${PKADVISOR_BIN:-$TARGET_DIR/release/pkadvisor}"
 GEN="$TARGET_DIR/release/examples/gen_highcard"
-probe() { "$TARGET_DIR/release/examples/machine_probe" --threads "$THREADS"; }
-
-if [[ ! -x "$PY" ]] || ! "$PY" -c 'import duckdb' 2>/dev/null; then
-    log "installing duckdb==2.0.0 into $VENV"
-    [[ -x "$PY" ]] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check duckdb==2.0.0
-fi
+PROBE="$TARGET_DIR/release/examples/machine_probe"
+# shellcheck source=benches/common.sh
+source benches/common.sh
+ensure_duckdb
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-# data FILE-STEM GENERATOR-ARGS...: generates bench-data/STEM[-DOCS].jsonl once; prints its path
-data() {
-    local stem=$1; shift
-    local file="bench-data/$stem${DOCS:+-$DOCS}.jsonl"
-    if [[ ! -s "$file" ]]; then
-        log "generating $file"
-        "$GEN" "$@" ${DOCS:+--docs "$DOCS"} --out "$file.tmp" >&2
-        mv "$file.tmp" "$file"
-    fi
-    echo "$file"
-}
 
 # timed CMD...: runs CMD, prints "seconds peak_kb" (its output discarded)
 timed() {

@@ -77,29 +77,13 @@ else
 fi
 PKADVISOR_BIN="${PKADVISOR_BIN:-$TARGET_DIR/$PROFILE/pkadvisor}"
 GEN="$TARGET_DIR/$PROFILE/examples/gen_highcard"
-# The machine's state (docs/benchmarks.md): a CPU loop and the first touch of fresh memory.
-probe() { "$TARGET_DIR/$PROFILE/examples/machine_probe" --threads "$THREADS"; }
-
-if [[ ! -x "$PY" ]] || ! "$PY" -c 'import duckdb' 2>/dev/null; then
-    log "installing duckdb==2.0.0 into $VENV"
-    [[ -x "$PY" ]] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check duckdb==2.0.0
-fi
+PROBE="$TARGET_DIR/$PROFILE/examples/machine_probe"
+# shellcheck source=benches/common.sh
+source benches/common.sh
+ensure_duckdb
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-
-# data FILE-STEM GENERATOR-ARGS...: generates bench-data/STEM[-DOCS].jsonl once; prints its path
-data() {
-    local stem=$1; shift
-    local file="bench-data/$stem${DOCS:+-$DOCS}.jsonl"
-    if [[ ! -s "$file" ]]; then
-        log "generating $file"
-        "$GEN" "$@" ${DOCS:+--docs "$DOCS"} --out "$file.tmp" >&2
-        mv "$file.tmp" "$file"
-    fi
-    echo "$file"
-}
 
 # derived FILE SUFFIX CMD...: FILE turned into FILE's stem + SUFFIX once by CMD (which reads FILE
 # on its standard input and writes the result on its standard output); prints the new path
