@@ -373,17 +373,31 @@ pub fn id_property(p: &Profiler) -> IdProperty {
     let untracked = id.map_or(0, |a| a.overflow_documents);
     let unique = id.is_some_and(|a| a.exact()) && !repeats;
     let has_mongo_id = p.paths.contains_key("/_id");
+    // Counts of the documents profiled (the automatic search profiles only the first ones), and
+    // said so: "101,602 documents have no `id`" read as the file's count of a million.
+    let profiled = crate::fmt::count(p.documents as f64);
+    let of_profiled = |n: u64| {
+        format!(
+            "{} of the {profiled} documents profiled",
+            crate::fmt::count(n as f64)
+        )
+    };
     let advice = if present < p.documents {
         let missing = p.documents - present;
-        if has_mongo_id {
-            format!("{} documents have no `id` (a MongoDB export keys on `_id`): the application or the migration must set `id` (for example from `_id`), as Cosmos DB for NoSQL requires it in every item", crate::fmt::count(missing as f64))
+        let which = if present == 0 {
+            format!("none of the {profiled} documents profiled has an `id`")
         } else {
-            format!("{} documents have no `id`: Cosmos DB for NoSQL requires it in every item; the SDKs do not invent one, so the application must set it", crate::fmt::count(missing as f64))
+            format!("{} have no `id`", of_profiled(missing))
+        };
+        if has_mongo_id {
+            format!("{which} (a MongoDB export keys on `_id`): the application or the migration must set `id` (for example from `_id`), as Cosmos DB for NoSQL requires it in every item")
+        } else {
+            format!("{which}: Cosmos DB for NoSQL requires it in every item; the SDKs do not invent one, so the application must set it")
         }
     } else if p.bad_ids.0 > 0 {
         format!(
-            "{} documents have an `id` with `/` or `\\` or longer than 1,023 bytes (for example {}): the service rejects or cannot address them; encode those characters",
-            p.bad_ids.0,
+            "{} have an `id` with `/` or `\\` or longer than 1,023 bytes (for example {}): the service rejects or cannot address them; encode those characters",
+            of_profiled(p.bad_ids.0),
             p.bad_ids.1.clone().unwrap_or_default()
         )
     } else if repeats {

@@ -158,6 +158,31 @@ fn the_id_property_is_checked() {
     let id = id_property(&p);
     assert_eq!(id.present, 0);
     assert!(id.advice.contains("_id"), "{}", id.advice);
+    // The counts are the profile's, and said to be: the automatic search profiles only the
+    // first documents of a file.
+    assert!(
+        id.advice
+            .starts_with("none of the 5 documents profiled has an `id`"),
+        "{}",
+        id.advice
+    );
+    let p = profiler(
+        (0..5).map(|i| {
+            if i < 2 {
+                json!({"id": format!("a{i}")})
+            } else {
+                json!({"k": i})
+            }
+        }),
+        None,
+    );
+    assert!(
+        id_property(&p)
+            .advice
+            .starts_with("3 of the 5 documents profiled have no `id`: "),
+        "{}",
+        id_property(&p).advice
+    );
     let p = profiler((0..5).map(|i| json!({"id": format!("a{i}")})), None);
     assert_eq!(id_property(&p).advice, "ok");
     let p = profiler([json!({"id": "a"}), json!({"id": "a"})], None);
