@@ -106,3 +106,37 @@ fn a_time_led_hierarchy_fails_on_todays_prefix_at_any_throughput() {
     assert_eq!(x["severity"], "warn");
     assert_eq!(x["evidence"]["prefix_on_one_partition"], true);
 }
+
+/// A date as a later level is time too: `/storeNo>/tradingDay` sends each store's current writes
+/// to its store's current day, so its hottest logical partition takes what `/storeNo`'s hottest
+/// takes (the largest store's share of the 5,000 inserts/s). It used to be read as spread over
+/// a year of days, about an eighth of that here.
+#[test]
+fn a_date_as_a_later_level_takes_its_stores_current_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = receipts();
+    let r = analyze(
+        dir.path(),
+        &data,
+        None,
+        &[
+            "-c",
+            "/storeNo>/tradingDay",
+            "-c",
+            "/storeNo",
+            "--total-size",
+            "6TB",
+            "--writes-per-sec",
+            "5000",
+        ],
+    );
+    let hot = |spec: &str| f(&find(&r, spec)["hottest_logical_partition_ru_per_sec"]);
+    let store = hot("/storeNo");
+    assert!(store > 40.0, "the largest store takes {store} RU/s");
+    let day = hot("/storeNo>/tradingDay");
+    assert!(
+        (day - store).abs() < 1e-6 * store,
+        "a store's current day {day} RU/s, the store {store}"
+    );
+    assert_eq!(find(&r, "/storeNo>/tradingDay")["verdict"], "pass");
+}

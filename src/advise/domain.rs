@@ -24,14 +24,21 @@ pub struct ValueKinds {
     /// Keys of several components whose first component is always a date or timestamp: a
     /// hierarchical key led by time (`/tradingDay>/storeNo`).
     pub first_level_dates: bool,
+    /// Of keys of several components, the levels after the first whose component is always a
+    /// date or timestamp, as bits (bit `i` for level `i`, counted from 0): a hierarchical key
+    /// whose later level is time (`/storeNo>/tradingDay`), whose current writes go to each
+    /// store's current day.
+    pub later_level_dates: u8,
 }
 
 /// Classifies the values of a candidate's keys.
 pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
     let (mut bools, mut dates, mut defined, mut first) = (true, true, 0u64, true);
+    // Levels 1 and 2 (a hierarchical key has at most 3) until a key shows one is not a date.
+    let mut later: u8 = 0b110;
     let is_date = |c: &KeyComponent<'_>| matches!(c, KeyComponent::Str(s) if crate::keys::time::parse_iso8601(s).is_some());
     for p in &stats.partitions {
-        if !bools && !dates && !first {
+        if !bools && !dates && !first && later == 0 {
             // The kinds are settled; the count of defined keys is the summary's.
             defined = stats.defined_keys;
             break;
@@ -45,6 +52,11 @@ pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
             continue;
         }
         first = first && comps.len() > 1 && is_date(&comps[0]);
+        for i in 1..3 {
+            if comps.get(i).is_none_or(|c| !is_date(c)) {
+                later &= !(1 << i);
+            }
+        }
         defined += 1;
         bools &= defined_comps
             .iter()
@@ -56,6 +68,7 @@ pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
         all_dates: dates && defined > 0,
         defined,
         first_level_dates: first && defined > 0,
+        later_level_dates: if defined > 0 { later } else { 0 },
     }
 }
 
@@ -70,7 +83,16 @@ pub fn follows_time(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -
         .any(|lv| lv.parts.iter().any(|p| matches!(p, Part::Time { .. })));
     let repeating = stats.logical_partitions < stats.documents;
     let time_led = c.kind == KeyKind::Hierarchical && kinds.first_level_dates;
-    bucketed || (kinds.all_dates && repeating) || time_led
+    bucketed || (kinds.all_dates && repeating) || time_led || time_later(c, kinds, stats)
+}
+
+/// A hierarchical key whose later level holds dates that repeat (`/storeNo>/tradingDay`: a
+/// store's receipts of one day share a key), whose current writes thus go to each store's
+/// current day; a level of unique timestamps (one document a key) gives no current key.
+fn time_later(c: &Candidate, kinds: &ValueKinds, stats: &CandidateStats) -> bool {
+    c.kind == KeyKind::Hierarchical
+        && kinds.later_level_dates != 0
+        && stats.logical_partitions < stats.documents
 }
 
 /// Where a time-following key sends the current writes, at the key's own grain: every current
@@ -186,22 +208,28 @@ pub fn current_writes(
     let dated_first = c.kind == KeyKind::Hierarchical && kinds.first_level_dates;
     let time_first =
         c.kind == KeyKind::Hierarchical && (dated_first || c.levels.first().is_some_and(all_time));
-    if !(c.levels.iter().any(has_time) || dated_first) {
+    let dated_later = if time_later(c, kinds, stats) {
+        kinds.later_level_dates
+    } else {
+        0
+    };
+    if !(c.levels.iter().any(has_time) || dated_first || dated_later != 0) {
         return CurrentWrites::whole();
     }
-    let mut cw = spread_over_entities(c, stats, sep, dated_first);
+    let mut cw = spread_over_entities(c, stats, sep, (dated_first, dated_later));
     cw.prefix_on_one_partition = time_first;
     cw
 }
 
 /// The share of the current bucket's writes on its largest logical partition: the bucket's
 /// writes spread over the values of the key's other parts in their share of the documents
-/// (`dated_first`: the first level is time by its values).
+/// (`dated_first`: the first level is time by its values; `dated_later`: the later levels that
+/// are, as bits, [`ValueKinds::later_level_dates`]).
 fn spread_over_entities(
     c: &Candidate,
     stats: &CandidateStats,
     sep: &str,
-    dated_first: bool,
+    (dated_first, dated_later): (bool, u8),
 ) -> CurrentWrites {
     let has_time =
         |lv: &crate::keys::spec::Level| lv.parts.iter().any(|p| matches!(p, Part::Time { .. }));
@@ -214,7 +242,8 @@ fn spread_over_entities(
         }
         let mut entity: Vec<String> = Vec::new();
         for (i, (lv, comp)) in c.levels.iter().zip(&comps).enumerate() {
-            if lv.parts.iter().all(|p| matches!(p, Part::Time { .. })) || (i == 0 && dated_first) {
+            let dated = (i == 0 && dated_first) || (i < 8 && dated_later & (1 << i) != 0);
+            if lv.parts.iter().all(|p| matches!(p, Part::Time { .. })) || dated {
                 continue;
             }
             match comp {
@@ -548,6 +577,27 @@ mod tests {
         dates.add(&encode_components(&[C::Null]), 10, None);
         let k = value_kinds(&summarize(dates.partitions, 1, &|_| 1.0, 0.0, 10));
         assert_eq!((k.defined, k.all_bool, k.all_dates), (2, false, true));
+        assert_eq!(k.later_level_dates, 0, "one level: no later level");
+        // (store, day): level 1 is dates, level 0 not; one key without a date clears it.
+        let mut hier = crate::stats::CandidateAcc::default();
+        for (store, day) in [
+            ("S1", "2025-01-01"),
+            ("S1", "2025-01-02"),
+            ("S2", "2025-01-01"),
+        ] {
+            let k = [C::String(store.into()), C::String(day.into())];
+            hier.add(&encode_components(&k), 10, None);
+        }
+        let s = summarize(hier.partitions.clone(), 2, &|_| 1.0, 0.0, 10);
+        let k = value_kinds(&s);
+        assert_eq!((k.later_level_dates, k.first_level_dates), (0b10, false));
+        hier.add(
+            &encode_components(&[C::String("S3".into()), C::Null]),
+            10,
+            None,
+        );
+        let k = value_kinds(&summarize(hier.partitions, 2, &|_| 1.0, 0.0, 10));
+        assert_eq!(k.later_level_dates, 0);
     }
 
     #[test]
