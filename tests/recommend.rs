@@ -449,7 +449,7 @@ fn the_search_is_bounded_and_says_what_it_cut() {
     assert_eq!(d["generated"][0]["spec"], "/id");
 }
 
-/// The automatic search reads its input twice: standard input is saved to a temporary file
+/// The automatic search reads its input more than once: standard input is saved to a temporary file
 /// (sniffed like standard input), and the result equals the file's.
 #[test]
 fn the_automatic_search_reads_standard_input() {

@@ -7,9 +7,9 @@ use crate::analysis::{analyze, analyze_sources, refuse_mistaken_candidates};
 use crate::report::render_view;
 
 /// The analysis of the inputs, refusing a report over one of their files (a folder's included).
-/// The automatic search reads the input twice (profile, then analysis): standard input, a pipe
-/// or a FIFO is then first copied to a private temporary file (commands::spool), announced on
-/// stderr.
+/// The automatic search reads the input more than once (its first documents for the profile,
+/// then all of it): standard input, a pipe or a FIFO is then first copied to a private temporary
+/// file (commands::spool), announced on stderr.
 fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
     let (mut inputs, notes) = crate::ingest::discover_announced(
         &cfg.inputs,
@@ -33,7 +33,7 @@ fn from_inputs(cfg: &AnalyzeOptions) -> anyhow::Result<crate::model::Report> {
             name
         };
         eprintln!(
-            "pkadvisor: note: the automatic candidate search reads the input twice: {name} ({bytes} bytes) was saved to a temporary file for the run"
+            "pkadvisor: note: the automatic candidate search reads the input more than once: {name} ({bytes} bytes) was saved to a temporary file for the run"
         );
     }
     let report = analyze_sources(cfg, &inputs, notes)?;
