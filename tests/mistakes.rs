@@ -12,6 +12,19 @@ fn temp(name: &str, text: &str) -> (tempfile::TempDir, String) {
     (dir, s)
 }
 
+/// `analyze FILE -c /customerId` on a readable variant of 3 orders of 2 customers: it succeeds,
+/// says `note` on stderr, and reads the 3 documents into 2 logical partitions.
+fn reads_three_orders(f: &str, note: &str) {
+    let o = Test::new()
+        .args(["analyze", f, "-c", "/customerId", "--format", "json"])
+        .run()
+        .success();
+    assert!(o.stderr.contains(note), "{}", o.stderr);
+    let r = o.json();
+    assert_eq!(r["input"]["records_analyzed"], 3, "{f}");
+    assert_eq!(r["candidates"][0]["logical_partitions"], 2);
+}
+
 #[test]
 fn a_key_path_no_document_holds_is_refused_with_the_nearest_one() {
     // fixtures/ci/sample.jsonl holds `customerId`.
@@ -86,19 +99,10 @@ fn a_semicolon_csv_with_decimal_commas_is_read_by_its_columns() {
         "orders.csv",
         "orderId;customerId;amount\no1;c1;12,5\no2;c2;7,25\n\no3;c1;3\n",
     );
-    let o = Test::new()
-        .args(["analyze", &f, "-c", "/customerId", "--format", "json"])
-        .run()
-        .success();
-    assert!(
-        o.stderr
-            .contains("fields separated by `;` (sniffed from the header row; --delimiter"),
-        "{}",
-        o.stderr
+    reads_three_orders(
+        &f,
+        "fields separated by `;` (sniffed from the header row; --delimiter",
     );
-    let r = o.json();
-    assert_eq!(r["input"]["records_analyzed"], 3);
-    assert_eq!(r["candidates"][0]["logical_partitions"], 2);
     // A bad row is named by its true line (the blank line counted) and the delimiter chosen.
     let (_d, f) = temp("bad.csv", "a;b\n1;2\n\n3;4;5\n");
     let o = Test::new()
@@ -140,19 +144,10 @@ fn an_object_wrapping_the_array_is_read_as_its_elements_or_refused() {
         ),
     ] {
         let (_d, f) = temp("orders.json", &text);
-        let o = Test::new()
-            .args(["analyze", &f, "-c", "/customerId", "--format", "json"])
-            .run()
-            .success();
-        assert!(
-            o.stderr
-                .contains("one JSON object holding the array `orders`: its elements are read as the documents"),
-            "{}",
-            o.stderr
+        reads_three_orders(
+            &f,
+            "one JSON object holding the array `orders`: its elements are read as the documents",
         );
-        let r = o.json();
-        assert_eq!(r["input"]["records_analyzed"], 3, "{text}");
-        assert_eq!(r["candidates"][0]["logical_partitions"], 2);
     }
     // An envelope of several properties would be one document: refused with the command.
     let (_d, f) = temp("env.json", &format!("{{\"count\":3,\"orders\":{docs}}}\n"));
