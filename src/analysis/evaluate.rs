@@ -43,6 +43,8 @@ pub(super) fn evaluate_all(
     let peek = peek(&all_stats, inputs, cfg);
     let locate = locator(inputs);
     let mut reports = Vec::with_capacity(cfg.candidates.len());
+    // The statistics, once evaluated, are freed off this thread (`free_aside`).
+    let mut evaluated = Vec::with_capacity(cfg.candidates.len());
     for (i, (stats, proj)) in all_stats.into_iter().zip(&projectors).enumerate() {
         let ctx = CandidateContext {
             cand: &cfg.candidates[i],
@@ -85,7 +87,9 @@ pub(super) fn evaluate_all(
         finish_report(&mut report, key_errors(&acc.candidates[i], &locate));
         crate::timing::mark(&format!("evaluate: {}", cfg.candidates[i].spec));
         reports.push(report);
+        evaluated.push(stats);
     }
+    crate::stats::memory::free_aside(evaluated);
     if let (Some(hp), Some(k)) = (
         section.as_mut().and_then(|s| s.hot_partitions.as_mut()),
         &carry,
