@@ -42,6 +42,51 @@ fn clip(s: &str) -> String {
     }
 }
 
+/// The test that passes most keys of a candidate without decoding them: every joined
+/// component holds at least its expected separators, so a key whose bytes hold no more than
+/// their sum in all cannot have one inside a value (1.8 M synthetic keys took 0.5 s decoded one
+/// by one). The summaries' drain applies it to every key as it reads the keys in storage
+/// order ([`crate::stats::summary::drain_checking`]), so that [`separator_finding`] reads
+/// the keys again, in key order and so at random, only when some key may hold one.
+pub struct SeparatorCheck {
+    expected: Vec<Option<usize>>,
+    at_most: usize,
+    separator: Vec<u8>,
+    finder: memchr::memmem::Finder<'static>,
+}
+
+impl SeparatorCheck {
+    /// The check of `cand`'s keys joined with `separator`; `None` when no level of it joins
+    /// parts whose separators can be counted (nothing to check).
+    pub fn new(cand: &Candidate, separator: &str) -> Option<SeparatorCheck> {
+        let expected: Vec<Option<usize>> = cand
+            .levels
+            .iter()
+            .map(|l| expected_separators(&l.parts, separator))
+            .collect();
+        if expected.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(SeparatorCheck {
+            at_most: expected.iter().flatten().sum(),
+            expected,
+            separator: separator.as_bytes().to_vec(),
+            finder: memchr::memmem::Finder::new(separator.as_bytes()).into_owned(),
+        })
+    }
+
+    /// Whether the encoded `key` holds more separators than its joined parts put there (and
+    /// so may hold one inside a value). A one-byte separator is counted in a plain loop: the
+    /// keys are short, and a vectorised search's set-up cost more than the count (0.26 s for
+    /// 1.8 M keys, #28).
+    pub fn may_hold(&self, key: &[u8]) -> bool {
+        match self.separator[..] {
+            [b] => key.iter().filter(|&&c| c == b).count() > self.at_most,
+            _ => self.finder.find_iter(key).nth(self.at_most).is_some(),
+        }
+    }
+}
+
 /// The `SEPARATOR_IN_VALUE` warning for a candidate, given its distinct keys (encoded, in key
 /// order) and the documents of each; `None` when no key has a separator inside a value. The
 /// example is the first such key in that order, whichever thread finds it.
@@ -50,29 +95,11 @@ pub fn separator_finding<'a>(
     keys: impl IndexedParallelIterator<Item = (&'a [u8], u64)>,
     separator: &str,
 ) -> Option<Finding> {
-    let expected: Vec<Option<usize>> = cand
-        .levels
-        .iter()
-        .map(|l| expected_separators(&l.parts, separator))
-        .collect();
-    if expected.iter().all(Option::is_none) {
-        return None;
-    }
-    // Every joined component holds at least its expected separators, so a key whose bytes
-    // hold no more than their sum in all cannot have one inside a value: most keys are passed
-    // without decoding them (1.8 M synthetic keys took 0.5 s decoded one by one). A one-byte
-    // separator is counted in a plain loop: the keys are short, and a vectorised search's
-    // set-up cost more than the count (0.26 s for 1.8 M keys, #28).
-    let at_most: usize = expected.iter().flatten().sum();
-    let finder = memchr::memmem::Finder::new(separator.as_bytes());
-    let may_hold = |key: &[u8]| match separator.as_bytes() {
-        [b] => key.iter().filter(|&&c| c == *b).count() > at_most,
-        _ => finder.find_iter(key).nth(at_most).is_some(),
-    };
+    let check = SeparatorCheck::new(cand, separator)?;
     let bad = |key: &'a [u8]| -> Option<String> {
         decode_key(key)
             .iter()
-            .zip(&expected)
+            .zip(&check.expected)
             .find_map(|(c, e)| match (c, e) {
                 (KeyComponent::Str(s), Some(e)) if s.matches(separator).count() > *e => {
                     Some(clip(s))
@@ -84,7 +111,7 @@ pub fn separator_finding<'a>(
     type Found = (u64, u64, Option<(usize, String)>);
     let (n_keys, n_docs, example): Found = keys
         .enumerate()
-        .filter(|(_, (key, _))| may_hold(key))
+        .filter(|(_, (key, _))| check.may_hold(key))
         .filter_map(|(i, (key, docs))| bad(key).map(|s| (1, docs, Some((i, s)))))
         .reduce(
             || (0, 0, None),

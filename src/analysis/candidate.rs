@@ -118,13 +118,16 @@ fn data_findings(
     if let Some(t) = &ctx.proj.slice {
         findings.extend(advise::slice::few_values_finding(cand, t));
     }
-    findings.extend(advise::separator::separator_finding(
-        cand,
-        stats
-            .keyed_rows()
-            .map(|(key, p)| (key, p.documents(&stats.keys))),
-        &cfg.separator,
-    ));
+    // Read the keys again only where the drain's check found one that may hold a separator.
+    if stats.flagged_keys != Some(0) {
+        findings.extend(advise::separator::separator_finding(
+            cand,
+            stats
+                .keyed_rows()
+                .map(|(key, p)| (key, p.documents(&stats.keys))),
+            &cfg.separator,
+        ));
+    }
     let kinds = advise::domain::value_kinds(stats);
     let follows_time = advise::domain::follows_time(cand, &kinds, stats);
     findings.extend(advise::domain::domain_findings(

@@ -6,6 +6,7 @@ use super::finish::finish_report;
 use super::time::time_buckets;
 use super::time::TimeInput;
 use super::AnalyzeError;
+use crate::advise;
 use crate::analysis::AnalyzeOptions;
 use crate::estimate::{self, Projector};
 use crate::ingest::{self, InputSource};
@@ -182,7 +183,10 @@ fn project_and_summarize(
         maps.into_par_iter()
             .zip(cfg.candidates.par_iter())
             .map(|(m, cand)| {
-                let d = summary::drain(m);
+                // The separator check's first pass, made as the drain reads every key.
+                let sep = advise::separator::SeparatorCheck::new(cand, &cfg.separator);
+                let check = |key: &[u8]| sep.as_ref().is_some_and(|c| c.may_hold(key));
+                let d = summary::drain_checking(m, sep.is_some().then_some(&check as _));
                 let profile =
                     estimate::distinct::FrequencyProfile::from_weighted_counts(d.weighted_counts());
                 // One item per partition only where the key (with /id) is present and not null.

@@ -10,7 +10,7 @@ use super::spread::skew_of_counted;
 pub use super::spread::{skew, Distribution, Skew};
 use super::SampleCounts;
 use crate::keys;
-pub use drain::{drain, Drained};
+pub use drain::{drain, drain_checking, Drained, KeyCheck};
 use prefix::level_stats;
 pub use prefix::{prefix_groups, PrefixGroup};
 use sampled::Sampled;
@@ -338,6 +338,9 @@ pub struct CandidateStats {
     /// ([`crate::stats::sampling`]): `partitions` are the kept keys, and the counts above that
     /// depend on every key are estimates from them.
     pub sampling: Option<KeySampling>,
+    /// How many keys the drain's check held for ([`drain_checking`]; a key may count more than
+    /// once, so only whether any did is meaningful); `None` when no check was made.
+    pub flagged_keys: Option<u64>,
 }
 
 impl CandidateStats {
@@ -498,6 +501,7 @@ pub fn summarize_drained(
         size_total: sizes.total,
         range_extremes: ranges.map(|_| spreads.extremes),
         sampling: est.map(|e| e.sampling),
+        flagged_keys: seen.flagged,
     }
 }
 

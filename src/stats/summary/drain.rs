@@ -87,11 +87,15 @@ pub(super) struct DrainAcc {
     pub(super) first: Option<FirstDigit>,
     /// The counts of the wide rows ([`PartitionRow::new`]), for the arenas.
     pub(super) wide: Vec<(KeyRef, SampleCounts)>,
+    /// The rows whose key the drain's check held for ([`drain_checking`]; a key a loose part
+    /// left several rows is counted once a row); `None` without a check.
+    pub(super) flagged: Option<u64>,
 }
 
 impl DrainAcc {
-    pub(super) fn new(level: u32, first: Option<FirstDigit>) -> DrainAcc {
+    pub(super) fn new(level: u32, first: Option<FirstDigit>, checked: bool) -> DrainAcc {
         DrainAcc {
+            flagged: checked.then_some(0),
             first,
             level,
             undefined_documents: 0,
@@ -163,6 +167,10 @@ impl DrainAcc {
             *a += b;
         }
         self.wide.extend(o.wide);
+        self.flagged = match (self.flagged, o.flagged) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         for (c, w) in o.large_counts {
             *self.large_counts.entry(c).or_default() += w;
         }
@@ -218,15 +226,29 @@ impl Drained {
 /// Where the drain left a key several rows (its loose parts, [`KeyMap::drain`]), the rows are
 /// sorted here and each key's rows combined into one, its tallies corrected: everything after
 /// sees one row per key.
-pub fn drain(mut map: KeyMap) -> Drained {
+pub fn drain(map: KeyMap) -> Drained {
+    drain_checking(map, None)
+}
+
+/// A test of a key's bytes, applied to every key as the drain reads it.
+pub type KeyCheck<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
+
+/// [`drain`], counting the rows whose key `check` holds for ([`Drained::flagged`]): a test
+/// of every key, made where the drain reads the keys in storage order anyway, rather than in
+/// a pass of its own over the sorted rows, which reads them at random (the separator check of
+/// 2 M synthetic keys: 0.03 s of wall time, `advise::separator`).
+pub fn drain_checking(mut map: KeyMap, check: Option<KeyCheck<'_>>) -> Drained {
     let (level, dropped) = map.take_sampling();
     // The sort's first digit is counted as the rows are written, at a digit guessed from the
     // first keys of each part.
     let first = FirstDigit::guess(map.head_sample(32).into_iter());
     let (mut partitions, mut arenas, mut seen, repeats) = map.drain_with(
-        || DrainAcc::new(level, first.clone()),
+        || DrainAcc::new(level, first.clone(), check.is_some()),
         |seen, key, bytes, c| {
             seen.add(bytes, key, c.documents);
+            if let (Some(n), Some(check)) = (seen.flagged.as_mut(), check) {
+                *n += u64::from(check(bytes));
+            }
             let c = SampleCounts {
                 documents: c.documents,
                 minified_bytes: c.minified_bytes,
@@ -269,6 +291,11 @@ impl Drained {
             .filter(|&(_, &w)| w > 0)
             .map(|(c, &w)| (c as u64, w));
         small.chain(self.seen.large_counts.iter().map(|(&c, &w)| (c, w)))
+    }
+
+    /// The rows whose key the check of [`drain_checking`] held for (`None` without one).
+    pub fn flagged(&self) -> Option<u64> {
+        self.seen.flagged
     }
 
     /// No key has an Undefined or Null component.

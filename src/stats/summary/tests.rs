@@ -484,3 +484,33 @@ fn keyed_rows_are_the_rows_in_key_order_with_their_keys() {
         assert_eq!(*bytes, 10 + j % 3, "row {i}");
     }
 }
+
+#[test]
+fn the_drain_counts_the_keys_its_check_holds_for() {
+    // 400,000 new keys in one map (6,250 a radix part: its parts append records, then drain
+    // loose), 400 of which (i % 1,000 == 7) hold a `-`: the check sees each key once, as the
+    // drain reads it.
+    let mut map = KeyMap::default();
+    for i in 0..400_000u64 {
+        let text = if i % 1_000 == 7 {
+            format!("k-{i}")
+        } else {
+            format!("k{i}")
+        };
+        map.add_buffered(
+            &crate::keys::encode_strings(&[Some(&text)]),
+            1,
+            10,
+            i64::MAX,
+            i64::MIN,
+        );
+    }
+    map.flush();
+    let dash = |key: &[u8]| key.contains(&b'-');
+    let d = drain_checking(map.clone(), Some(&dash));
+    assert_eq!(d.flagged(), Some(400));
+    let s = summarize_drained(d, 1, &|_| 1.0, 0.0, 5, None);
+    assert_eq!(s.flagged_keys, Some(400));
+    assert_eq!(s.logical_partitions, 400_000);
+    assert_eq!(drain(map).flagged(), None, "no check, no count");
+}
