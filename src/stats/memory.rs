@@ -67,6 +67,18 @@ pub fn release_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn release_freed_memory() {}
 
+/// Asks for the cache line at `p` (which may be past the data: a prefetch does not fault).
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Drops `value` on a thread of its own, off the caller's path: freeing the hundreds of
 /// megabytes of a candidate's rows and key bytes is tens of milliseconds of the kernel's time
 /// (unmapping and freeing every page), which the caller, rendering the report on one core, need

@@ -550,17 +550,7 @@ const PARALLEL_PERMUTE: usize = 1 << 20;
 /// How many rows ahead of a bucket's next free place [`permute`] asks for memory.
 const AHEAD: usize = 8;
 
-/// Asks for the cache line at `p` (which may be past the slice: a prefetch does not fault).
-#[inline(always)]
-pub(super) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing the program sees and never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(super) use crate::stats::memory::prefetch;
 
 #[cfg(test)]
 mod tests;
