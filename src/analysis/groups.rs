@@ -47,48 +47,20 @@ pub fn natural_findings(
     // for half the sets cost a parse more: 0.1-0.15 CPU s of the 1 GB file's automatic search,
     // whose summaries keep both cores busy meanwhile.)
     use rayon::prelude::*;
-    let mut interned = Groups::default();
-    let mut sets: Vec<PairSet> = hidden.iter().map(|_| PairSet::default()).collect();
+    let mut fill = Filling::new(&plan, n);
     let mut seen = 0u64;
-    let mut buf = Vec::new();
     let mut shapes = crate::keys::extract::Shapes::default();
-    // Per candidate, this document's rest and its hash, once hashed.
-    let mut rests: Vec<(Vec<u8>, Option<(u64, u64)>)> = vec![(Vec::new(), None); n];
     crate::ingest::peek::for_each_record(inputs, cfg.csv_strings, |rec| {
         let mut values = Vec::new();
         if shapes.scan_document(rec, &plan.trie, &mut values).is_ok() {
             seen += 1;
-            // The sets are group-major: a document's group value is looked up once per
-            // group, not once per set.
-            // A candidate's rest (its levels' bytes) is the same under every group: hashed
-            // under the first group that holds it, compared and reused under the others.
-            let mut group: Option<(usize, u32)> = None;
-            rests.iter_mut().for_each(|r| r.1 = None);
-            for (i, set) in sets.iter_mut().enumerate() {
-                if plan.build_key(i, &values, &mut buf).is_ok() {
-                    let cut = crate::keys::prefix_len(&buf, 1);
-                    let g = match group {
-                        Some((b, g)) if b == i / n => g,
-                        _ => interned.intern(&buf[..cut]),
-                    };
-                    group = Some((i / n, g));
-                    let (bytes, hash) = &mut rests[i % n];
-                    let h = match *hash {
-                        Some(h) if bytes[..] == buf[cut..] => h,
-                        _ => {
-                            let h = rest_hash(&buf[cut..]);
-                            bytes.clear();
-                            bytes.extend_from_slice(&buf[cut..]);
-                            *hash = Some(h);
-                            h
-                        }
-                    };
-                    set.insert_hashed(g, h);
-                }
-            }
+            fill.add(&values);
         }
         seen < NATURAL_GROUP_DOCUMENTS
     });
+    let Filling {
+        mut sets, interned, ..
+    } = fill;
     let splits: Vec<GroupSplit> = sets
         .par_iter_mut()
         .map(|set| GroupSplit {
@@ -103,6 +75,68 @@ pub fn natural_findings(
         }
     }
     out
+}
+
+/// The hidden sets of the natural groups as the first documents fill them, one document at a
+/// time ([`Filling::add`]).
+struct Filling<'p> {
+    plan: &'p crate::keys::KeyPlan,
+    /// Candidates per group (the sets are group-major: set `b * n + c`).
+    n: usize,
+    sets: Vec<PairSet>,
+    interned: Groups,
+    buf: Vec<u8>,
+    /// Per candidate, the current document's rest and its hash, once hashed.
+    rests: Vec<HashedRest>,
+}
+
+/// A rest's bytes and its [`rest_hash`], once hashed.
+type HashedRest = (Vec<u8>, Option<(u64, u64)>);
+
+impl<'p> Filling<'p> {
+    fn new(plan: &'p crate::keys::KeyPlan, n: usize) -> Self {
+        Filling {
+            plan,
+            n,
+            sets: (0..plan.len()).map(|_| PairSet::default()).collect(),
+            interned: Groups::default(),
+            buf: Vec::new(),
+            rests: vec![(Vec::new(), None); n],
+        }
+    }
+
+    /// Adds one document, its values extracted by the plan's trie. A document's group value
+    /// is looked up once per group, not once per set; a candidate's rest (its levels' bytes)
+    /// is the same under every group: hashed under the first group that holds it, compared and
+    /// reused under the others.
+    fn add(&mut self, values: &[crate::keys::extract::Extracted<'_>]) {
+        let (n, buf) = (self.n, &mut self.buf);
+        let mut group: Option<(usize, u32)> = None;
+        self.rests.iter_mut().for_each(|r| r.1 = None);
+        for (i, set) in self.sets.iter_mut().enumerate() {
+            if self.plan.build_key(i, values, buf).is_err() {
+                continue;
+            }
+            let cut = crate::keys::prefix_len(buf, 1);
+            let g = match group {
+                Some((b, g)) if b == i / n => g,
+                _ => self.interned.intern(&buf[..cut]),
+            };
+            group = Some((i / n, g));
+            let (bytes, hash) = &mut self.rests[i % n];
+            let h = match *hash {
+                Some(h) if bytes[..] == buf[cut..] => h,
+                _ => {
+                    let h = rest_hash(&buf[cut..]);
+                    bytes.clear();
+                    bytes.extend_from_slice(&buf[cut..]);
+                    *hash = Some(h);
+                    h
+                }
+            };
+            set.insert_hashed(g, h);
+        }
+    }
 }
 
 /// The fixed hash of a byte string (the same in every run).
