@@ -373,7 +373,7 @@ impl CandidateStats {
         let rows = &self.partitions;
         rows.par_iter().enumerate().map(move |(i, p)| {
             if let Some(ahead) = rows.get(i + KEYS_AHEAD) {
-                radix::prefetch(self.keys.get(ahead.key).as_ptr());
+                super::memory::prefetch(self.keys.get(ahead.key).as_ptr());
             }
             (self.keys.get(p.key), p)
         })

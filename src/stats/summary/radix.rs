@@ -24,6 +24,8 @@ use std::marker::PhantomData;
 
 use rayon::prelude::*;
 
+use crate::stats::memory::prefetch;
+
 /// The bits of a digit (2,048 buckets: 10 M random ids leave each a few thousand rows, which
 /// fit in a core's cache).
 const DIGIT_BITS: u32 = 11;
@@ -549,8 +551,6 @@ const PARALLEL_PERMUTE: usize = 1 << 20;
 
 /// How many rows ahead of a bucket's next free place [`permute`] asks for memory.
 const AHEAD: usize = 8;
-
-pub(super) use crate::stats::memory::prefetch;
 
 #[cfg(test)]
 mod tests;

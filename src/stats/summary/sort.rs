@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use super::radix::{self, FirstDigit};
 use super::PartitionRow;
 use crate::stats::keymap::KeyArenas;
+use crate::stats::memory;
 
 mod squeeze;
 
@@ -224,7 +225,7 @@ fn sort_by_window(
         // The rows are in their heads' order, their keys scattered over the arenas: ask for a
         // key some rows ahead, so that its cache miss overlaps this one's.
         if let Some(q) = rows.get(i + KEYS_AHEAD) {
-            radix::prefetch(arenas.get(q.key)[d..].as_ptr());
+            memory::prefetch(arenas.get(q.key)[d..].as_ptr());
         }
         let key = arenas.get(p.key);
         let (w, n) = window(key, d);
