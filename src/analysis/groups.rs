@@ -195,7 +195,7 @@ fn rest_hash(rest: &[u8]) -> (u64, u64) {
 /// 12 growing tables at random was most of the pass). Two different rests share a MurmurHash3
 /// x64-128 value with a probability below 10^-28 for 100,000 keys: the counts are exact but
 /// for that.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct PairSet {
     entries: Vec<(u32, u64, u64)>,
 }
@@ -295,7 +295,75 @@ pub fn group_findings(
 
 #[cfg(test)]
 mod tests {
-    use super::{measure, Groups, PairSet};
+    use super::{measure, Filling, Groups, PairSet};
+    use crate::workload::boundaries::{Boundary, BoundaryKind};
+
+    #[test]
+    fn filling_a_document_gives_every_set_what_its_whole_hidden_key_gives() {
+        // Two groups (/g, /h) and three candidates over the same paths (single, synthetic,
+        // hierarchical): a candidate's rest is hashed once and reused under the second group.
+        // Documents miss a group, miss a level, hold a number, an object where a key must be
+        // a value (no key for any set holding /a), so sets lose different documents. Each
+        // set must hold what inserting the whole hidden key's rest gives, and the splits
+        // must be the hand-counted ones.
+        let groups: Vec<Boundary> = ["/g", "/h"]
+            .iter()
+            .map(|p| Boundary {
+                kind: BoundaryKind::Natural,
+                name: p.to_string(),
+                by: vec![p.to_string()],
+            })
+            .collect();
+        let cands: Vec<_> = ["/a", "/a+/b", "/a>/b"]
+            .iter()
+            .map(|c| crate::keys::spec::parse_candidate(c).unwrap())
+            .collect();
+        let hidden = super::hidden_candidates(&groups, &cands);
+        let plan = crate::keys::KeyPlan::new(&hidden, "-");
+        let docs = [
+            r#"{"g":"x","h":"p","a":"1","b":"u"}"#,
+            r#"{"g":"x","h":"p","a":"2","b":"u"}"#,
+            r#"{"g":"x","h":"q","a":"1","b":"v"}"#,
+            r#"{"g":"y","h":"q","a":"3","b":"u"}"#,
+            r#"{"h":"q","a":"3"}"#,
+            r#"{"g":"y","h":"p","a":{"o":1},"b":"u"}"#,
+            r#"{"g":"z","a":1,"b":"w"}"#,
+            r#"{"g":"z","h":"r","a":1.0,"b":"w"}"#,
+        ];
+        let mut fill = Filling::new(&plan, cands.len());
+        let (mut interned, mut sets) = (Groups::default(), vec![PairSet::default(); hidden.len()]);
+        let mut shapes = crate::keys::extract::Shapes::default();
+        let mut buf = Vec::new();
+        for d in docs {
+            let mut values = Vec::new();
+            shapes
+                .scan_document(d.as_bytes(), &plan.trie, &mut values)
+                .unwrap();
+            fill.add(&values);
+            for (i, set) in sets.iter_mut().enumerate() {
+                if plan.build_key(i, &values, &mut buf).is_ok() {
+                    let cut = crate::keys::prefix_len(&buf, 1);
+                    set.insert(interned.intern(&buf[..cut]), &buf[cut..]);
+                }
+            }
+        }
+        for (i, (a, b)) in fill.sets.iter().zip(&sets).enumerate() {
+            assert_eq!(a.entries, b.entries, "set {i}: {}", hidden[i].spec);
+        }
+        // Documents per set: the object at /a gives no key for any set.
+        let held: Vec<usize> = fill.sets.iter().map(|s| s.entries.len()).collect();
+        assert_eq!(held, [7, 7, 7, 7, 7, 7]);
+        let split = |i: usize| {
+            let m = fill.sets[i].clone().measure(&fill.interned);
+            (m.groups, m.split, m.max_partitions)
+        };
+        // /g over /a: x holds "1","2"; y holds "3"; z holds 1 (and 1.0, the same number);
+        // the document without /g is the Undefined group, which is no group.
+        assert_eq!(split(0), (3, 1, 2));
+        // /h over /a>/b: p holds (1,u),(2,u); q holds (1,v),(3,u),(3,Undefined); r holds (1,w);
+        // the document without /h (Undefined) is no group.
+        assert_eq!(split(5), (3, 2, 3));
+    }
 
     #[test]
     fn a_group_is_numbered_once_and_keeps_its_bytes() {
