@@ -44,7 +44,7 @@ pub(super) fn evaluate_all(
     let peek = peek(&all_stats, inputs, cfg);
     let locate = locator(inputs);
     let mut reports = Vec::with_capacity(cfg.candidates.len());
-    // The statistics, once evaluated, are freed off this thread (`free_aside`).
+    // The statistics, once evaluated, are freed on every thread (`CandidateStats::free_all`).
     let mut evaluated = Vec::with_capacity(cfg.candidates.len());
     for (i, (stats, proj)) in all_stats.into_iter().zip(&projectors).enumerate() {
         let ctx = CandidateContext {
@@ -90,7 +90,7 @@ pub(super) fn evaluate_all(
         reports.push(report);
         evaluated.push(stats);
     }
-    crate::stats::memory::free_aside(evaluated);
+    CandidateStats::free_all(evaluated, cfg.threads.max(1));
     if let (Some(hp), Some(k)) = (
         section.as_mut().and_then(|s| s.hot_partitions.as_mut()),
         &carry,

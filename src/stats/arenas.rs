@@ -83,6 +83,15 @@ pub struct KeyArenas {
 }
 
 impl KeyArenas {
+    /// The byte ranges `(start, end)` of the arenas' allocations (for
+    /// [`super::memory::discard`] before they are freed).
+    pub(super) fn allocations(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.arenas.iter().map(|a| {
+            let start = a.as_ptr() as usize;
+            (start, start + a.capacity())
+        })
+    }
+
     /// Arenas of a drained map, by part, with whether each part's records carry times.
     pub(super) fn new(arenas: Vec<Vec<u8>>, timed: Vec<bool>) -> KeyArenas {
         debug_assert_eq!(arenas.len(), timed.len());

@@ -67,6 +67,59 @@ pub fn release_freed_memory() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn release_freed_memory() {}
 
+/// Bytes of a range [`discard`] hands back in one call: the threads share the ranges in
+/// pieces this large, however few and uneven the allocations.
+const DISCARD_PIECE: usize = 8 << 20;
+
+/// Hands the whole pages inside the byte ranges `(start, end)` back to the system, on `threads`
+/// threads (`MADV_DONTNEED`), so that freeing them afterwards, or the process's exit, has
+/// little left to do. Unmapping is one thread's work whoever asks for it (the kernel holds the
+/// address space's lock for writing), and so is an exit's; giving pages back is not: 400 MB
+/// took 37–44 ms unmapped on one thread here, 21–31 ms given back by two. Elsewhere nothing.
+///
+/// # Safety
+///
+/// Every range must lie inside an allocation the caller owns and will free without reading or
+/// writing it again (a page given back reads as zeros).
+pub unsafe fn discard(ranges: &[(usize, usize)], threads: usize) {
+    let mut pieces: Vec<(usize, usize)> = Vec::new();
+    for &(start, end) in ranges {
+        let mut at = start;
+        while at < end {
+            let to = end.min(at.saturating_add(DISCARD_PIECE));
+            pieces.push((at, to));
+            at = to;
+        }
+    }
+    let threads = threads.clamp(1, pieces.len().max(1));
+    let share = pieces.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for chunk in pieces.chunks(share) {
+            s.spawn(move || chunk.iter().for_each(|&(a, b)| give_back(a, b)));
+        }
+    });
+}
+
+/// Gives the whole pages of `start..end` back to the system ([`discard`]'s contract).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn give_back(start: usize, end: usize) {
+    let (first, last) = whole_pages(start, end);
+    if last > first {
+        // SAFETY: whole pages inside an allocation whose owner only frees it after this
+        // (`discard`'s contract): whatever they held is never read again.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_DONTNEED,
+            );
+        }
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn give_back(_start: usize, _end: usize) {}
+
 /// Asks for the cache line at `p` (which may be past the data: a prefetch does not fault).
 #[inline(always)]
 pub fn prefetch<T>(p: *const T) {
@@ -138,6 +191,44 @@ mod tests {
         prefault(&mut spare[o + 10 * PAGE + PAGE / 2..o + 13 * PAGE + PAGE / 2]);
         let pages: Vec<usize> = (9..15).map(|p| page(spare, p)).collect();
         assert_eq!(pages, [0, 0, 1, 1, 0, 0]);
+    }
+
+    #[test]
+    fn discarding_gives_back_the_whole_pages_inside_the_ranges_and_only_those() {
+        // 40 MB written (resident), then two ranges given back on 3 threads, in 8 MiB pieces:
+        // from the middle of page 3 to the middle of page 2,003 (pages 4 to 2,002), and from
+        // page 5,000 to the buffer's last page boundary (a range of several pieces).
+        let mut bytes = vec![1u8; 40 << 20];
+        let spare = bytes.spare_capacity_mut();
+        assert!(spare.is_empty());
+        // SAFETY: the vector's own buffer, as uninitialised bytes of the same layout, read by
+        // `mincore` only.
+        let all: &[MaybeUninit<u8>] =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast(), bytes.len()) };
+        let base = all.as_ptr() as usize;
+        let o = base.next_multiple_of(PAGE) - base;
+        let pages = resident(all);
+        assert_eq!(pages, (all.len() - o) / PAGE);
+        let at = |p: usize| base + o + p * PAGE;
+        let end = base + all.len();
+        // SAFETY: ranges inside `bytes`, whose discarded pages are not read again (the test
+        // reads only bytes outside them, and `mincore`).
+        unsafe {
+            discard(
+                &[(at(3) + PAGE / 2, at(2_003) + PAGE / 2), (at(5_000), end)],
+                3,
+            )
+        };
+        let page = |p: usize| resident(&all[o + p * PAGE..o + (p + 1) * PAGE]);
+        let first: Vec<usize> = [2, 3, 4, 1_000, 2_002, 2_003, 2_004].map(page).to_vec();
+        assert_eq!(first, [1, 1, 0, 0, 0, 1, 1]);
+        assert_eq!([4_999, 5_000, 7_000].map(page), [1, 0, 0]);
+        assert_eq!(resident(all), pages - 1_999 - (pages - 5_000));
+        // The bytes outside the ranges keep their values.
+        assert!(bytes[..o + 3 * PAGE].iter().all(|&b| b == 1));
+        assert!(bytes[o + 2_004 * PAGE..o + 5_000 * PAGE]
+            .iter()
+            .all(|&b| b == 1));
     }
 
     #[test]
