@@ -53,37 +53,64 @@ pub struct ProfileOptions {
 /// Documents the time-field detection looks at.
 const TIME_PEEK_DOCUMENTS: u64 = 2_000;
 
+/// The time field detected from the first [`TIME_PEEK_DOCUMENTS`] documents (a pass on
+/// `threads` threads: the first block holds them, so any count reads the same documents).
+fn peek_time_field(
+    inputs: &[crate::ingest::InputSource],
+    o: &ProfileOptions,
+    threads: usize,
+) -> Result<TimeField, crate::pipeline::ScanError> {
+    let peek = ScanConfig {
+        threads,
+        max_documents: Some(TIME_PEEK_DOCUMENTS),
+        progress: false,
+        skip_invalid: true,
+        ..o.scan.clone()
+    };
+    let p = scan(inputs, &peek)?.profiler;
+    Ok(detect_time_field(&p).and_then(|t| {
+        crate::keys::spec::parse_candidate(&t)
+            .ok()
+            .and_then(|c| c.paths().first().map(|k| (t.clone(), k.segments.clone())))
+    }))
+}
+
+/// The time field as given, or as detected from the first documents of files.
+type TimeField = Option<(String, Vec<String>)>;
+
 /// Profiles the inputs: a short peek to find the time field when none is given (files only:
-/// standard input is read once), then one full pass.
+/// standard input is read once), then one full pass. Where that pass reads the first
+/// documents' pins apart first ([`scan::reads_pins_first`]), they are read beside the peek,
+/// on a thread of their own: they do not depend on the time field, and each of the two small
+/// passes keeps one core busy.
 pub fn run(
     inputs: &[crate::ingest::InputSource],
     o: &ProfileOptions,
 ) -> Result<FieldsReport, crate::pipeline::ScanError> {
     let started = std::time::Instant::now();
-    let time_field = match &o.time_field {
-        Some(p) => Some((p.text.clone(), p.segments.clone())),
-        None if inputs.iter().all(|i| i.path.is_some()) => {
-            let peek = ScanConfig {
-                max_documents: Some(TIME_PEEK_DOCUMENTS),
-                progress: false,
-                skip_invalid: true,
-                ..o.scan.clone()
-            };
-            let p = scan(inputs, &peek)?.profiler;
-            detect_time_field(&p).and_then(|t| {
-                crate::keys::spec::parse_candidate(&t)
-                    .ok()
-                    .and_then(|c| c.paths().first().map(|k| (t.clone(), k.segments.clone())))
-            })
-        }
-        None => None,
+    let peeked = o.time_field.is_none() && inputs.iter().all(|i| i.path.is_some());
+    let (time_field, seed) = if peeked && scan::reads_pins_first(inputs, &o.scan) {
+        std::thread::scope(|s| {
+            let pins = s.spawn(|| scan::pins(inputs, &o.scan));
+            let time_field = peek_time_field(inputs, o, 1);
+            let seed = pins.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            Ok::<_, crate::pipeline::ScanError>((time_field?, Some(seed?)))
+        })?
+    } else if peeked {
+        (peek_time_field(inputs, o, o.scan.threads)?, None)
+    } else {
+        let given = o.time_field.as_ref();
+        (given.map(|p| (p.text.clone(), p.segments.clone())), None)
     };
     crate::timing::mark("profile: time field found");
     let cfg = ScanConfig {
         time_path: time_field.as_ref().map(|t| t.1.clone()),
         ..o.scan.clone()
     };
-    let scanned = scan(inputs, &cfg)?;
+    let scanned = match &seed {
+        Some(seed) => scan::scan_seeded(inputs, &cfg, seed)?,
+        None => scan(inputs, &cfg)?,
+    };
     crate::timing::mark("profile: scanned");
     let p = &scanned.profiler;
     let n = p.documents as f64;

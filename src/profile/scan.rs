@@ -288,23 +288,42 @@ pub fn scan(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Scanned, ScanErr
     scan_pinned(inputs, cfg, PROFILE_TWICE_BYTES)
 }
 
-/// [`scan`], inputs of at most `twice_bytes` profiled first without pins.
-fn scan_pinned(
-    inputs: &[InputSource],
-    cfg: &ScanConfig,
-    twice_bytes: u64,
-) -> Result<Scanned, ScanError> {
+/// How [`scan`] starts a pass over some inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Without pins: the pass reads no more than the pinned documents, or from standard input.
+    Plain,
+    /// Without pins first (a small input), again with them only if a path turned out sampled.
+    PlainFirst,
+    /// With the pins of the first documents, read in a pass of their own first.
+    Pinned,
+}
+
+/// How [`scan`] starts a pass of `cfg` over `inputs` (inputs of at most `twice_bytes`
+/// profiled first without pins).
+fn start(inputs: &[InputSource], cfg: &ScanConfig, twice_bytes: u64) -> Start {
     let whole = cfg.max_documents.is_none_or(|m| m > PIN_DOCUMENTS);
     if !whole || inputs.iter().any(|i| i.path.is_none()) {
-        return scan_from(inputs, cfg, &Profiler::default());
+        return Start::Plain;
     }
     let size: Option<u64> = inputs.iter().map(|i| i.size_bytes).sum();
     if size.is_some_and(|s| s <= twice_bytes) {
-        let plain = scan_from(inputs, cfg, &Profiler::default())?;
-        if !plain.profiler.sampled() {
-            return Ok(plain);
-        }
+        Start::PlainFirst
+    } else {
+        Start::Pinned
     }
+}
+
+/// Whether [`scan`] reads the first documents' pins before a pass of `cfg` over `inputs`: then
+/// the caller may read them beforehand ([`pins`], beside other work: they do not depend on
+/// the time field) and pass them to [`scan_seeded`].
+pub fn reads_pins_first(inputs: &[InputSource], cfg: &ScanConfig) -> bool {
+    start(inputs, cfg, PROFILE_TWICE_BYTES) == Start::Pinned
+}
+
+/// The pins of the first [`PIN_DOCUMENTS`] records of `inputs`, in input order, read in a
+/// pass of their own on one thread ([`Profiler::pins`]).
+pub fn pins(inputs: &[InputSource], cfg: &ScanConfig) -> Result<Profiler, ScanError> {
     let first = ScanConfig {
         threads: 1,
         max_documents: Some(PIN_DOCUMENTS),
@@ -313,10 +332,37 @@ fn scan_pinned(
         skip_invalid: true,
         ..cfg.clone()
     };
-    let seed = scan_from(inputs, &first, &Profiler::default())?
+    Ok(scan_from(inputs, &first, &Profiler::default())?
         .profiler
-        .pins();
-    scan_from(inputs, cfg, &seed)
+        .pins())
+}
+
+/// [`scan`] with the pins already read ([`pins`]; only where [`reads_pins_first`]).
+pub fn scan_seeded(
+    inputs: &[InputSource],
+    cfg: &ScanConfig,
+    seed: &Profiler,
+) -> Result<Scanned, ScanError> {
+    scan_from(inputs, cfg, seed)
+}
+
+/// [`scan`], inputs of at most `twice_bytes` profiled first without pins.
+fn scan_pinned(
+    inputs: &[InputSource],
+    cfg: &ScanConfig,
+    twice_bytes: u64,
+) -> Result<Scanned, ScanError> {
+    match start(inputs, cfg, twice_bytes) {
+        Start::Plain => return scan_from(inputs, cfg, &Profiler::default()),
+        Start::PlainFirst => {
+            let plain = scan_from(inputs, cfg, &Profiler::default())?;
+            if !plain.profiler.sampled() {
+                return Ok(plain);
+            }
+        }
+        Start::Pinned => {}
+    }
+    scan_from(inputs, cfg, &pins(inputs, cfg)?)
 }
 
 /// Profiles every input, each worker starting from `seed`.
@@ -508,6 +554,45 @@ mod tests {
                 (u.level, u.overflow_documents)
             );
         }
+    }
+
+    /// The pins do not depend on the time field (`profile::run` reads them beside the peek
+    /// that finds it): 12,000 documents with a time field, `/u` either one of three frequent
+    /// values or unique, `/t` repeating; the pins read with and without the time field are
+    /// the same values (none with a time), and the pinned pass after them the same profile.
+    #[test]
+    fn the_pins_are_the_same_with_or_without_the_time_field() {
+        let mut text = String::new();
+        for i in 0..12_000 {
+            let u = match i % 4 {
+                0 => format!("x{i}"),
+                k => format!("hot{k}"),
+            };
+            let t = format!("2024-05-{:02}T10:00:00Z", 1 + i % 28);
+            text.push_str(&format!("{{\"u\":\"{u}\",\"t\":\"{t}\"}}\n"));
+        }
+        let (_f, inputs) = written(&text, ".jsonl");
+        let plain = ScanConfig::new(2, false, false, false);
+        let timed = ScanConfig {
+            time_path: Some(vec!["t".to_owned()]),
+            ..plain.clone()
+        };
+        let (a, b) = (
+            pins(&inputs, &plain).unwrap(),
+            pins(&inputs, &timed).unwrap(),
+        );
+        let u = &a.paths["/u"].values;
+        assert_eq!(u.len(), 3, "the three values seen twice or more are pinned");
+        assert!(u.contains_key("\"hot1") && !u.contains_key("\"x0"));
+        for path in ["/u", "/t"] {
+            assert_eq!(a.paths[path].values, b.paths[path].values, "{path}");
+            assert!(a.paths[path].values.iter().all(|(_, v)| v.count == 0));
+        }
+        let seeded = scan_seeded(&inputs, &timed, &a).unwrap().profiler;
+        let pinned = scan_pinned(&inputs, &timed, 0).unwrap().profiler;
+        assert_eq!(seeded.paths["/u"].values, pinned.paths["/u"].values);
+        assert_eq!(seeded.paths["/u"].values["\"hot2"].count, 3_000);
+        assert_eq!(seeded.time_range, pinned.time_range);
     }
 
     /// The skipped records' examples of a profile of `text` in a file named with `suffix`.
