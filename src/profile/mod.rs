@@ -91,9 +91,13 @@ pub fn run(
     let peeked = o.time_field.is_none() && inputs.iter().all(|i| i.path.is_some());
     let (time_field, seed) = if peeked && scan::reads_pins_first(inputs, &o.scan) {
         std::thread::scope(|s| {
-            let pins = s.spawn(|| scan::pins(inputs, &o.scan));
+            let pins = std::thread::Builder::new().spawn_scoped(s, || scan::pins(inputs, &o.scan));
             let time_field = peek_time_field(inputs, o, 1);
-            let seed = pins.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            // A thread that cannot be started: the pins are read after the peek.
+            let seed = match pins {
+                Ok(p) => p.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(_) => scan::pins(inputs, &o.scan),
+            };
             Ok::<_, crate::pipeline::ScanError>((time_field?, Some(seed?)))
         })?
     } else if peeked {

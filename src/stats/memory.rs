@@ -93,9 +93,16 @@ pub unsafe fn discard(ranges: &[(usize, usize)], threads: usize) {
     }
     let threads = threads.clamp(1, pieces.len().max(1));
     let share = pieces.len().div_ceil(threads).max(1);
+    let give = |chunk: &[(usize, usize)]| chunk.iter().for_each(|&(a, b)| give_back(a, b));
     std::thread::scope(|s| {
         for chunk in pieces.chunks(share) {
-            s.spawn(move || chunk.iter().for_each(|&(a, b)| give_back(a, b)));
+            // A thread that cannot be started leaves its share to this one.
+            if std::thread::Builder::new()
+                .spawn_scoped(s, move || give(chunk))
+                .is_err()
+            {
+                give(chunk);
+            }
         }
     });
 }
