@@ -31,22 +31,30 @@ fn whole_pages(start: usize, end: usize) -> (usize, usize) {
     (start.next_multiple_of(PAGE), end / PAGE * PAGE)
 }
 
+/// Applies `advice` to the whole pages of the byte range `start..end`, if it holds any.
+///
+/// # Safety
+///
+/// The range lies inside an allocation the caller owns, and `advice` is one whose effect the
+/// caller allows there.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+unsafe fn advise_whole_pages(start: usize, end: usize, advice: libc::c_int) {
+    let (first, last) = whole_pages(start, end);
+    if last > first {
+        // SAFETY: the caller's (whole pages of its own allocation, an advice it allows).
+        unsafe {
+            libc::madvise(first as *mut libc::c_void, last - first, advice);
+        }
+    }
+}
+
 /// Faults in the whole pages of the byte range `start..end` of memory this process owns.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn populate(start: usize, end: usize) {
-    let (first, last) = whole_pages(start, end);
-    if last > first {
-        // SAFETY: the range lies inside an allocation the caller owns (whole pages of it), and
-        // MADV_POPULATE_WRITE only faults its pages in, as a write would, without changing a
-        // byte; an error (a kernel before 5.14) leaves the pages to be faulted in as written.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_POPULATE_WRITE,
-            );
-        }
-    }
+    // SAFETY: the range lies inside an allocation the caller owns, and MADV_POPULATE_WRITE
+    // only faults its pages in, as a write would, without changing a byte; an error (a kernel
+    // before 5.14) leaves the pages to be faulted in as written.
+    unsafe { advise_whole_pages(start, end, libc::MADV_POPULATE_WRITE) }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
@@ -110,18 +118,9 @@ pub unsafe fn discard(ranges: &[(usize, usize)], threads: usize) {
 /// Gives the whole pages of `start..end` back to the system ([`discard`]'s contract).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn give_back(start: usize, end: usize) {
-    let (first, last) = whole_pages(start, end);
-    if last > first {
-        // SAFETY: whole pages inside an allocation whose owner only frees it after this
-        // (`discard`'s contract): whatever they held is never read again.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_DONTNEED,
-            );
-        }
-    }
+    // SAFETY: whole pages inside an allocation whose owner only frees it after this
+    // (`discard`'s contract): whatever they held is never read again.
+    unsafe { advise_whole_pages(start, end, libc::MADV_DONTNEED) }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
