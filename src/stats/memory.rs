@@ -90,6 +90,9 @@ const DISCARD_PIECE: usize = 8 << 20;
 /// Every range must lie inside an allocation the caller owns and will free without reading or
 /// writing it again (a page given back reads as zeros).
 pub unsafe fn discard(ranges: &[(usize, usize)], threads: usize) {
+    if !cfg!(all(target_os = "linux", target_env = "gnu")) {
+        return; // no thread started to do nothing (`give_back` does nothing there)
+    }
     let mut pieces: Vec<(usize, usize)> = Vec::new();
     for &(start, end) in ranges {
         let mut at = start;
