@@ -195,7 +195,8 @@ fn rest_hash(rest: &[u8]) -> (u64, u64) {
 /// 12 growing tables at random was most of the pass). Two different rests share a MurmurHash3
 /// x64-128 value with a probability below 10^-28 for 100,000 keys: the counts are exact but
 /// for that.
-#[derive(Default, Clone)]
+#[derive(Default)]
+#[cfg_attr(test, derive(Clone))]
 struct PairSet {
     entries: Vec<(u32, u64, u64)>,
 }

@@ -350,19 +350,18 @@ impl CandidateStats {
     /// ([`super::memory::free_aside`]). Otherwise the process's exit gave them back on one
     /// thread after the report was written.
     pub fn free_all(all: Vec<CandidateStats>, threads: usize) {
-        let row = std::mem::size_of::<PartitionRow>();
-        let ranges: Vec<(usize, usize)> = all
-            .iter()
-            .flat_map(|s| {
-                let rows = s.partitions.as_ptr() as usize;
-                std::iter::once((rows, rows + s.partitions.capacity() * row))
-                    .chain(s.keys.allocations())
-            })
-            .collect();
+        let ranges: Vec<(usize, usize)> = all.iter().flat_map(|s| s.allocations()).collect();
         // SAFETY: the ranges are the allocations of `all`'s rows and arenas, which are only
         // dropped after this, never read again.
         unsafe { super::memory::discard(&ranges, threads) };
         super::memory::free_aside(all);
+    }
+
+    /// The byte ranges `(start, end)` of the rows' allocation, then the key arenas'.
+    fn allocations(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let rows = self.partitions.as_ptr() as usize;
+        let bytes = self.partitions.capacity() * std::mem::size_of::<PartitionRow>();
+        std::iter::once((rows, rows + bytes)).chain(self.keys.allocations())
     }
 
     /// The encoded key of `partitions[i]`.

@@ -514,3 +514,38 @@ fn the_drain_counts_the_keys_its_check_holds_for() {
     assert_eq!(s.logical_partitions, 400_000);
     assert_eq!(drain(map).flagged(), None, "no check, no count");
 }
+
+#[test]
+fn the_ranges_freed_are_the_rows_and_every_key_s_bytes_and_nothing_else() {
+    // 20,000 keys of two lengths: what `free_all` gives back must hold every row and every
+    // key's bytes (whatever it misses stays resident until the exit), and no two ranges may
+    // overlap (a range past an allocation would give back another's pages).
+    let mut acc = crate::stats::CandidateAcc::default();
+    for i in 0..20_000u32 {
+        let id = if i % 3 == 0 {
+            format!("k{i}")
+        } else {
+            format!("a-longer-key-{i:08}")
+        };
+        acc.add(&crate::keys::encode_strings(&[Some(&id)]), 10, None);
+    }
+    let s = summarize(acc.partitions, 1, &|_| 1.0, 0.0, 10);
+    let ranges: Vec<(usize, usize)> = s.allocations().collect();
+    let row = std::mem::size_of::<PartitionRow>();
+    let rows = s.partitions.as_ptr() as usize;
+    assert_eq!(ranges[0], (rows, rows + s.partitions.capacity() * row));
+    let inside = |a: usize, b: usize| ranges.iter().any(|&(s, e)| s <= a && b <= e);
+    for i in 0..s.partitions.len() {
+        let k = s.key(i);
+        let at = k.as_ptr() as usize;
+        assert!(inside(at, at + k.len()), "key {i} outside the ranges");
+        let r = &s.partitions[i] as *const PartitionRow as usize;
+        assert!(r + row <= ranges[0].1);
+    }
+    let mut sorted: Vec<_> = ranges.iter().filter(|r| r.1 > r.0).copied().collect();
+    sorted.sort_unstable();
+    assert!(
+        sorted.windows(2).all(|w| w[0].1 <= w[1].0),
+        "ranges overlap"
+    );
+}
