@@ -20,7 +20,7 @@
 //!   probes of a flush hit one part (1/64 of the keys, in cache) instead of the whole map (as
 //!   DuckDB's radix-partitioned aggregation does). [`KeyMap::flush`] folds the rest; every reading
 //!   method expects a flushed map.
-//! - **Appended, not probed, while keys are new.** A part past `LOG_FROM` (4,096) keys whose full
+//! - **Appended, not probed, while keys are new.** A part past `LOG_FROM` (1,024) keys whose full
 //!   buffer held nearly all new keys (`/id`, a user id) stops probing: each document is appended
 //!   as a record of its own, and the records are indexed later in one pass over the part, its
 //!   table reserved for them and in cache (`Part::consolidate`: at the worker's end, when they

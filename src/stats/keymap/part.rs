@@ -13,8 +13,12 @@ pub(super) const PENDING: usize = 256;
 /// directly: buffering only pays where probes would miss the cache.
 pub(super) const BUFFER_FROM: usize = 1024;
 /// A part holding at least this many keys whose buffered documents were nearly all new keys
-/// switches to appending records ([`Part::log`]).
-pub(super) const LOG_FROM: usize = 4096;
+/// switches to appending records ([`Part::log`]): at its first full buffer, as it is also
+/// [`BUFFER_FROM`]. From 4,096 keys, the parts of `/id` and of the near-unique pairs probed and
+/// grew their tables through the first quarter of each worker's million documents of the
+/// shuffled 1 GB file; from 1,024, the automatic search there took 0.93-0.94x the time
+/// (docs/benchmarks-history.md, "Evening").
+pub(super) const LOG_FROM: usize = 1024;
 /// A logging part consolidates once its unindexed records reach its keys or this many.
 pub(super) const LOG_MIN: usize = 16_384;
 /// One logged record in about this many (by its key's hash, so every record of a key or none)

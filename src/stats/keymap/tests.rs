@@ -341,9 +341,17 @@ fn buffered_adds_count_like_direct_adds() {
         k
     };
     let (mut direct, mut buffered) = (KeyMap::default(), KeyMap::default());
-    // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken.
+    // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken. Drawn at
+    // random (splitmix64), so that repeats come from the start and a part's first full
+    // buffers hold fewer than 7 new keys in 8: it keeps probing (no `Part::log`).
+    let draw = |n: u32| {
+        let mut x = u64::from(n).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((x ^ (x >> 31)) % 150_000) as u32
+    };
     for n in 0..400_000u32 {
-        let i = n.wrapping_mul(2_654_435_761) % 150_000;
+        let i = draw(n);
         let t = i64::from(n % 977);
         direct.add(&key(i), 1, u64::from(n % 13), t, t);
         buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);
@@ -351,6 +359,10 @@ fn buffered_adds_count_like_direct_adds() {
     assert!(
         buffered.parts.iter().any(|p| p.buffered() > 0),
         "some buffered"
+    );
+    assert!(
+        buffered.parts.iter().all(|p| !p.logging),
+        "every part probing"
     );
     buffered.flush();
     assert_eq!(buffered.len(), direct.len());
@@ -490,17 +502,22 @@ fn a_fresh_map_is_untouched_and_a_used_one_is_not() {
 
 #[test]
 fn may_exceed_decides_as_if_flushed_and_leaves_buffers_it_need_not_count() {
-    // 3,000 new keys in one part: past BUFFER_FROM, 1,976 go through the buffer, flushed
-    // each time it fills (256), so 1,976 - 7 * 256 = 184 wait. The check after a block
-    // decides what a flushed map would, flushing only when the buffered documents, counted as
-    // new keys, could pass the budget.
+    // 3,000 keys in one part, each new one followed by a repeat of an earlier one (key i/2),
+    // so that half of each full buffer is new and the part keeps probing (no `Part::log`).
+    // The first 1,024 keys are counted directly (BUFFER_FROM: 2,047 adds); the other 3,953
+    // adds go through the buffer, flushed each time it fills (256), so 3,953 - 15 * 256 =
+    // 113 wait. The check after a block decides what a flushed map would, flushing only when
+    // the buffered documents, counted as new keys, could pass the budget.
     let keys = part0_keys(3_000);
     let (mut m, mut direct) = (KeyMap::default(), KeyMap::default());
-    for k in &keys {
-        m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
-        direct.add(k, 1, 10, i64::MAX, i64::MIN);
+    for i in 0..keys.len() {
+        for k in [&keys[i], &keys[i / 2]] {
+            m.add_buffered(k, 1, 10, i64::MAX, i64::MIN);
+            direct.add(k, 1, 10, i64::MAX, i64::MIN);
+        }
     }
-    assert_eq!(m.parts[0].buffered(), 184);
+    assert!(!m.parts[0].logging);
+    assert_eq!(m.parts[0].buffered(), 113);
     let exact = direct.cost();
 
     // One byte under the exact cost: over, as the flushed map says.
@@ -515,12 +532,12 @@ fn may_exceed_decides_as_if_flushed_and_leaves_buffers_it_need_not_count() {
     assert_eq!(at.parts[0].buffered(), 0, "counted to decide");
     // Room for every waiting document as a new key: nothing counted.
     let mut roomy = m.clone();
-    assert!(!roomy.may_exceed(exact + 184 * (COST_PER_KEY + 16)));
-    assert_eq!(roomy.parts[0].buffered(), 184, "left to fill");
+    assert!(!roomy.may_exceed(exact + 113 * (COST_PER_KEY + 16)));
+    assert_eq!(roomy.parts[0].buffered(), 113, "left to fill");
     // A one-thread scan's check (`settle`) decides the same way.
     let mut settled = m.clone();
-    assert!(!settled.settle(exact + 184 * (COST_PER_KEY + 16)));
-    assert_eq!(settled.parts[0].buffered(), 184, "left to fill");
+    assert!(!settled.settle(exact + 113 * (COST_PER_KEY + 16)));
+    assert_eq!(settled.parts[0].buffered(), 113, "left to fill");
     assert!(!settled.settle(exact));
     assert_eq!(settled.parts[0].buffered(), 0, "counted to decide");
     assert_eq!(drained(roomy), drained(direct));
