@@ -77,7 +77,12 @@ pub(super) fn stage(
         return Err(AnalyzeError::Empty(what));
     }
     let mut hidden_accs = acc.candidates.split_off(cfg.candidates.len());
-    let cluster_accs = hidden_accs.split_off(groups_hidden.min(hidden_accs.len()));
+    let mut cluster_accs = hidden_accs.split_off(groups_hidden.min(hidden_accs.len()));
+    // The hidden keys are read whole, not drained: a part that was appending records of new
+    // keys (`/tenantId>/orderId`, 256 keys and more a part) holds them unindexed until counted.
+    for a in hidden_accs.iter_mut().chain(cluster_accs.iter_mut()) {
+        a.partitions.flush();
+    }
     // The production target is known now (it needs only the totals): the groups are judged
     // on production's, projected from the sample's sizes.
     let (target, _) = super::input::production_target_unchecked(&acc, cfg);

@@ -20,8 +20,9 @@
 //!   probes of a flush hit one part (1/64 of the keys, in cache) instead of the whole map (as
 //!   DuckDB's radix-partitioned aggregation does). [`KeyMap::flush`] folds the rest; every reading
 //!   method expects a flushed map.
-//! - **Appended, not probed, while keys are new.** A part past `LOG_FROM` (1,024) keys whose full
-//!   buffer held nearly all new keys (`/id`, a user id) stops probing: each document is appended
+//! - **Appended, not probed, while keys are new.** A part past `LOG_FROM` (256) keys whose last
+//!   256 documents (a full buffer, or counted directly while its table is small) held nearly
+//!   all new keys (`/id`, a user id) stops probing: each document is appended
 //!   as a record of its own, and the records are indexed later in one pass over the part, its
 //!   table reserved for them and in cache (`Part::consolidate`: at the worker's end, when they
 //!   reach the part's key count, before any read). Repeats found there are folded into the
@@ -318,7 +319,7 @@ impl KeyMap {
         if part.logging {
             part.log(h, key, &c);
         } else if part.table.len() < BUFFER_FROM {
-            part.add(h, key, &c);
+            part.add_direct(h, key, &c);
         } else {
             part.push(h, key, &c);
         }

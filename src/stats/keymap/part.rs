@@ -12,13 +12,13 @@ pub(super) const PENDING: usize = 256;
 /// A part holding fewer keys than this (its table a few tens of KiB, in cache) counts documents
 /// directly: buffering only pays where probes would miss the cache.
 pub(super) const BUFFER_FROM: usize = 1024;
-/// A part holding at least this many keys whose buffered documents were nearly all new keys
-/// switches to appending records ([`Part::log`]): at its first full buffer, as it is also
-/// [`BUFFER_FROM`]. From 4,096 keys, the parts of `/id` and of the near-unique pairs probed and
-/// grew their tables through the first quarter of each worker's million documents of the
-/// shuffled 1 GB file; from 1,024, the automatic search there took 0.93-0.94x the time
-/// (docs/benchmarks-history.md, "Evening").
-pub(super) const LOG_FROM: usize = 1024;
+/// A part holding at least this many keys whose last [`PENDING`] documents (a full buffer, or
+/// counted directly while its table is small: [`Part::add_direct`]) were nearly all new keys
+/// switches to appending records ([`Part::log`]). From 4,096 keys, the parts of `/id` and of
+/// the near-unique pairs probed and grew their tables through the first quarter of each
+/// worker's million documents of the shuffled 1 GB file (docs/benchmarks-history.md,
+/// "Evening").
+pub(super) const LOG_FROM: usize = 256;
 /// A logging part consolidates once its unindexed records reach its keys or this many.
 pub(super) const LOG_MIN: usize = 16_384;
 /// One logged record in about this many (by its key's hash, so every record of a key or none)
@@ -63,6 +63,16 @@ pub(super) struct Part {
     logged_sample: Vec<u64>,
     /// The unindexed records at which a part whose sample showed few repeats looks again.
     check_at: usize,
+    /// Documents counted directly ([`Part::add_direct`]) since the part last looked at them,
+    /// and new keys among them.
+    direct_seen: u32,
+    direct_new: u32,
+}
+
+/// Whether `new` keys among [`PENDING`] documents are nearly all of them (7 in 8).
+#[inline]
+fn mostly_new(new: usize) -> bool {
+    new * 8 >= PENDING * 7
 }
 
 /// Whether the sample of logged records of `a` and `b` (a part of another map holding the same
@@ -121,6 +131,23 @@ impl Part {
                 v.insert(Slot { h, at });
                 at as usize
             }
+        }
+    }
+
+    /// [`Part::add`] for a document counted directly (a part below [`BUFFER_FROM`] keys):
+    /// every [`PENDING`] of them, a part past [`LOG_FROM`] keys whose documents were nearly all
+    /// new keys switches to appending records ([`Part::log`]), as after a full buffer.
+    #[inline]
+    pub(super) fn add_direct(&mut self, hash: u64, key: &[u8], c: &PartitionCounts) {
+        let before = self.keys;
+        self.add(hash, key, c);
+        self.direct_new += u32::from(self.keys > before);
+        self.direct_seen += 1;
+        if self.direct_seen as usize == PENDING {
+            if self.keys >= LOG_FROM && mostly_new(self.direct_new as usize) {
+                self.logging = true;
+            }
+            (self.direct_seen, self.direct_new) = (0, 0);
         }
     }
 
@@ -322,7 +349,7 @@ impl Part {
             self.add(e.hash, key, &e.counts);
         }
         let new = self.keys - keys_before;
-        if pending.len() == PENDING && self.keys >= LOG_FROM && new * 8 >= PENDING * 7 {
+        if pending.len() == PENDING && self.keys >= LOG_FROM && mostly_new(new) {
             self.logging = true;
         }
         self.pending = pending;

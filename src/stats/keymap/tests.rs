@@ -342,8 +342,8 @@ fn buffered_adds_count_like_direct_adds() {
     };
     let (mut direct, mut buffered) = (KeyMap::default(), KeyMap::default());
     // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken. Drawn at
-    // random (splitmix64), so that repeats come from the start and a part's first full
-    // buffers hold fewer than 7 new keys in 8: it keeps probing (no `Part::log`).
+    // random (splitmix64), each drawn key added twice in a row, so that at most half of any
+    // 256 documents are new keys: the parts keep probing (no `Part::log`).
     let draw = |n: u32| {
         let mut x = u64::from(n).wrapping_add(0x9E37_79B9_7F4A_7C15);
         x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -351,7 +351,7 @@ fn buffered_adds_count_like_direct_adds() {
         ((x ^ (x >> 31)) % 150_000) as u32
     };
     for n in 0..400_000u32 {
-        let i = draw(n);
+        let i = draw(n / 2);
         let t = i64::from(n % 977);
         direct.add(&key(i), 1, u64::from(n % 13), t, t);
         buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);
@@ -376,7 +376,9 @@ fn buffered_adds_count_like_direct_adds() {
 fn drain_with_folds_every_key_once() {
     // 50,000 keys in two maps (the second's merge deferred, 10,000 keys shared), drained on a
     // two-thread pool, which splits the rows among several jobs: the folded count of keys,
-    // sum of documents and longest key equal those of the rows, and of the keys put in.
+    // sum of documents and longest key equal those of the rows, and of the keys put in. The
+    // first map's keys come twice in a row, so that its parts keep probing (half of their
+    // documents new keys) and the drain looks the second's keys up in them.
     let key = |i: u32| {
         let mut k = format!("k{i}").into_bytes();
         k.extend(std::iter::repeat_n(b'z', (i % 50) as usize));
@@ -384,7 +386,8 @@ fn drain_with_folds_every_key_once() {
     };
     let (mut a, mut b) = (KeyMap::default(), KeyMap::default());
     for i in 0..30_000u32 {
-        a.add_buffered(&key(i), 2, 7, i64::MAX, i64::MIN);
+        a.add_buffered(&key(i), 1, 7, i64::MAX, i64::MIN);
+        a.add_buffered(&key(i), 1, 7, i64::MAX, i64::MIN);
         b.add_buffered(&key(i + 20_000), 1, 7, i64::MAX, i64::MIN);
     }
     a.merge(b);

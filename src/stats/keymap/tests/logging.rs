@@ -36,8 +36,8 @@ pub(super) fn plain_add(
 
 #[test]
 fn a_logging_part_counts_like_a_plain_map() {
-    // One part's documents: 30,000 new keys (the part switches to appending records past
-    // 1,024 keys, and looks at their sample of hashes at 16,384), a time arriving while records wait
+    // One part's documents: 30,000 new keys (the part switches to appending records after
+    // its first 256 documents, all new keys, and looks at their sample of hashes at 16,384), a time arriving while records wait
     // (the part is rewritten timed), a direct add while records wait, then repeats of 1,000
     // keys (most records repeat a key: the part goes back to probing), then 10,000 new keys
     // with times. Every count, byte total and time range equals a plain map's.
@@ -85,6 +85,37 @@ fn a_logging_part_counts_like_a_plain_map() {
     assert_eq!(m.len(), plain.len());
     let expect = expected(&plain);
     assert_eq!(drained(m), expect);
+}
+
+#[test]
+fn a_small_part_of_new_keys_starts_appending_after_256_documents_counted_directly() {
+    // Below BUFFER_FROM keys a part counts documents directly; every 256 (PENDING) of them it
+    // looks at how many were new keys. 256 new keys: it holds LOG_FROM (256) keys, 7 in 8 or
+    // more of the documents new, so it appends from then on. The same keys each added twice
+    // in a row: half of every 256 new, so it keeps probing.
+    let keys = part0_keys(2 * PENDING);
+    let add = |m: &mut KeyMap, k: &[u8]| m.add_buffered(k, 1, 9, i64::MAX, i64::MIN);
+    let mut m = KeyMap::default();
+    for k in &keys[..PENDING - 1] {
+        add(&mut m, k);
+    }
+    assert!(!m.parts[0].logging, "not before its 256th document");
+    add(&mut m, &keys[PENDING - 1]);
+    assert!(m.parts[0].logging, "256 new keys in 256 documents");
+    add(&mut m, &keys[PENDING]);
+    assert_eq!(
+        (m.parts[0].keys, m.parts[0].unindexed),
+        (PENDING, 1),
+        "the next document appended, not indexed"
+    );
+    let mut r = KeyMap::default();
+    for k in &keys {
+        add(&mut r, k);
+        add(&mut r, k);
+    }
+    assert!(!r.parts[0].logging, "half of each 256 documents new");
+    assert_eq!(r.parts[0].keys, 2 * PENDING);
+    assert_eq!(r.parts[0].unindexed, 0);
 }
 
 #[test]
