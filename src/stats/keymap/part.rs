@@ -14,10 +14,9 @@ pub(super) const PENDING: usize = 256;
 pub(super) const BUFFER_FROM: usize = 1024;
 /// A part holding at least this many keys whose last [`PENDING`] documents (a full buffer, or
 /// counted directly while its table is small: [`Part::add_direct`]) were nearly all new keys
-/// switches to appending records ([`Part::log`]). From 4,096 keys, the parts of `/id` and of
-/// the near-unique pairs probed and grew their tables through the first quarter of each
-/// worker's million documents of the shuffled 1 GB file (docs/benchmarks-history.md,
-/// "Evening").
+/// switches to appending records ([`Part::log`]). Low, so that the parts of near-unique keys
+/// (`/id`, a tenant and user pair) stop probing and growing their tables early (from 4,096, they
+/// did so for the first quarter of a 1 GB file: docs/benchmarks-history.md).
 pub(super) const LOG_FROM: usize = 256;
 /// A logging part consolidates once its unindexed records reach its keys or this many.
 pub(super) const LOG_MIN: usize = 16_384;

@@ -341,17 +341,11 @@ fn buffered_adds_count_like_direct_adds() {
         k
     };
     let (mut direct, mut buffered) = (KeyMap::default(), KeyMap::default());
-    // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken. Drawn at
-    // random (splitmix64), each drawn key added twice in a row, so that at most half of any
-    // 256 documents are new keys: the parts keep probing (no `Part::log`).
-    let draw = |n: u32| {
-        let mut x = u64::from(n).wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((x ^ (x >> 31)) % 150_000) as u32
-    };
+    // 150,000 keys: ~2,300 per part, past BUFFER_FROM, so both paths are taken. Each key
+    // comes twice in a row, so that at most half of any 256 documents are new keys: the
+    // parts keep probing (no `Part::log`).
     for n in 0..400_000u32 {
-        let i = draw(n / 2);
+        let i = (n / 2).wrapping_mul(2_654_435_761) % 150_000;
         let t = i64::from(n % 977);
         direct.add(&key(i), 1, u64::from(n % 13), t, t);
         buffered.add_buffered(&key(i), 1, u64::from(n % 13), t, t);

@@ -37,10 +37,11 @@ pub(super) fn plain_add(
 #[test]
 fn a_logging_part_counts_like_a_plain_map() {
     // One part's documents: 30,000 new keys (the part switches to appending records after
-    // its first 256 documents, all new keys, and looks at their sample of hashes at 16,384), a time arriving while records wait
-    // (the part is rewritten timed), a direct add while records wait, then repeats of 1,000
-    // keys (most records repeat a key: the part goes back to probing), then 10,000 new keys
-    // with times. Every count, byte total and time range equals a plain map's.
+    // its first 256 documents, all new keys, and looks at their sample of hashes at 16,384),
+    // a time arriving while records wait (the part is rewritten timed), a direct add while
+    // records wait, then repeats of 1,000 keys (most records repeat a key: the part goes
+    // back to probing), then 10,000 new keys with times. Every count, byte total and time
+    // range equals a plain map's.
     let keys = part0_keys(40_000);
     let (mut m, mut plain) = (KeyMap::default(), Plain::new());
     let add = |m: &mut KeyMap, plain: &mut Plain, k: &[u8], d: u64, b: u64, f: i64, l: i64| {
