@@ -21,16 +21,21 @@ pub fn enabled() -> bool {
 pub fn mark(label: &str) {
     if let Some(t0) = start() {
         let wall = t0.elapsed().as_secs_f64();
-        match cpu_seconds() {
-            Some(cpu) => eprintln!("timing: {wall:7.3}s cpu {cpu:7.3}s {label}"),
+        match usage() {
+            Some((cpu, faults, peak_mb)) => eprintln!(
+                "timing: {wall:7.3}s cpu {cpu:7.3}s faults {faults:7} peak {peak_mb:5} MB {label}"
+            ),
             None => eprintln!("timing: {wall:7.3}s {label}"),
         }
     }
 }
 
-/// The process's user and system CPU seconds so far, all threads.
+/// The process's user and system CPU seconds so far (all threads), its minor page faults so far
+/// (each a fresh page of memory or a page of a mapped file touched for the first time: on a
+/// virtual machine their cost varies by the hour, docs/benchmarks.md) and its peak resident
+/// megabytes.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn cpu_seconds() -> Option<f64> {
+fn usage() -> Option<(f64, i64, i64)> {
     let mut u = std::mem::MaybeUninit::<libc::rusage>::zeroed();
     // SAFETY: getrusage writes a `rusage` into the pointer it is given, and returns 0 when it did.
     let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, u.as_mut_ptr()) };
@@ -40,10 +45,14 @@ fn cpu_seconds() -> Option<f64> {
     // SAFETY: filled by the successful call above.
     let u = unsafe { u.assume_init() };
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Some(secs(u.ru_utime) + secs(u.ru_stime))
+    Some((
+        secs(u.ru_utime) + secs(u.ru_stime),
+        u.ru_minflt,
+        u.ru_maxrss / 1024,
+    ))
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn cpu_seconds() -> Option<f64> {
+fn usage() -> Option<(f64, i64, i64)> {
     None
 }
