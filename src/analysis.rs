@@ -7,6 +7,7 @@ mod candidate;
 mod capacity;
 mod cluster;
 mod discovery;
+mod distinct;
 mod evaluate;
 mod finish;
 mod groups;

@@ -39,6 +39,11 @@ pub struct ScanOptions {
     pub key_budget: Option<u64>,
     /// How many candidates (the first ones) the budget applies to.
     pub budgeted: usize,
+    /// The candidates that each worker counts as if their keys never repeat once its first
+    /// block showed no repeat ([`crate::stats::CandidateAcc::try_distinct`]), by index.
+    pub distinct: Vec<usize>,
+    /// How many of the largest documents' keys those candidates keep.
+    pub distinct_keep: usize,
 }
 
 /// Keeps each budgeted candidate's keys within the budget (see [`crate::stats::sampling`]).
@@ -233,6 +238,9 @@ fn work(
     stop: &AtomicBool,
 ) -> Accumulator {
     let mut acc = Accumulator::new(plan.len());
+    // The candidates that may be counted without their keys are on probation for this
+    // worker's first block: counted with a key map, then moved if no key repeated.
+    let mut probation = !opts.distinct.is_empty();
     let mut worker = Worker::new(plan, opts);
     while let Ok(block) = rx.recv() {
         if stop.load(Ordering::Relaxed) {
@@ -247,6 +255,11 @@ fn work(
         }
         worker.block(&block, &mut acc);
         block.finish();
+        if std::mem::take(&mut probation) {
+            for &i in &opts.distinct {
+                acc.candidates[i].try_distinct(opts.distinct_keep);
+            }
+        }
         match shared {
             Some(keys) => keys.settle(&mut acc),
             None => settle(&mut acc, opts),

@@ -10,6 +10,7 @@ mod cli;
 mod columnar;
 mod corpus;
 mod decisions;
+mod distinct;
 mod ejson;
 mod equivalence;
 mod from_logs;

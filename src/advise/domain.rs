@@ -33,6 +33,18 @@ pub struct ValueKinds {
 
 /// Classifies the values of a candidate's keys.
 pub fn value_kinds(stats: &CandidateStats) -> ValueKinds {
+    if let Some(k) = stats.scanned_kinds {
+        // Keys of one component, read as the scan counted them (the rows are only the
+        // largest: `stats::summary::distinct`); a single component leads no level.
+        let defined = stats.defined_keys;
+        return ValueKinds {
+            all_bool: k.all_bool && defined > 0,
+            all_dates: k.all_dates && defined > 0,
+            defined,
+            first_level_dates: false,
+            later_level_dates: 0,
+        };
+    }
     let (mut bools, mut dates, mut defined, mut first) = (true, true, 0u64, true);
     // Levels 1 and 2 (a hierarchical key has at most 3) until a key shows one is not a date.
     let mut later: u8 = 0b110;

@@ -163,6 +163,70 @@ fn key_errors(
         .collect()
 }
 
+/// A candidate's counts after the scan: its key map drained into rows, or its documents
+/// counted without their keys (`analysis::distinct`).
+enum Counts {
+    Rows(Box<summary::Drained>),
+    Distinct(Box<crate::stats::distinct::DistinctAcc>),
+}
+
+impl Counts {
+    fn of(
+        map: crate::stats::KeyMap,
+        distinct: Option<Box<crate::stats::distinct::DistinctAcc>>,
+        cand: &crate::keys::spec::Candidate,
+        cfg: &AnalyzeOptions,
+    ) -> Counts {
+        if let Some(d) = distinct {
+            return Counts::Distinct(d);
+        }
+        // The separator check's first pass, made as the drain reads every key.
+        let sep = advise::separator::SeparatorCheck::new(cand, &cfg.separator);
+        let check = |key: &[u8]| sep.as_ref().is_some_and(|c| c.may_hold(key));
+        Counts::Rows(Box::new(summary::drain_checking(
+            map,
+            sep.is_some().then_some(&check as _),
+        )))
+    }
+
+    /// The keys by document count, each with how many keys it stands for.
+    fn weighted_counts(&self) -> Box<dyn Iterator<Item = (u64, u64)> + '_> {
+        match self {
+            Counts::Rows(d) => Box::new(d.weighted_counts()),
+            // Every key one document.
+            Counts::Distinct(d) => Box::new(std::iter::once((1, d.documents()))),
+        }
+    }
+
+    /// The statistics ([`summary::summarize_drained`] or, without keys,
+    /// [`summary::distinct::summarize_distinct`]).
+    fn summarize(
+        self,
+        levels: usize,
+        scale: &(dyn Fn(u64) -> f64 + Sync),
+        overhead: f64,
+        top: usize,
+        ranges: &summary::DocumentRanges<'_>,
+    ) -> CandidateStats {
+        match self {
+            Counts::Rows(d) => {
+                summary::summarize_drained(*d, levels, scale, overhead, top, Some(ranges))
+            }
+            Counts::Distinct(d) => {
+                summary::distinct::summarize_distinct(*d, scale, overhead, top, Some(ranges))
+            }
+        }
+    }
+
+    /// No key has an Undefined or Null component.
+    fn all_defined(&self) -> bool {
+        match self {
+            Counts::Rows(d) => d.all_defined(),
+            Counts::Distinct(_) => true, // verified: `summary::distinct::verify`
+        }
+    }
+}
+
 /// The estimate stage for every candidate: a projection from its frequency profile, then its
 /// statistics at production size (in parallel, consuming the per-key maps).
 fn project_and_summarize(
@@ -174,7 +238,7 @@ fn project_and_summarize(
     let maps: Vec<_> = acc
         .candidates
         .iter_mut()
-        .map(|c| std::mem::take(&mut c.partitions))
+        .map(|c| (std::mem::take(&mut c.partitions), c.distinct.take()))
         .collect();
     let l = &cfg.limits;
     // Per candidate: drain the map into rows, build the projection from the rows' counts, then
@@ -182,11 +246,8 @@ fn project_and_summarize(
     let summarize_all = || -> Vec<(Projector, CandidateStats)> {
         maps.into_par_iter()
             .zip(cfg.candidates.par_iter())
-            .map(|(m, cand)| {
-                // The separator check's first pass, made as the drain reads every key.
-                let sep = advise::separator::SeparatorCheck::new(cand, &cfg.separator);
-                let check = |key: &[u8]| sep.as_ref().is_some_and(|c| c.may_hold(key));
-                let d = summary::drain_checking(m, sep.is_some().then_some(&check as _));
+            .map(|((m, distinct), cand)| {
+                let d = Counts::of(m, distinct, cand, cfg);
                 let profile =
                     estimate::distinct::FrequencyProfile::from_weighted_counts(d.weighted_counts());
                 // One item per partition only where the key (with /id) is present and not null.
@@ -203,14 +264,9 @@ fn project_and_summarize(
                     range: &|c| proj.documents_range(c),
                     heavy_from: estimate::HEAVY_MIN_COUNT,
                 };
-                let mut s = summary::summarize_drained(
-                    d,
-                    cand.levels.len(),
-                    &|c| proj.documents(c) / c.max(1) as f64,
-                    l.item_overhead_bytes,
-                    cfg.top.max(1),
-                    Some(&ranges),
-                );
+                let scale = |c: u64| proj.documents(c) / c.max(1) as f64;
+                let (overhead, top) = (l.item_overhead_bytes, cfg.top.max(1));
+                let mut s = d.summarize(cand.levels.len(), &scale, overhead, top, &ranges);
                 if let Some(k) = s.sampling.as_mut() {
                     // The projection widens: its ranges are no longer those the pass used.
                     s.range_extremes = None;

@@ -63,6 +63,8 @@ pub(super) fn stage(
         // undercount split groups) and not budgeted.
         key_budget: Some(cfg.memory_limit / cfg.candidates.len().max(1) as u64),
         budgeted: cfg.candidates.len(),
+        distinct: super::distinct::candidates(cfg, inputs),
+        distinct_keep: cfg.top.max(1),
     };
     let mut acc = pipeline::scan(inputs, &plan, &opts)?;
     if acc.records_analyzed == 0 {
@@ -76,6 +78,7 @@ pub(super) fn stage(
         };
         return Err(AnalyzeError::Empty(what));
     }
+    super::distinct::settle(&mut acc, cfg, inputs, &opts)?;
     let mut hidden_accs = acc.candidates.split_off(cfg.candidates.len());
     let mut cluster_accs = hidden_accs.split_off(groups_hidden.min(hidden_accs.len()));
     // The hidden keys are read whole, not drained: a part that was appending records of new

@@ -5,6 +5,7 @@
 //! sorting — is identical whatever the thread count or block order.
 
 pub mod arenas;
+pub mod distinct;
 pub mod hll;
 pub mod key_stats;
 pub mod keymap;
@@ -132,6 +133,9 @@ pub struct CandidateAcc {
     pub partitions: KeyMap,
     /// Documents whose key could not be computed, by reason.
     pub key_errors: BTreeMap<KeyError, IssueLog>,
+    /// When the scan counts this candidate as if its keys never repeat, its documents
+    /// ([`distinct`]); `partitions` then stays empty.
+    pub distinct: Option<Box<distinct::DistinctAcc>>,
 }
 
 impl CandidateAcc {
@@ -139,6 +143,9 @@ impl CandidateAcc {
     /// them per partition would grow every hash-map entry past one cache line.)
     #[inline]
     pub fn add(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
+        if let Some(d) = &mut self.distinct {
+            return d.add(key, minified_bytes);
+        }
         let (first, last) = ts.map_or((i64::MAX, i64::MIN), |t| (t, t));
         self.partitions.add(key, 1, minified_bytes, first, last);
     }
@@ -147,6 +154,9 @@ impl CandidateAcc {
     /// [`Accumulator::flush_for_drain`] before draining, [`KeyMap::flush`] before reading).
     #[inline]
     pub fn add_buffered(&mut self, key: &[u8], minified_bytes: u64, ts: Option<i64>) {
+        if let Some(d) = &mut self.distinct {
+            return d.add(key, minified_bytes);
+        }
         let (first, last) = ts.map_or((i64::MAX, i64::MIN), |t| (t, t));
         self.partitions
             .add_buffered(key, 1, minified_bytes, first, last);
@@ -173,9 +183,39 @@ impl CandidateAcc {
         );
     }
 
+    /// Counts this candidate without its keys from now on ([`distinct`]) if none of the keys
+    /// counted so far (a worker's first block) repeated, and says whether it does: their keys
+    /// move from the key map to a [`distinct::DistinctAcc`] keeping the `keep` largest
+    /// documents' keys. A key seen twice (or a map already sampling keys) keeps the key map.
+    pub fn try_distinct(&mut self, keep: usize) -> bool {
+        self.partitions.flush();
+        if self.partitions.level() > 0 {
+            return false;
+        }
+        let mut d = distinct::DistinctAcc::new(keep);
+        for (k, p) in self.partitions.iter() {
+            if p.documents != 1 {
+                return false;
+            }
+            d.add(k, p.minified_bytes);
+        }
+        self.partitions = KeyMap::default();
+        self.distinct = Some(Box::new(d));
+        true
+    }
+
     /// Adds another accumulator of the same candidate.
     pub fn merge(&mut self, o: CandidateAcc) {
-        self.partitions.merge(o.partitions);
+        // A fresh map (a worker that counted this candidate without its keys) adds nothing,
+        // and leaves this one untouched if it was.
+        if !o.partitions.is_untouched() {
+            self.partitions.merge(o.partitions);
+        }
+        match (&mut self.distinct, o.distinct) {
+            (Some(a), Some(b)) => a.merge(*b),
+            (a @ None, b) => *a = b,
+            (Some(_), None) => {}
+        }
         for (k, v) in o.key_errors {
             self.key_errors.entry(k).or_default().merge(v);
         }

@@ -341,6 +341,19 @@ pub struct CandidateStats {
     /// How many keys the drain's check held for ([`drain_checking`]; a key may count more than
     /// once, so only whether any did is meaningful); `None` when no check was made.
     pub flagged_keys: Option<u64>,
+    /// The keys' value kinds as the scan saw every key, when `partitions` holds only the
+    /// largest ([`distinct::summarize_distinct`]); `None`: read them off the rows.
+    pub scanned_kinds: Option<ScannedKinds>,
+}
+
+/// Whether every key of one component was a boolean, and whether every key was a date or a
+/// timestamp (`advise::domain` reads the same off the rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScannedKinds {
+    /// Every key a boolean.
+    pub all_bool: bool,
+    /// Every key an ISO 8601 date or timestamp string.
+    pub all_dates: bool,
 }
 
 impl CandidateStats {
@@ -522,6 +535,7 @@ pub fn summarize_drained(
         range_extremes: ranges.map(|_| spreads.extremes),
         sampling: est.map(|e| e.sampling),
         flagged_keys: seen.flagged,
+        scanned_kinds: None,
     }
 }
 
@@ -559,6 +573,7 @@ fn largest_key(
     }
 }
 
+pub mod distinct;
 mod drain;
 mod prefix;
 mod radix;

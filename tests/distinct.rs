@@ -1,0 +1,135 @@
+//! A key that never repeats is counted without its keys (issue #69, src/stats/distinct.rs):
+//! the report must be the one a key map gives, which standard input still gets (it cannot be
+//! read twice, so it never takes that path). Checked on generated files whose truth is known:
+//! unique ids, unique timestamps and numbers, a key that repeats from the start, and ids that
+//! repeat only at the very end (after every worker has dropped its keys: the candidate is
+//! scanned again).
+
+use crate::util::{candidate, Test};
+use serde_json::Value;
+
+const DOCS: u64 = 50_000;
+
+/// A document per line: `id` a pseudo-random hex id (unique), `when` a unique timestamp, `n` a
+/// unique number, `user` one of 300, and a pad whose length takes 97 values (sizes tie).
+fn lines(docs: u64) -> String {
+    let mut s = String::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..docs {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let (secs, min) = (i % 60, (i / 60) % 60);
+        let (hour, day) = ((i / 3600) % 24, 1 + i / 86_400);
+        s.push_str(&format!(
+            "{{\"id\":\"{:016x}-{i:06}\",\"when\":\"2025-01-{day:02}T{hour:02}:{min:02}:{secs:02}Z\",\"n\":{},\"user\":\"u{:03}\",\"pad\":\"{}\"}}\n",
+            x,
+            i * 7 + 3,
+            (x >> 20) % 300,
+            "p".repeat((x % 97) as usize)
+        ));
+    }
+    s
+}
+
+const CANDIDATES: &str = "/id,/when,/n,/user";
+
+/// The report of `text` read from a file, and read from standard input (`-`), with `threads`;
+/// and the file's run's stage marks (`PKADVISOR_TIMING`), which say how each key was counted.
+fn file_and_stdin(text: &str, threads: &str) -> (Value, Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.jsonl");
+    std::fs::write(&file, text).unwrap();
+    let args = ["-c", CANDIDATES, "--format", "json", "-q", "--top", "12"];
+    let run = Test::new()
+        .arg("analyze")
+        .arg(&file)
+        .args(args)
+        .args(["--threads", threads])
+        .env("PKADVISOR_TIMING", "1")
+        .run()
+        .success();
+    let (from_file, marks) = (run.json(), run.stderr.clone());
+    let from_stdin = Test::new()
+        .args(["analyze", "-"])
+        .args(args)
+        .args(["--input-format", "jsonl", "--threads", threads])
+        .stdin(text.as_bytes().to_vec())
+        .run()
+        .success()
+        .json();
+    (from_file, from_stdin, marks)
+}
+
+#[test]
+fn unique_keys_report_as_a_key_map_does() {
+    let text = lines(DOCS);
+    for threads in ["1", "2"] {
+        let (file, stdin, marks) = file_and_stdin(&text, threads);
+        assert_eq!(
+            file["candidates"], stdin["candidates"],
+            "--threads {threads}"
+        );
+        assert_eq!(file["recommendation"], stdin["recommendation"]);
+        for key in ["/id", "/when", "/n"] {
+            assert!(
+                marks.contains(&format!("{key} counted without its keys")),
+                "{marks}"
+            );
+        }
+        assert!(!marks.contains("/user counted without") && !marks.contains("again"));
+        let id = candidate(&file, "/id");
+        assert_eq!(id["logical_partitions"], DOCS);
+        assert_eq!(id["documents"], DOCS);
+        // The largest partition is the largest document: a 96-byte pad.
+        let top = id["top_partitions"].as_array().unwrap();
+        assert_eq!(top.len(), 12);
+        assert!(top.iter().all(|p| p["documents"] == 1.0));
+        let pads: Vec<usize> = text
+            .lines()
+            .map(|l| l.len() - l.find("\"pad\"").unwrap())
+            .collect();
+        let longest = pads.iter().max().unwrap();
+        let ties = pads.iter().filter(|&p| p == longest).count();
+        assert!(ties >= 12, "{ties} documents of the largest size");
+        // Among equals the smaller keys are listed, in key order.
+        let keys: Vec<&str> = top.iter().map(|p| p["key"].as_str().unwrap()).collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        assert_eq!(keys, sorted);
+        // Unique timestamps are dates that do not repeat: no finding that writes follow time.
+        let when = candidate(&file, "/when");
+        assert_eq!(when["logical_partitions"], DOCS);
+        assert_eq!(candidate(&file, "/n")["logical_partitions"], DOCS);
+        assert_eq!(candidate(&file, "/user")["logical_partitions"], 300);
+    }
+}
+
+#[test]
+fn a_key_that_repeats_late_is_scanned_again_and_counted_exactly() {
+    // The first document's id and number again, as the last line: every worker's first block
+    // showed no repeat, so both were counted without their keys, then scanned again.
+    let mut text = lines(DOCS);
+    let first = text.lines().next().unwrap().to_string();
+    text.push_str(&first.replace("\"pad\":\"", "\"pad\":\"again"));
+    text.push('\n');
+    for threads in ["1", "2"] {
+        let (file, stdin, marks) = file_and_stdin(&text, threads);
+        assert_eq!(
+            file["candidates"], stdin["candidates"],
+            "--threads {threads}"
+        );
+        assert!(
+            marks.contains("scan: again for keys that repeat"),
+            "{marks}"
+        );
+        assert!(!marks.contains("counted without its keys"), "{marks}");
+        let id = candidate(&file, "/id");
+        assert_eq!(id["documents"], DOCS + 1);
+        assert_eq!(id["logical_partitions"], DOCS);
+        assert_eq!(id["top_partitions"][0]["documents"], 2.0);
+        assert_eq!(candidate(&file, "/n")["logical_partitions"], DOCS);
+        // `/when` repeated too; nothing else changed.
+        assert_eq!(candidate(&file, "/when")["logical_partitions"], DOCS);
+    }
+}
