@@ -16,6 +16,9 @@ use crate::keys::{time, KeyError, KeyPlan};
 use crate::progress::Progress;
 use crate::stats::keymap::KeyMap;
 use crate::stats::{Accumulator, RecordIssue};
+use probation::{Probation, Repeats};
+
+mod probation;
 
 /// How to scan.
 #[derive(Debug, Clone, Default)]
@@ -40,7 +43,7 @@ pub struct ScanOptions {
     /// How many candidates (the first ones) the budget applies to.
     pub budgeted: usize,
     /// The candidates that each worker counts as if their keys never repeat once its first
-    /// block showed no repeat ([`crate::stats::CandidateAcc::try_distinct`]), by index.
+    /// documents showed no repeat (`probation.rs`), by index.
     pub distinct: Vec<usize>,
     /// How many of the largest documents' keys those candidates keep.
     pub distinct_keep: usize,
@@ -159,6 +162,7 @@ pub fn scan(
     let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
 
     let shared = SharedKeys::new(opts, threads);
+    let repeats = &Repeats::new(opts.distinct.len());
     crate::timing::mark("scan: start");
     let acc = std::thread::scope(|s| {
         let shared = shared.as_ref();
@@ -176,7 +180,7 @@ pub fn scan(
         pool.install(|| {
             (0..threads)
                 .into_par_iter()
-                .map(|_| work(&rx, plan, opts, shared, stop))
+                .map(|_| work(&rx, plan, opts, shared, stop, repeats))
                 .reduce(|| Accumulator::new(0), Accumulator::merge)
         })
     });
@@ -236,11 +240,10 @@ fn work(
     opts: &ScanOptions,
     shared: Option<&SharedKeys>,
     stop: &AtomicBool,
+    repeats: &Repeats,
 ) -> Accumulator {
     let mut acc = Accumulator::new(plan.len());
-    // The candidates that may be counted without their keys are on probation for this
-    // worker's first block: counted with a key map, then moved if no key repeated.
-    let mut probation = !opts.distinct.is_empty();
+    let mut probation = Probation::new(&opts.distinct, repeats, opts.distinct_keep);
     let mut worker = Worker::new(plan, opts);
     while let Ok(block) = rx.recv() {
         if stop.load(Ordering::Relaxed) {
@@ -255,11 +258,7 @@ fn work(
         }
         worker.block(&block, &mut acc);
         block.finish();
-        if std::mem::take(&mut probation) {
-            for &i in &opts.distinct {
-                acc.candidates[i].try_distinct(opts.distinct_keep);
-            }
-        }
+        probation.check(&mut acc, false);
         match shared {
             Some(keys) => keys.settle(&mut acc),
             None => settle(&mut acc, opts),
@@ -268,6 +267,7 @@ fn work(
             stop.store(true, Ordering::Relaxed);
         }
     }
+    probation.check(&mut acc, true);
     // On this worker's thread, beside the other workers: the records that logging parts
     // appended are indexed here, not in the merge (except those of keys that seldom repeat,
     // which the drain takes as they are).

@@ -1,7 +1,8 @@
 //! A key that never repeats is counted without its keys (issue #69, src/stats/distinct.rs):
 //! the report must be the one a key map gives, which standard input still gets (it cannot be
 //! read twice, so it never takes that path). Checked on generated files whose truth is known:
-//! unique ids, unique timestamps and numbers, a key that repeats from the start, and ids that
+//! unique ids, unique timestamps and numbers, a key that repeats from the start, a key whose
+//! values repeat now and then (caught while every worker still keeps its keys), and ids that
 //! repeat only at the very end (after every worker has dropped its keys: the candidate is
 //! scanned again).
 
@@ -11,7 +12,8 @@ use serde_json::Value;
 const DOCS: u64 = 50_000;
 
 /// A document per line: `id` a pseudo-random hex id (unique), `when` a unique timestamp, `n` a
-/// unique number, `user` one of 300, and a pad whose length takes 97 values (sizes tie).
+/// unique number, `user` one of 300, `pair` one of 100,000 (a few repeats in the first
+/// thousands of documents), and a pad whose length takes 97 values (sizes tie).
 fn lines(docs: u64) -> String {
     let mut s = String::new();
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -20,19 +22,21 @@ fn lines(docs: u64) -> String {
         x ^= x >> 7;
         x ^= x << 17;
         let (secs, min) = (i % 60, (i / 60) % 60);
-        let (hour, day) = ((i / 3600) % 24, 1 + i / 86_400);
+        let (hour, day) = ((i / 3600) % 24, 1 + (i / 86_400) % 28);
         s.push_str(&format!(
-            "{{\"id\":\"{:016x}-{i:06}\",\"when\":\"2025-01-{day:02}T{hour:02}:{min:02}:{secs:02}Z\",\"n\":{},\"user\":\"u{:03}\",\"pad\":\"{}\"}}\n",
+            "{{\"id\":\"{:016x}-{i:06}\",\"when\":\"2025-{:02}-{day:02}T{hour:02}:{min:02}:{secs:02}Z\",\"n\":{},\"user\":\"u{:03}\",\"pair\":{},\"pad\":\"{}\"}}\n",
             x,
+            1 + (i / (86_400 * 28)) % 12,
             i * 7 + 3,
             (x >> 20) % 300,
+            (x >> 11) % 100_000,
             "p".repeat((x % 97) as usize)
         ));
     }
     s
 }
 
-const CANDIDATES: &str = "/id,/when,/n,/user";
+const CANDIDATES: &str = "/id,/when,/n,/user,/pair";
 
 /// The report of `text` read from a file, and read from standard input (`-`), with `threads`;
 /// and the file's run's stage marks (`PKADVISOR_TIMING`), which say how each key was counted.
@@ -78,6 +82,7 @@ fn unique_keys_report_as_a_key_map_does() {
             );
         }
         assert!(!marks.contains("/user counted without") && !marks.contains("again"));
+        assert!(!marks.contains("/pair counted without"), "{marks}");
         let id = candidate(&file, "/id");
         assert_eq!(id["logical_partitions"], DOCS);
         assert_eq!(id["documents"], DOCS);
@@ -107,9 +112,11 @@ fn unique_keys_report_as_a_key_map_does() {
 
 #[test]
 fn a_key_that_repeats_late_is_scanned_again_and_counted_exactly() {
-    // The first document's id and number again, as the last line: every worker's first block
-    // showed no repeat, so both were counted without their keys, then scanned again.
-    let mut text = lines(DOCS);
+    // The first document's id and number again, as the last line of 200,000: every worker's
+    // first 65,536 documents showed no repeat, so both were counted without their keys, then
+    // scanned again.
+    let docs = 200_000;
+    let mut text = lines(docs);
     let first = text.lines().next().unwrap().to_string();
     text.push_str(&first.replace("\"pad\":\"", "\"pad\":\"again"));
     text.push('\n');
@@ -125,11 +132,11 @@ fn a_key_that_repeats_late_is_scanned_again_and_counted_exactly() {
         );
         assert!(!marks.contains("counted without its keys"), "{marks}");
         let id = candidate(&file, "/id");
-        assert_eq!(id["documents"], DOCS + 1);
-        assert_eq!(id["logical_partitions"], DOCS);
+        assert_eq!(id["documents"], docs + 1);
+        assert_eq!(id["logical_partitions"], docs);
         assert_eq!(id["top_partitions"][0]["documents"], 2.0);
-        assert_eq!(candidate(&file, "/n")["logical_partitions"], DOCS);
+        assert_eq!(candidate(&file, "/n")["logical_partitions"], docs);
         // `/when` repeated too; nothing else changed.
-        assert_eq!(candidate(&file, "/when")["logical_partitions"], DOCS);
+        assert_eq!(candidate(&file, "/when")["logical_partitions"], docs);
     }
 }

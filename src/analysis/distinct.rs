@@ -6,8 +6,8 @@
 //! version 2, judged on the input as given (no projection or slice: every partition keeps a
 //! scale of 1, so its sums are sums of integers, exact in any order) and with nothing that walks
 //! every key (a workload, an access log, measured data, a time field, a physical layout, growth
-//! or TTL, a current key). Each worker keeps such a candidate's keys for its first block and
-//! drops them when none repeated (`pipeline`); after the scan, a candidate whose workers all
+//! or TTL, a current key). Each worker keeps such a candidate's keys for its first 65,536
+//! documents and drops them when none repeated (`pipeline/probation.rs`); after the scan, a candidate whose workers all
 //! dropped them is verified on its sorted hashes (`stats::summary::distinct::verify`). One that
 //! fails (a repeat, a shared hash, an Undefined or Null key, keys past the memory budget, or a
 //! worker that kept its key map) is scanned again on its own with a key map: the same report as

@@ -184,7 +184,7 @@ impl CandidateAcc {
     }
 
     /// Counts this candidate without its keys from now on ([`distinct`]) if none of the keys
-    /// counted so far (a worker's first block) repeated, and says whether it does: their keys
+    /// counted so far (a worker's first documents) repeated, and says whether it does: their keys
     /// move from the key map to a [`distinct::DistinctAcc`] keeping the `keep` largest
     /// documents' keys. A key seen twice (or a map already sampling keys) keeps the key map.
     pub fn try_distinct(&mut self, keep: usize) -> bool {
