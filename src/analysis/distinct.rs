@@ -8,7 +8,7 @@
 //! every key (a workload, an access log, measured data, a time field, a physical layout, growth
 //! or TTL, a current key). Each worker keeps such a candidate's keys for its first 65,536
 //! documents and drops them when none repeated (`pipeline/probation.rs`); after the scan, a candidate whose workers all
-//! dropped them is verified on its sorted hashes (`stats::summary::distinct::verify`). One that
+//! dropped them is verified on its hashes (`stats::summary::distinct::verify`). One that
 //! fails (a repeat, a shared hash, an Undefined or Null key, keys past the memory budget, or a
 //! worker that kept its key map) is scanned again on its own with a key map: the same report as
 //! without this path, at the price of a second read of the inputs, which is why the inputs must
@@ -64,7 +64,7 @@ pub(super) fn settle(
     let mut again = Vec::new();
     for &i in &opts.distinct {
         let c = &mut acc.candidates[i];
-        let Some(d) = c.distinct.as_mut() else {
+        let Some(d) = c.distinct.as_ref() else {
             continue; // every worker kept its key map: counted as usual
         };
         if !c.partitions.is_untouched() || !verify(d, opts.key_budget) {
@@ -80,6 +80,14 @@ pub(super) fn settle(
     }
     crate::timing::mark("scan: again for keys that repeat");
     let cands: Vec<_> = again.iter().map(|&i| cfg.candidates[i].clone()).collect();
+    if cfg.progress && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        // Said where the progress bar is drawn, before it starts again.
+        let specs: Vec<&str> = cands.iter().map(|c| c.spec.as_str()).collect();
+        eprintln!(
+            "pkadvisor: note: {} repeated a key after every worker's first documents; reading the input again to count its keys",
+            crate::neutralise::terminal(&specs.join(", "))
+        );
+    }
     let plan = KeyPlan::new(&cands, &cfg.separator);
     let opts = ScanOptions {
         distinct: Vec::new(),

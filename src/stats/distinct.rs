@@ -6,9 +6,9 @@
 //! many documents there are, how many of each size, the keys of the largest documents (the
 //! report's top partitions, the size ranges' extremes), the largest key, the keys' value kinds
 //! (a boolean or a date key is judged apart), and the key bytes (the memory budget). Whether the
-//! keys did not repeat is checked after the scan on the sorted hashes
-//! ([`crate::stats::summary::distinct`]): equal keys always hash alike, so a repeat shows as two
-//! equal hashes, and so do two keys that share a hash; either way the candidate is scanned
+//! keys did not repeat is checked after the scan on the hashes ([`DistinctAcc::repeats`], called
+//! by [`crate::stats::summary::distinct::verify`]): equal keys always hash alike, so a repeat
+//! shows as two equal hashes, and so do two keys that share a hash; either way the candidate is scanned
 //! again with a key map (`analysis::scan`), so the report is exactly the key map's.
 
 use crate::keys::{self, KeyComponent};
@@ -16,11 +16,16 @@ use crate::keys::{self, KeyComponent};
 /// Sizes below this are counted in an array, larger ones in a map.
 const SMALL_SIZES: usize = 1 << 12;
 
+/// The hashes are kept in this many buckets by their top bits: each bucket's check for equal
+/// hashes is a table that fits a core's cache (10 M ids: 39,000 hashes a bucket).
+const BUCKETS: usize = 256;
+
 /// One candidate's documents, counted without their keys.
 #[derive(Debug, Clone)]
 pub struct DistinctAcc {
-    /// Each document's key hash ([`crate::stats::keymap::key_hash`]).
-    pub(crate) hashes: Vec<u64>,
+    /// Each document's key hash ([`crate::stats::keymap::key_hash`]), by its top 8 bits.
+    buckets: Vec<Vec<u64>>,
+    documents: u64,
     /// Documents by minified size: sizes below [`SMALL_SIZES`] by index.
     small: Vec<u64>,
     large: hashbrown::HashMap<u64, u64>,
@@ -44,7 +49,8 @@ impl DistinctAcc {
     /// Keeping the keys of the `keep` largest documents.
     pub fn new(keep: usize) -> DistinctAcc {
         DistinctAcc {
-            hashes: Vec::new(),
+            buckets: vec![Vec::new(); BUCKETS],
+            documents: 0,
             small: Vec::new(),
             large: hashbrown::HashMap::new(),
             key_bytes: 0,
@@ -59,13 +65,15 @@ impl DistinctAcc {
 
     /// Documents counted.
     pub fn documents(&self) -> u64 {
-        self.hashes.len() as u64
+        self.documents
     }
 
     /// One document of `minified_bytes` under `key`.
     #[inline]
     pub fn add(&mut self, key: &[u8], minified_bytes: u64) {
-        self.hashes.push(super::keymap::key_hash(key));
+        let h = super::keymap::key_hash(key);
+        self.buckets[(h >> 56) as usize].push(h);
+        self.documents += 1;
         self.key_bytes += key.len() as u64;
         match self.small.get_mut(minified_bytes as usize) {
             Some(n) => *n += 1,
@@ -122,11 +130,14 @@ impl DistinctAcc {
 
     /// Both accumulators' documents (the same whichever order).
     pub fn merge(&mut self, o: DistinctAcc) {
-        if self.hashes.is_empty() {
-            self.hashes = o.hashes;
-        } else {
-            self.hashes.extend_from_slice(&o.hashes);
+        for (a, b) in self.buckets.iter_mut().zip(o.buckets) {
+            if a.is_empty() {
+                *a = b;
+            } else {
+                a.extend_from_slice(&b);
+            }
         }
+        self.documents += o.documents;
         if self.small.len() < o.small.len() {
             self.small.resize(o.small.len(), 0);
         }
@@ -150,6 +161,21 @@ impl DistinctAcc {
         self.all_dates &= o.all_dates;
     }
 
+    /// Whether two documents' keys hash alike (a key that repeats, or two that share a hash):
+    /// each bucket's hashes put in an open-addressing table of its own, on the caller's rayon
+    /// pool, each thread reusing one table.
+    pub fn repeats(&self) -> bool {
+        use rayon::prelude::*;
+        (self.buckets.par_iter())
+            .map_init(Vec::new, |table, b| repeat_in(b, table))
+            .any(|r| r)
+    }
+
+    /// Frees the hashes (after [`DistinctAcc::repeats`]).
+    pub fn drop_hashes(&mut self) {
+        self.buckets = Vec::new();
+    }
+
     /// The documents by minified size, as (size, documents), ascending by size.
     pub fn sizes(&self) -> Vec<(u64, u64)> {
         let mut out: Vec<(u64, u64)> = (self.small.iter().enumerate())
@@ -161,6 +187,37 @@ impl DistinctAcc {
         out.extend(large);
         out
     }
+}
+
+/// Whether two of `hashes` (of one bucket: their top bits alike, the low ones random) are
+/// equal, through `table` (cleared here): linear probing from the low bits, 0 marking an empty
+/// slot (a hash of 0 is tracked apart).
+fn repeat_in(hashes: &[u64], table: &mut Vec<u64>) -> bool {
+    let size = (2 * hashes.len()).next_power_of_two().max(16);
+    table.clear();
+    table.resize(size, 0);
+    let mask = size - 1;
+    let mut zero = false;
+    for &h in hashes {
+        if h == 0 {
+            if std::mem::replace(&mut zero, true) {
+                return true;
+            }
+            continue;
+        }
+        let mut i = h as usize & mask;
+        loop {
+            match table[i] {
+                0 => {
+                    table[i] = h;
+                    break;
+                }
+                t if t == h => return true,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+    false
 }
 
 /// Whether a key of `kb` value bytes, `key`, replaces `cur` as the largest (the smaller key
@@ -217,6 +274,33 @@ mod tests {
         assert_eq!(b.documents(), 200);
         assert_eq!(whole.sizes(), b.sizes());
         assert_eq!(whole.sizes().iter().map(|s| s.1).sum::<u64>(), 200);
+    }
+
+    #[test]
+    fn equal_hashes_are_found_in_any_bucket_and_a_zero_hash_counts() {
+        let mut t = Vec::new();
+        let distinct: Vec<u64> = (1..5_000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        assert!(!repeat_in(&distinct, &mut t));
+        for at in [0, 2_500, 4_998] {
+            let mut v = distinct.clone();
+            v.push(distinct[at]);
+            assert!(repeat_in(&v, &mut t), "{at}");
+        }
+        // Equal low bits (one probe chain) but different hashes: no repeat.
+        let chain: Vec<u64> = (1..100u64).map(|i| i << 40).collect();
+        assert!(!repeat_in(&chain, &mut t));
+        assert!(!repeat_in(&[0, 5], &mut t));
+        assert!(repeat_in(&[0, 5, 0], &mut t));
+        let mut a = DistinctAcc::new(1);
+        for i in 0..3_000 {
+            a.add(&string_key(&format!("id{i}")), 10);
+        }
+        assert!(!a.repeats());
+        a.add(&string_key("id1234"), 12);
+        assert!(a.repeats());
+        assert_eq!(a.documents(), 3_001);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The statistics of a candidate counted without its keys ([`crate::stats::distinct`]), the
 //! same as the key map's when no key repeated (issue #69).
 //!
-//! - **Whether a key repeated** is read off the sorted hashes ([`verify`]): equal keys hash
+//! - **Whether a key repeated** is read off the hashes ([`verify`]): equal keys hash
 //!   alike, so no two equal hashes means no two equal keys. Two equal hashes (a repeat, or two
 //!   keys sharing a hash) send the candidate back to a scan with a key map: the report is then
 //!   the key map's, whatever the hash did.
@@ -16,7 +16,6 @@
 //!   the byte ranges (the largest document's, whose range is one document's). No partition is
 //!   heavy (one document), so no high end is.
 
-use super::radix::Order;
 use super::{
     byte_range, largest_key, skew_of_counted, CandidateStats, DocumentRanges, PartitionRow,
     RangeExtremes, RowScale, ScannedKinds,
@@ -30,8 +29,8 @@ use crate::stats::SampleCounts;
 /// Whether the candidate's counts stand for its keys: no two documents' keys hash alike, none
 /// is Undefined or Null (each a key that repeats), there is a document, and the key map would
 /// have kept every key within `budget` (its charge is [`COST_PER_KEY`] plus the key's bytes a
-/// key: beyond it, it samples keys, which this path does not). Sorts the hashes.
-pub fn verify(d: &mut DistinctAcc, budget: Option<u64>) -> bool {
+/// key: beyond it, it samples keys, which this path does not).
+pub fn verify(d: &DistinctAcc, budget: Option<u64>) -> bool {
     let n = d.documents();
     if n == 0 || d.special > 0 {
         return false;
@@ -40,12 +39,9 @@ pub fn verify(d: &mut DistinctAcc, budget: Option<u64>) -> bool {
     if budget.is_some_and(|b| charge > b) {
         return false;
     }
-    let head = |h: &u64| u128::from(*h) << 64;
-    let key = |h: &u64| *h;
-    let keep = |_: &u64| true;
-    let runs = Order::new(&head, &key, &keep).sort(&mut d.hashes);
+    let repeats = d.repeats();
     crate::timing::mark("summary: distinct keys checked");
-    runs.is_empty()
+    !repeats
 }
 
 /// The statistics of a verified candidate ([`verify`]), as [`super::summarize_drained`] makes
@@ -58,7 +54,7 @@ pub fn summarize_distinct(
     ranges: Option<&DocumentRanges<'_>>,
 ) -> CandidateStats {
     let n = d.documents();
-    d.hashes = Vec::new();
+    d.drop_hashes();
     let rows_scale = RowScale::new(std::iter::once(1), scale, overhead_bytes);
     let f = rows_scale.factor(1);
     let one = |minified_bytes: u64| SampleCounts {
@@ -179,7 +175,7 @@ mod tests {
             if i % 2 == 0 { &mut a } else { &mut b }.add(k, *s);
         }
         a.merge(b);
-        assert!(verify(&mut a, None));
+        assert!(verify(&a, None));
         let keyed = summarize_drained(
             drain(map.partitions),
             1,
@@ -246,17 +242,17 @@ mod tests {
             }
             d
         };
-        assert!(verify(&mut counted(&[]), None));
+        assert!(verify(&counted(&[]), None));
         // The 4,000th key again, last.
-        assert!(!verify(&mut counted(&[docs[3_999].clone()]), None));
+        assert!(!verify(&counted(&[docs[3_999].clone()]), None));
         // A document without the key (Undefined) or with null.
-        assert!(!verify(&mut counted(&[(vec![0x00], 90)]), None));
-        assert!(!verify(&mut counted(&[(vec![0x01], 90)]), None));
+        assert!(!verify(&counted(&[(vec![0x00], 90)]), None));
+        assert!(!verify(&counted(&[(vec![0x01], 90)]), None));
         // The key map's charge: 128 bytes a key and the key's bytes.
-        let mut d = counted(&[]);
+        let d = counted(&[]);
         let charge = 5_000 * COST_PER_KEY + d.key_bytes;
-        assert!(verify(&mut d, Some(charge)));
-        assert!(!verify(&mut counted(&[]), Some(charge - 1)));
-        assert!(!verify(&mut DistinctAcc::new(3), None), "no document");
+        assert!(verify(&d, Some(charge)));
+        assert!(!verify(&counted(&[]), Some(charge - 1)));
+        assert!(!verify(&DistinctAcc::new(3), None), "no document");
     }
 }
