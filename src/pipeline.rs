@@ -16,7 +16,7 @@ use crate::keys::{time, KeyError, KeyPlan};
 use crate::progress::Progress;
 use crate::stats::keymap::KeyMap;
 use crate::stats::{Accumulator, RecordIssue};
-use probation::{Probation, Repeats};
+use probation::{Probation, Shared};
 
 mod probation;
 
@@ -162,7 +162,7 @@ pub fn scan(
     let (tx, rx) = crossbeam_channel::bounded::<Block>(threads * 2);
 
     let shared = SharedKeys::new(opts, threads);
-    let repeats = &Repeats::new(opts.distinct.len());
+    let distinct = &Shared::new(opts.distinct.len(), opts.key_budget);
     crate::timing::mark("scan: start");
     let acc = std::thread::scope(|s| {
         let shared = shared.as_ref();
@@ -180,7 +180,7 @@ pub fn scan(
         pool.install(|| {
             (0..threads)
                 .into_par_iter()
-                .map(|_| work(&rx, plan, opts, shared, stop, repeats))
+                .map(|_| work(&rx, plan, opts, shared, stop, distinct))
                 .reduce(|| Accumulator::new(0), Accumulator::merge)
         })
     });
@@ -240,10 +240,10 @@ fn work(
     opts: &ScanOptions,
     shared: Option<&SharedKeys>,
     stop: &AtomicBool,
-    repeats: &Repeats,
+    distinct: &Shared,
 ) -> Accumulator {
     let mut acc = Accumulator::new(plan.len());
-    let mut probation = Probation::new(&opts.distinct, repeats, opts.distinct_keep);
+    let mut probation = Probation::new(&opts.distinct, distinct, opts.distinct_keep);
     let mut worker = Worker::new(plan, opts);
     while let Ok(block) = rx.recv() {
         if stop.load(Ordering::Relaxed) {

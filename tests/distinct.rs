@@ -140,3 +140,63 @@ fn a_key_that_repeats_late_is_scanned_again_and_counted_exactly() {
         assert_eq!(candidate(&file, "/when")["logical_partitions"], docs);
     }
 }
+
+#[test]
+fn keys_past_the_memory_budget_are_given_up_during_the_scan_and_sampled_as_a_key_map_does() {
+    // 200,000 ids of 23 characters: the key map's charge is 128 + 25 bytes a key, 30.6 MB in
+    // all; 25 MB lets every worker's first 65,536 (10 MB) through its probation unsampled, then
+    // the total passes it: the count is given up on every worker, and `/id` is read again with
+    // a key map, which samples its keys as standard input's run does.
+    let text = lines(200_000);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("docs.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    let args = [
+        "-c",
+        "/id",
+        "--format",
+        "json",
+        "-q",
+        "--memory-limit",
+        "25MB",
+    ];
+    for threads in ["1", "2"] {
+        let run = Test::new()
+            .arg("analyze")
+            .arg(&file)
+            .args(args)
+            .args(["--threads", threads])
+            .env("PKADVISOR_TIMING", "1")
+            .run()
+            .success();
+        assert!(
+            run.stderr.contains("/id given up during the scan"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("scan: again"), "{}", run.stderr);
+        let from_stdin = Test::new()
+            .args(["analyze", "-"])
+            .args(args)
+            .args(["--input-format", "jsonl", "--threads", threads])
+            .stdin(text.as_bytes().to_vec())
+            .run()
+            .success()
+            .json();
+        let r = run.json();
+        assert_eq!(
+            r["candidates"], from_stdin["candidates"],
+            "--threads {threads}"
+        );
+        let id = candidate(&r, "/id");
+        assert!(
+            id["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["code"] == "KEYS_SAMPLED"),
+            "{id}"
+        );
+        assert_eq!(id["documents"], 200_000);
+    }
+}

@@ -68,6 +68,10 @@ pub(super) fn settle(
             continue; // every worker kept its key map: counted as usual
         };
         if !c.partitions.is_untouched() || !verify(d, opts.key_budget) {
+            if d.abandoned() && crate::timing::enabled() {
+                let spec = &cfg.candidates[i].spec;
+                crate::timing::mark(&format!("scan: {spec} given up during the scan"));
+            }
             c.distinct = None;
             again.push(i);
         } else if crate::timing::enabled() {

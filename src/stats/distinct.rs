@@ -11,6 +11,7 @@
 //! shows as two equal hashes, and so do two keys that share a hash; either way the candidate is scanned
 //! again with a key map (`analysis::scan`), so the report is exactly the key map's.
 
+use super::sampling::COST_PER_KEY;
 use crate::keys::{self, KeyComponent};
 
 /// Sizes below this are counted in an array, larger ones in a map.
@@ -43,6 +44,8 @@ pub struct DistinctAcc {
     /// them), while either may still hold.
     pub(crate) all_bool: bool,
     pub(crate) all_dates: bool,
+    /// Given up during the scan ([`DistinctAcc::abandon`]): the candidate is read again.
+    abandoned: bool,
 }
 
 impl DistinctAcc {
@@ -60,6 +63,7 @@ impl DistinctAcc {
             special: 0,
             all_bool: true,
             all_dates: true,
+            abandoned: false,
         }
     }
 
@@ -68,9 +72,30 @@ impl DistinctAcc {
         self.documents
     }
 
+    /// What the key map would charge these keys against the memory budget: [`COST_PER_KEY`]
+    /// each, and their bytes.
+    pub fn charge(&self) -> u64 {
+        (self.documents.saturating_mul(COST_PER_KEY)).saturating_add(self.key_bytes)
+    }
+
+    /// Gives the count up (its keys passed the budget, or another worker kept its key map):
+    /// the hashes are freed, later documents ignored, and the candidate is read again.
+    pub fn abandon(&mut self) {
+        self.abandoned = true;
+        self.buckets = Vec::new();
+    }
+
+    /// Whether the count was given up ([`DistinctAcc::abandon`]).
+    pub fn abandoned(&self) -> bool {
+        self.abandoned
+    }
+
     /// One document of `minified_bytes` under `key`.
     #[inline]
     pub fn add(&mut self, key: &[u8], minified_bytes: u64) {
+        if self.abandoned {
+            return;
+        }
         let h = super::keymap::key_hash(key);
         self.buckets[(h >> 56) as usize].push(h);
         self.documents += 1;
@@ -130,6 +155,9 @@ impl DistinctAcc {
 
     /// Both accumulators' documents (the same whichever order).
     pub fn merge(&mut self, o: DistinctAcc) {
+        if self.abandoned || o.abandoned {
+            return self.abandon();
+        }
         for (a, b) in self.buckets.iter_mut().zip(o.buckets) {
             if a.is_empty() {
                 *a = b;
@@ -301,6 +329,20 @@ mod tests {
         a.add(&string_key("id1234"), 12);
         assert!(a.repeats());
         assert_eq!(a.documents(), 3_001);
+    }
+
+    #[test]
+    fn a_count_given_up_stays_given_up_through_a_merge() {
+        let mut a = DistinctAcc::new(2);
+        a.add(&string_key("x"), 10);
+        assert_eq!(a.charge(), COST_PER_KEY + 3);
+        a.abandon();
+        a.add(&string_key("y"), 10);
+        assert!(a.abandoned() && a.buckets.is_empty());
+        let mut b = DistinctAcc::new(2);
+        b.add(&string_key("z"), 10);
+        b.merge(a);
+        assert!(b.abandoned() && b.buckets.is_empty());
     }
 
     #[test]

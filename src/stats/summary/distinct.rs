@@ -22,21 +22,19 @@ use super::{
 };
 use crate::stats::distinct::DistinctAcc;
 use crate::stats::keymap::KeyArenas;
-use crate::stats::sampling::COST_PER_KEY;
 use crate::stats::spread::{Counted, DistributionAcc};
 use crate::stats::SampleCounts;
 
 /// Whether the candidate's counts stand for its keys: no two documents' keys hash alike, none
-/// is Undefined or Null (each a key that repeats), there is a document, and the key map would
-/// have kept every key within `budget` (its charge is [`COST_PER_KEY`] plus the key's bytes a
-/// key: beyond it, it samples keys, which this path does not).
+/// is Undefined or Null (each a key that repeats), there is a document, the count was not given
+/// up during the scan, and the key map would have kept every key within `budget` (its charge is
+/// [`COST_PER_KEY`](crate::stats::sampling::COST_PER_KEY) plus the key's bytes a key: beyond it, it samples keys, which this path does
+/// not).
 pub fn verify(d: &DistinctAcc, budget: Option<u64>) -> bool {
-    let n = d.documents();
-    if n == 0 || d.special > 0 {
+    if d.abandoned() || d.documents() == 0 || d.special > 0 {
         return false;
     }
-    let charge = n.saturating_mul(COST_PER_KEY).saturating_add(d.key_bytes);
-    if budget.is_some_and(|b| charge > b) {
+    if budget.is_some_and(|b| d.charge() > b) {
         return false;
     }
     let repeats = d.repeats();
@@ -130,6 +128,7 @@ pub fn summarize_distinct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::sampling::COST_PER_KEY;
     use crate::stats::summary::{drain, summarize_drained};
     use crate::stats::CandidateAcc;
 
