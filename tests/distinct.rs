@@ -38,26 +38,25 @@ fn lines(docs: u64) -> String {
 
 const CANDIDATES: &str = "/id,/when,/n,/user,/pair";
 
-/// The report of `text` read from a file, and read from standard input (`-`), with `threads`;
-/// and the file's run's stage marks (`PKADVISOR_TIMING`), which say how each key was counted.
-fn file_and_stdin(text: &str, threads: &str) -> (Value, Value, String) {
+/// The report of `text` read from a file, and read from standard input (`-`), with `args` and
+/// `threads`; and the file's run's stage marks (`PKADVISOR_TIMING`), which say how each key
+/// was counted.
+fn file_and_stdin(text: &str, args: &[&str], threads: &str) -> (Value, Value, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("docs.jsonl");
     std::fs::write(&file, text).unwrap();
-    let args = ["-c", CANDIDATES, "--format", "json", "-q", "--top", "12"];
+    let args = [args, &["--format", "json", "-q", "--threads", threads]].concat();
     let run = Test::new()
         .arg("analyze")
         .arg(&file)
-        .args(args)
-        .args(["--threads", threads])
+        .args(&args)
         .env("PKADVISOR_TIMING", "1")
         .run()
         .success();
     let (from_file, marks) = (run.json(), run.stderr.clone());
     let from_stdin = Test::new()
-        .args(["analyze", "-"])
-        .args(args)
-        .args(["--input-format", "jsonl", "--threads", threads])
+        .args(["analyze", "-", "--input-format", "jsonl"])
+        .args(&args)
         .stdin(text.as_bytes().to_vec())
         .run()
         .success()
@@ -65,11 +64,16 @@ fn file_and_stdin(text: &str, threads: &str) -> (Value, Value, String) {
     (from_file, from_stdin, marks)
 }
 
+/// [`file_and_stdin`] with every candidate and the 12 largest partitions listed.
+fn all_candidates(text: &str, threads: &str) -> (Value, Value, String) {
+    file_and_stdin(text, &["-c", CANDIDATES, "--top", "12"], threads)
+}
+
 #[test]
 fn unique_keys_report_as_a_key_map_does() {
     let text = lines(DOCS);
     for threads in ["1", "2"] {
-        let (file, stdin, marks) = file_and_stdin(&text, threads);
+        let (file, stdin, marks) = all_candidates(&text, threads);
         assert_eq!(
             file["candidates"], stdin["candidates"],
             "--threads {threads}"
@@ -121,7 +125,7 @@ fn a_key_that_repeats_late_is_scanned_again_and_counted_exactly() {
     text.push_str(&first.replace("\"pad\":\"", "\"pad\":\"again"));
     text.push('\n');
     for threads in ["1", "2"] {
-        let (file, stdin, marks) = file_and_stdin(&text, threads);
+        let (file, stdin, marks) = all_candidates(&text, threads);
         assert_eq!(
             file["candidates"], stdin["candidates"],
             "--threads {threads}"
@@ -148,42 +152,11 @@ fn keys_past_the_memory_budget_are_given_up_during_the_scan_and_sampled_as_a_key
     // the total passes it: the count is given up on every worker, and `/id` is read again with
     // a key map, which samples its keys as standard input's run does.
     let text = lines(200_000);
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("docs.jsonl");
-    std::fs::write(&file, &text).unwrap();
-    let args = [
-        "-c",
-        "/id",
-        "--format",
-        "json",
-        "-q",
-        "--memory-limit",
-        "25MB",
-    ];
+    let args = ["-c", "/id", "--memory-limit", "25MB"];
     for threads in ["1", "2"] {
-        let run = Test::new()
-            .arg("analyze")
-            .arg(&file)
-            .args(args)
-            .args(["--threads", threads])
-            .env("PKADVISOR_TIMING", "1")
-            .run()
-            .success();
-        assert!(
-            run.stderr.contains("/id given up during the scan"),
-            "{}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("scan: again"), "{}", run.stderr);
-        let from_stdin = Test::new()
-            .args(["analyze", "-"])
-            .args(args)
-            .args(["--input-format", "jsonl", "--threads", threads])
-            .stdin(text.as_bytes().to_vec())
-            .run()
-            .success()
-            .json();
-        let r = run.json();
+        let (r, from_stdin, marks) = file_and_stdin(&text, &args, threads);
+        assert!(marks.contains("/id given up during the scan"), "{marks}");
+        assert!(marks.contains("scan: again"), "{marks}");
         assert_eq!(
             r["candidates"], from_stdin["candidates"],
             "--threads {threads}"

@@ -135,12 +135,10 @@ mod tests {
     /// 5,000 distinct keys (ids sharing a 20-byte prefix, numbers of a wider spread, a few
     /// long keys), of sizes that tie (13 values below the array's end, 3 past it).
     fn population() -> Vec<(Vec<u8>, u64)> {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = crate::testing::XorShift(0x2545_f491_4f6c_dd1d);
         (0..5_000u64)
             .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next();
                 let key = match i % 3 {
                     0 => format!("tenant-0000000000000-{x:016x}"),
                     1 => format!("{:x}", x >> 3),
