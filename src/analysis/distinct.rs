@@ -7,12 +7,12 @@
 //! scale of 1, so its sums are sums of integers, exact in any order) and with nothing that walks
 //! every key (a workload, an access log, measured data, a time field, a physical layout, growth
 //! or TTL, a current key). Each worker keeps such a candidate's keys for its first 65,536
-//! documents and drops them when none repeated (`pipeline/probation.rs`); after the scan, a candidate whose workers all
-//! dropped them is verified on its hashes (`stats::summary::distinct::verify`). One that
-//! fails (a repeat, a shared hash, an Undefined or Null key, keys past the memory budget, or a
-//! worker that kept its key map) is scanned again on its own with a key map: the same report as
-//! without this path, at the price of a second read of the inputs, which is why the inputs must
-//! be regular files.
+//! documents and drops them when none repeated (`pipeline/probation.rs`); after the scan, a
+//! candidate whose workers all dropped them is verified on its hashes
+//! (`stats::summary::distinct::verify`). One that fails (a repeat, a shared hash, an Undefined
+//! or Null key, keys past the memory budget, or a worker that kept its key map) is scanned again
+//! on its own with a key map: the same report as without this path, at the price of a second
+//! read of the inputs, which is why the inputs must be regular files.
 
 use super::AnalyzeOptions;
 use crate::cosmos::PkVersion;
@@ -88,7 +88,7 @@ pub(super) fn settle(
         // Said where the progress bar is drawn, before it starts again.
         let specs: Vec<&str> = cands.iter().map(|c| c.spec.as_str()).collect();
         eprintln!(
-            "pkadvisor: note: {} repeated a key after every worker's first documents; reading the input again to count its keys",
+            "pkadvisor: note: reading the input again to count the keys of {} (a key repeated after the first documents, or the keys passed --memory-limit)",
             crate::neutralise::terminal(&specs.join(", "))
         );
     }

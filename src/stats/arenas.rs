@@ -176,7 +176,8 @@ impl KeyArenas {
         }
     }
 
-    /// Arenas holding the given keys (for building statistics by hand, in tests and tools).
+    /// Arenas holding the given keys, in one arena in the order given (the kept keys of a
+    /// count without keys, `summary::distinct`; statistics built by hand in tests and tools).
     pub fn from_keys<'a>(keys: impl IntoIterator<Item = &'a [u8]>) -> (KeyArenas, Vec<KeyRef>) {
         let mut arena = Vec::new();
         let mut refs = Vec::new();

@@ -8,8 +8,8 @@
 //! (a boolean or a date key is judged apart), and the key bytes (the memory budget). Whether the
 //! keys did not repeat is checked after the scan on the hashes ([`DistinctAcc::repeats`], called
 //! by [`crate::stats::summary::distinct::verify`]): equal keys always hash alike, so a repeat
-//! shows as two equal hashes, and so do two keys that share a hash; either way the candidate is scanned
-//! again with a key map (`analysis::scan`), so the report is exactly the key map's.
+//! shows as two equal hashes, and so do two keys that share a hash; either way the candidate is
+//! scanned again with a key map (`analysis::distinct`), so the report is exactly the key map's.
 
 use super::sampling::COST_PER_KEY;
 use crate::keys::{self, KeyComponent};

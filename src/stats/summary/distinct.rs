@@ -9,7 +9,7 @@
 //!   counts depends on its document's size: the distributions, the skew and its runs are built
 //!   from the documents counted by size (each is order-free: `spread`), and the sums are sums
 //!   of integers (one document of scale 1, plus the item overhead, a whole number of bytes;
-//!   `analysis::scan` takes this path only then), exact in any order, so they are the key map's
+//!   `analysis::distinct` takes this path only then), exact in any order, so they are the key map's
 //!   sums in key order bit for bit.
 //! - **The rows kept are the `top` largest documents' keys** (ties: the smaller key, as key
 //!   order breaks them), sorted by key: the report's top partitions, and the largest low end of
@@ -27,9 +27,9 @@ use crate::stats::SampleCounts;
 
 /// Whether the candidate's counts stand for its keys: no two documents' keys hash alike, none
 /// is Undefined or Null (each a key that repeats), there is a document, the count was not given
-/// up during the scan, and the key map would have kept every key within `budget` (its charge is
-/// [`COST_PER_KEY`](crate::stats::sampling::COST_PER_KEY) plus the key's bytes a key: beyond it, it samples keys, which this path does
-/// not).
+/// up during the scan, and the key map would have kept every key within `budget` (its charge
+/// is [`COST_PER_KEY`](crate::stats::sampling::COST_PER_KEY) plus the key's bytes a key:
+/// beyond it, it samples keys, which this path does not).
 pub fn verify(d: &DistinctAcc, budget: Option<u64>) -> bool {
     if d.abandoned() || d.documents() == 0 || d.special > 0 {
         return false;
