@@ -32,7 +32,11 @@ fn string_key(text: &str) -> Vec<u8> {
 fn key(op: u8, arg: u8, n: usize) -> Vec<u8> {
     match op % 8 {
         0..=2 => {
-            let prefix = if op & 0x40 != 0 { "tenant-00000000000000000" } else { "" };
+            let prefix = if op & 0x40 != 0 {
+                "tenant-00000000000000000"
+            } else {
+                ""
+            };
             let body: String = (0..usize::from(arg % 41))
                 .map(|i| char::from(b'a' + ((usize::from(arg) * 7 + i * 13 + n) % 26) as u8))
                 .collect();
@@ -43,8 +47,16 @@ fn key(op: u8, arg: u8, n: usize) -> Vec<u8> {
             k.extend_from_slice(&(f64::from(arg) * 1.5 - 40.0).to_le_bytes());
             k
         }
-        4 => vec![if arg % 2 == 0 { marker::FALSE } else { marker::TRUE }],
-        5 => string_key(&format!("2025-0{}-{:02}T10:00:00Z", 1 + arg % 9, 1 + arg % 28)),
+        4 => vec![if arg % 2 == 0 {
+            marker::FALSE
+        } else {
+            marker::TRUE
+        }],
+        5 => string_key(&format!(
+            "2025-0{}-{:02}T10:00:00Z",
+            1 + arg % 9,
+            1 + arg % 28
+        )),
         6 => vec![marker::UNDEFINED],
         _ => vec![marker::NULL],
     }
@@ -59,14 +71,22 @@ fn listed(s: &CandidateStats) -> Vec<(Vec<u8>, u64, u64)> {
     (s.by_bytes.iter())
         .map(|&i| {
             let p = &s.partitions[i];
-            (s.key(i).to_vec(), p.documents(&s.keys), s.bytes_at(i).to_bits())
+            (
+                s.key(i).to_vec(),
+                p.documents(&s.keys),
+                s.bytes_at(i).to_bits(),
+            )
         })
         .collect()
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let mut map = KeyMap::default();
-    let mut accs = [DistinctAcc::new(TOP), DistinctAcc::new(TOP), DistinctAcc::new(TOP)];
+    let mut accs = [
+        DistinctAcc::new(TOP),
+        DistinctAcc::new(TOP),
+        DistinctAcc::new(TOP),
+    ];
     let mut seen: HashMap<Vec<u8>, u64> = HashMap::new();
     let mut bytes = data.chunks_exact(3);
     for (n, c) in bytes.by_ref().enumerate() {
