@@ -69,13 +69,13 @@ pub(super) fn settle(
         };
         if !c.partitions.is_untouched() || !verify(d, opts.key_budget) {
             if d.abandoned() && crate::timing::enabled() {
-                let spec = &cfg.candidates[i].spec;
+                let spec = crate::neutralise::terminal(&cfg.candidates[i].spec);
                 crate::timing::mark(&format!("scan: {spec} given up during the scan"));
             }
             c.distinct = None;
             again.push(i);
         } else if crate::timing::enabled() {
-            let spec = &cfg.candidates[i].spec;
+            let spec = crate::neutralise::terminal(&cfg.candidates[i].spec);
             crate::timing::mark(&format!("scan: {spec} counted without its keys"));
         }
     }
